@@ -1,0 +1,92 @@
+/* algo.h: an algorithm family as a small plug-in (nccl-tests style).
+ *
+ * Each family fills one struct fgo_algo in src/algos/<family>.c: it knows its
+ * sharding (which part of the global A, B and C each rank holds), its heap
+ * layout, the bytes it puts on the busiest link, its extra validity rules, and
+ * its CPU implementation (fused, GEMM-only, comm-only) and baseline. The
+ * runner and the backends know none of that; they only call through here.
+ *
+ * Data layout: every matrix is row-major. A rank's shard of a global matrix
+ * is the block [row0, row0+rows) x [col0, col0+cols) stored at a heap offset
+ * with leading dimension ld (elements). Offsets are the same on every rank
+ * (symmetric heap), so peer r's copy of a buffer is heap_base[r] + offset. */
+#ifndef FGO_ALGO_H
+#define FGO_ALGO_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct fgo_matrix {
+	size_t offset;   /* byte offset in the symmetric heap */
+	long row0, rows; /* global rows held */
+	long col0, cols; /* global columns held */
+	long ld;         /* leading dimension, elements */
+};
+
+struct fgo_layout {
+	struct fgo_matrix a;   /* this rank's input A (a shard or all of it) */
+	struct fgo_matrix b;   /* this rank's input B */
+	struct fgo_matrix c;   /* this rank's output: checked against A x B after a run */
+	size_t work_offset;    /* scratch: partial tiles, gathered A, Stream-K partials */
+	size_t work_bytes;
+	size_t flags_offset;   /* uint32_t flags, one per tile/chunk as the family needs */
+	size_t flags_count;
+	size_t heap_bytes;     /* total bytes of heap the configuration needs per rank */
+};
+
+/* What to execute: the fused kernel, or one half of it with the other half
+ * compiled out (how t_gemm and t_comm are measured). */
+enum fgo_mode {
+	FGO_MODE_FUSED = 0,
+	FGO_MODE_GEMM_ONLY = 1,
+	FGO_MODE_COMM_ONLY = 2,
+};
+
+/* The view a CPU kernel gets of one launch. */
+struct fgo_exec {
+	const struct fgo_config *cfg;
+	const struct fgo_layout *lay;
+	int rank, world;       /* rank within the run's communicator */
+	MPI_Comm comm;         /* the run's communicator (baselines use collectives on it) */
+	char *const *heap;     /* heap[r]: rank r's heap, addressable from this rank */
+	uint32_t epoch;        /* launch number, starting at 1: flags compare against it, so no reset between launches */
+	double deadline;       /* now_seconds() value after which flag waits give up with FGO_ETIMEOUT */
+};
+
+struct fgo_algo {
+	const char *name;      /* registry key and spec value, e.g. "all_scatter" */
+	const char *family;    /* family name shared by variants, e.g. "all_reduce" */
+	const char *summary;   /* one line: sharding and communication, for `info` and `show` */
+	int needs_comm;        /* 0 for plain gemm: t_comm and overlap are not defined */
+
+	/* Rules beyond the generic ones in config_validate (divisibility by
+	 * world, tile vs shard, gemm_sms/comm_sms). Returns 0 when valid, else 1
+	 * with a reason. */
+	int (*validate)(const struct fgo_config *cfg, char *reason, size_t len);
+
+	/* Fills lay for this rank; lay->heap_bytes is the same for every rank. */
+	void (*layout)(const struct fgo_config *cfg, int rank, struct fgo_layout *lay);
+
+	/* Bytes one rank sends over its busiest link in one launch (for sol and bandwidth). */
+	double (*link_bytes)(const struct fgo_config *cfg);
+
+	/* CPU implementation of one launch. Returns FGO_OK, or FGO_ETIMEOUT when a
+	 * flag wait passed ex->deadline. */
+	int (*cpu_run)(const struct fgo_exec *ex, enum fgo_mode mode);
+
+	/* Reference GEMM then the MPI collective, in sequence, on the same layout. */
+	int (*cpu_baseline)(const struct fgo_exec *ex);
+
+	const char *gpu_source; /* kernels/ file with the GPU kernel (optional: NULL = CPU only) */
+};
+
+/* Registry (src/algos/registry.c): NULL-terminated, sorted by name. */
+extern const struct fgo_algo *const fgo_algos[];
+const struct fgo_algo *algo_find(const char *name);
+/* Closest registered name, for "did you mean" (NULL when nothing is close). */
+const char *algo_suggest(const char *name);
+
+#endif

@@ -1,0 +1,96 @@
+/* backend.h: the backend interface, a struct of function pointers (a driver).
+ *
+ * The runner drives every backend the same way:
+ *   init -> heap_alloc (once per communicator) -> for each configuration:
+ *   prepare -> copy_in inputs -> launch (timed) ... -> copy_out output -> release
+ *   -> heap_free -> finish.
+ * The CPU backend (backend_cpu.c) is the reference; the GPU backend plugs in
+ * the same way. Optional members say so; NULL means the runner skips them. */
+#ifndef FGO_BACKEND_H
+#define FGO_BACKEND_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "algo.h"
+#include "config.h"
+
+struct fgo_backend_ctx;  /* backend-private state */
+struct fgo_runnable;     /* a prepared (compiled) configuration */
+
+/* One symmetric heap, allocated collectively on a communicator. */
+struct fgo_heap {
+	MPI_Comm comm;  /* the ranks that share it */
+	int rank, world;
+	size_t bytes;   /* per rank */
+	char **base;    /* base[r]: rank r's heap as addressable from this rank (world entries) */
+	void *priv;     /* backend-private (window, IPC handles) */
+};
+
+/* Facts about the machine for the store and `info`. */
+struct fgo_env {
+	char devices[256];  /* e.g. "cpu: 2 cores, Intel Xeon ..." or "4x NVIDIA H200" */
+	char driver[64];    /* driver version, "" on CPU */
+	char runtime[64];   /* runtime / library versions */
+	char arch[32];      /* "x86_64", "sm_90a", "gfx90a" */
+	int device_count;   /* devices visible on this node (cores on CPU) */
+};
+
+/* Counters read back from a compiled kernel (0 where not applicable). */
+struct fgo_kernel_info {
+	int registers;
+	int shared_bytes;
+	int spills;
+};
+
+struct fgo_backend {
+	const char *name; /* "cpu", "gpu" */
+
+	/* Reports whether this backend can run here (devices present). */
+	int (*available)(void);
+
+	/* Sets up per-process state. node_comm holds the ranks of this node
+	 * (GPU backends bind a device by node-local rank). */
+	int (*init)(struct fgo_backend_ctx **ctx, MPI_Comm node_comm, char *err, size_t len);
+
+	/* Describes the machine (devices, versions). */
+	void (*describe)(struct fgo_backend_ctx *ctx, struct fgo_env *env);
+
+	/* Collective over heap->comm: allocates bytes on every rank and exchanges
+	 * the bases. */
+	int (*heap_alloc)(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t bytes,
+			  struct fgo_heap *heap, char *err, size_t len);
+	void (*heap_free)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap);
+
+	/* Prepares cfg (JIT-compiles on GPU). Returns FGO_OK, or FGO_EUSAGE with a
+	 * reason when the configuration cannot launch here (stored as invalid). */
+	int (*prepare)(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+		       const struct fgo_config *cfg, struct fgo_heap *heap,
+		       struct fgo_runnable **out, struct fgo_kernel_info *info,
+		       char *reason, size_t len);
+
+	/* Host <-> heap copies of this rank's own heap. */
+	int (*copy_in)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
+		       const void *src, size_t bytes);
+	int (*copy_out)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
+			void *dst, size_t bytes);
+
+	/* One launch of mode, its own time in *ms (events on GPU, monotonic clock
+	 * on CPU). The runner puts barriers around it. Returns FGO_OK, FGO_ETIMEOUT
+	 * or FGO_EFAIL (with err filled). */
+	int (*launch)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		      double timeout_s, double *ms, char *err, size_t len);
+
+	/* The vendor sequence: library GEMM then library collective. */
+	int (*baseline)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
+			double timeout_s, double *ms, char *err, size_t len);
+
+	void (*release)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run);
+	void (*finish)(struct fgo_backend_ctx *ctx);
+};
+
+extern const struct fgo_backend fgo_backend_cpu;
+/* Picks by name ("cpu", "gpu") or, for NULL/"auto", gpu when available else cpu. */
+const struct fgo_backend *backend_find(const char *name);
+
+#endif

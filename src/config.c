@@ -1,0 +1,148 @@
+/* config.c: defaults, generic validation, canonical key and reproduce line
+ * of one configuration. Algorithm-specific rules live with the algorithm
+ * (algo->validate); this file checks what holds for every family. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "algo.h"
+#include "fgo.h"
+
+void config_defaults(struct fgo_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", "all_scatter");
+	cfg->dtype = FGO_FP16;
+	cfg->world = 2;
+	cfg->blk_m = 64;
+	cfg->blk_n = 64;
+	cfg->blk_k = 32;
+	cfg->num_stages = 2;
+	cfg->num_warps = 4;
+	cfg->mma = 16;
+	cfg->gsize_m = 8;
+}
+
+static const char *const dtype_names[] = { "fp32", "fp16", "bf16" };
+
+const char *dtype_name(enum fgo_dtype t)
+{
+	return (unsigned)t < FGO_ARRAY_SIZE(dtype_names) ? dtype_names[t] : "?";
+}
+
+int dtype_parse(const char *s, enum fgo_dtype *t)
+{
+	static const struct {
+		const char *name;
+		enum fgo_dtype t;
+	} names[] = {
+		{ "fp32", FGO_FP32 }, { "float32", FGO_FP32 }, { "f32", FGO_FP32 },
+		{ "fp16", FGO_FP16 }, { "float16", FGO_FP16 }, { "f16", FGO_FP16 }, { "half", FGO_FP16 },
+		{ "bf16", FGO_BF16 }, { "bfloat16", FGO_BF16 },
+	};
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(names); i++) {
+		if (strcasecmp(s, names[i].name) == 0) {
+			*t = names[i].t;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+size_t dtype_size(enum fgo_dtype t)
+{
+	return t == FGO_FP32 ? 4 : 2;
+}
+
+static int is_pow2(long x)
+{
+	return x > 0 && (x & (x - 1)) == 0;
+}
+
+#define INVALID(...)                                  \
+	do {                                          \
+		snprintf(reason, len, __VA_ARGS__);   \
+		return 1;                             \
+	} while (0)
+
+int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
+{
+	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	if (!algo) {
+		const char *near = algo_suggest(cfg->algorithm);
+		if (near)
+			INVALID("unknown algorithm \"%s\" (did you mean \"%s\"?)", cfg->algorithm, near);
+		INVALID("unknown algorithm \"%s\" (`fgobench info` lists them)", cfg->algorithm);
+	}
+	if ((unsigned)cfg->dtype > FGO_BF16)
+		INVALID("unknown datatype %d", (int)cfg->dtype);
+	if (cfg->world < 1 || cfg->world > 1024)
+		INVALID("world=%d must be between 1 and 1024", cfg->world);
+	if (cfg->m <= 0 || cfg->n <= 0 || cfg->k <= 0)
+		INVALID("sizes must be > 0 (M=%ld N=%ld K=%ld)", cfg->m, cfg->n, cfg->k);
+	if (!is_pow2(cfg->blk_m) || !is_pow2(cfg->blk_n) || !is_pow2(cfg->blk_k))
+		INVALID("tile %dx%dx%d: BLK_M, BLK_N and BLK_K must be powers of two",
+			cfg->blk_m, cfg->blk_n, cfg->blk_k);
+	if (cfg->blk_m < 16 || cfg->blk_n < 16 || cfg->blk_k < 16 || cfg->blk_m > 512 ||
+	    cfg->blk_n > 512 || cfg->blk_k > 512)
+		INVALID("tile %dx%dx%d: each side must be between 16 and 512", cfg->blk_m,
+			cfg->blk_n, cfg->blk_k);
+	if (cfg->num_stages < 1 || cfg->num_stages > 8)
+		INVALID("num_stages=%d must be between 1 and 8", cfg->num_stages);
+	if (!is_pow2(cfg->num_warps) || cfg->num_warps > 32)
+		INVALID("num_warps=%d must be a power of two up to 32", cfg->num_warps);
+	if (cfg->mma != 16 && cfg->mma != 32)
+		INVALID("mma=%d must be 16 or 32", cfg->mma);
+	if (cfg->blk_k % cfg->mma != 0)
+		INVALID("BLK_K=%d is not a multiple of mma=%d", cfg->blk_k, cfg->mma);
+	if (cfg->gsize_m < 1)
+		INVALID("gsize_m=%d must be >= 1", cfg->gsize_m);
+	if (cfg->gemm_sms < 0 || cfg->comm_sms < 0)
+		INVALID("gemm_sms=%d and comm_sms=%d must be >= 0", cfg->gemm_sms, cfg->comm_sms);
+	if (cfg->comm_blk_m < 0 || cfg->comm_blk_n < 0 ||
+	    (cfg->comm_blk_m && !is_pow2(cfg->comm_blk_m)) ||
+	    (cfg->comm_blk_n && !is_pow2(cfg->comm_blk_n)))
+		INVALID("comm tile %dx%d: each side must be 0 (the GEMM tile) or a power of two",
+			cfg->comm_blk_m, cfg->comm_blk_n);
+	if (algo->validate)
+		return algo->validate(cfg, reason, len);
+	return 0;
+}
+
+void config_key(const struct fgo_config *cfg, char *key, size_t len)
+{
+	snprintf(key, len,
+		 "%s/%s/w%d/m%ldn%ldk%ld/b%dx%dx%d/s%d/wp%d/mma%d/g%d/sm%d+%d/c%dx%d",
+		 cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m, cfg->n, cfg->k,
+		 cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->mma,
+		 cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms, cfg->comm_blk_m, cfg->comm_blk_n);
+}
+
+void config_hash(const struct fgo_config *cfg, char out[17])
+{
+	char key[FGO_KEY_MAX];
+	config_key(cfg, key, sizeof key);
+	snprintf(out, 17, "%016llx", (unsigned long long)fnv1a64(key, strlen(key)));
+}
+
+void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len)
+{
+	int n = snprintf(out, len,
+			 "mpirun -np %d fgobench run --algorithm %s --datatype %s --world %d"
+			 " -m %ld -n %ld -k %ld --BLK_M %d --BLK_N %d --BLK_K %d"
+			 " --num_stages %d --num_warps %d --mma %d --gsize_m %d"
+			 " --gemm_sms %d --comm_sms %d",
+			 cfg->world, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
+			 cfg->n, cfg->k, cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages,
+			 cfg->num_warps, cfg->mma, cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms);
+	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
+		snprintf(out + n, len - (size_t)n, " --comm_blk_m %d --comm_blk_n %d",
+			 cfg->comm_blk_m, cfg->comm_blk_n);
+}
+
+double config_flops(const struct fgo_config *cfg)
+{
+	return 2.0 * (double)cfg->m * (double)cfg->n * (double)cfg->k;
+}

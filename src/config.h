@@ -1,0 +1,63 @@
+/* config.h: one kernel configuration (problem shape, algorithm, tunables),
+ * its validation, its canonical key and its reproduce line.
+ *
+ * A configuration is plain data: the spec expands into an array of them,
+ * the runner runs them, the store keeps every field as its own column. */
+#ifndef FGO_CONFIG_H
+#define FGO_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum fgo_dtype {
+	FGO_FP32 = 0,
+	FGO_FP16 = 1,
+	FGO_BF16 = 2,
+};
+
+#define FGO_ALGO_NAME_MAX 32
+#define FGO_KEY_MAX 192
+#define FGO_REASON_MAX 256
+
+struct fgo_config {
+	char algorithm[FGO_ALGO_NAME_MAX]; /* registry name, e.g. "all_reduce_one_shot" */
+	enum fgo_dtype dtype;              /* element type of A, B and C; accumulation is fp32 */
+	int world;                         /* ranks (GPUs) taking part */
+	long m, n, k;                      /* global problem: C(MxN) = A(MxK) x B(KxN) */
+	int blk_m, blk_n, blk_k;           /* GEMM tile */
+	int num_stages;                    /* software pipeline depth */
+	int num_warps;                     /* warps per CTA */
+	int mma;                           /* MMA instruction K size (16 for mma.sync m16n8k16) */
+	int gsize_m;                       /* grouped tile order: tiles of GSIZE_M rows share B */
+	int gemm_sms;                      /* CTAs doing GEMM work (0: one per tile, no Stream-K) */
+	int comm_sms;                      /* CTAs doing communication (0: fused into GEMM CTAs) */
+	int comm_blk_m, comm_blk_n;        /* communication tile (0: the GEMM tile) */
+};
+
+/* Defaults for tunables a spec or the command line leaves out. */
+void config_defaults(struct fgo_config *cfg);
+
+const char *dtype_name(enum fgo_dtype t);          /* "fp32", "fp16", "bf16" */
+int dtype_parse(const char *s, enum fgo_dtype *t); /* 0 ok; accepts fp32|fp16|bf16|float32|float16|bfloat16 */
+size_t dtype_size(enum fgo_dtype t);
+
+/* Checks everything that makes a configuration impossible: sizes <= 0,
+ * tiles that exceed the problem, divisibility the algorithm needs, an
+ * unknown algorithm. Returns 0 when valid, else 1 with a one-line reason
+ * (no trailing period) written to reason. */
+int config_validate(const struct fgo_config *cfg, char *reason, size_t len);
+
+/* Canonical key: every field in a fixed order, so two equal configurations
+ * always have the same key. Writes at most len bytes; returns reason-free. */
+void config_key(const struct fgo_config *cfg, char *key, size_t len);
+
+/* 16 hex digits of FNV-1a over the key. */
+void config_hash(const struct fgo_config *cfg, char out[17]);
+
+/* The `fgobench run ...` command line that reproduces cfg. */
+void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len);
+
+/* FLOPs of the global problem: 2*M*N*K. */
+double config_flops(const struct fgo_config *cfg);
+
+#endif

@@ -1,0 +1,39 @@
+/* fgo.h: what every part of fgobench shares: result codes, the message
+ * functions (error, warning, note) and a few small helpers.
+ *
+ * Result codes double as exit codes where they reach main(): 0 success,
+ * 1 runs failed or a regression was found, 2 bad usage or bad input. */
+#ifndef FGO_H
+#define FGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FGO_VERSION "0.1.0"
+
+enum fgo_rc {
+	FGO_OK = 0,        /* success */
+	FGO_EFAIL = 1,     /* runs failed, regression found, internal failure */
+	FGO_EUSAGE = 2,    /* bad usage or bad input: nothing was changed */
+	FGO_ETIMEOUT = 3,  /* a wait passed its deadline (never an exit code) */
+};
+
+/* User messages, printf-checked; all go to stderr with a "fgobench: " prefix.
+ * error() and friends never exit: callers return a code so what was done so
+ * far can still be saved. */
+void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Monotonic clock in seconds. */
+double now_seconds(void);
+
+/* FNV-1a 64-bit hash of a byte string (keys, cache names, seeds). */
+uint64_t fnv1a64(const void *data, size_t len);
+
+/* Levenshtein distance, for "did you mean" suggestions. */
+int edit_distance(const char *a, const char *b);
+
+#define FGO_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,64 @@
+/* spec.h: sweep specs and dataset files, expanded into a plan.
+ *
+ * Three inputs become the same plan (a list of configurations):
+ *   - a sweep spec (JSON object): tunables as a value, a list, or a range,
+ *     optionally several "blocks" (cartesian product inside a block, union
+ *     across blocks) and "shapes" as explicit [M, N, K] triples;
+ *   - the field's dataset JSON: a list of {"m":..,"n":..,"k":..} objects,
+ *     each optionally with BLK_M, BLK_N, BLK_K, gsize_m, num_stages, num_sms,
+ *     datatype;
+ *   - the field's dataset CSV, header m,n,k,datatype or
+ *     m,n,k,blk_m,blk_n,blk_k,gemm_sms,comm_sms.
+ * For datasets, whatever the file leaves out comes from `base` (flags). */
+#ifndef FGO_SPEC_H
+#define FGO_SPEC_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+struct fgo_plan_item {
+	struct fgo_config cfg;
+	int valid;                   /* 1, or 0 with reason */
+	char reason[FGO_REASON_MAX];
+};
+
+struct fgo_plan {
+	struct fgo_plan_item *items;
+	size_t count;
+	int max_world;        /* largest world of any item (valid or not) */
+	int iterations;       /* timed iterations per run ("iterations", default 10) */
+	int warmup;           /* warm-up launches ("warmup", default 2) */
+	int validate;         /* check every run against the reference ("validate", default 1) */
+	char name[64];        /* "name" of the spec, or the file's base name */
+	char *text;           /* the file's full text (stored with the sweep) */
+	char hash[17];        /* FNV-1a of the text, hex */
+};
+
+/* Reads path and expands it. The kind is chosen by content: a JSON object is
+ * a sweep spec, a JSON array a dataset, anything else (or a .csv name) CSV.
+ * base supplies every field a dataset leaves out; base_set marks which fields
+ * of base were given on the command line — for sweep specs those override the
+ * spec (NULL: no overrides). On bad input returns FGO_EUSAGE with a one-line
+ * message in err: "PATH:LINE:COL: what is wrong (what to do)"; the plan is
+ * then empty. Every configuration is validated with config_validate; invalid
+ * ones stay in the plan with their reason. Duplicates are removed (first wins). */
+struct fgo_config_mask {
+	unsigned algorithm : 1, dtype : 1, world : 1, m : 1, n : 1, k : 1, blk_m : 1, blk_n : 1,
+		blk_k : 1, num_stages : 1, num_warps : 1, mma : 1, gsize_m : 1, gemm_sms : 1,
+		comm_sms : 1, comm_blk_m : 1, comm_blk_n : 1;
+};
+
+int spec_load(const char *path, const struct fgo_config *base,
+	      const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err, size_t len);
+
+/* Same from a string (tests; path is only used in messages). */
+int spec_parse(const char *path, const char *text, const struct fgo_config *base,
+	       const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err, size_t len);
+
+void plan_free(struct fgo_plan *plan);
+
+/* Spec keys (lower case), for "did you mean" and the man page. */
+extern const char *const spec_keys[];
+
+#endif

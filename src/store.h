@@ -1,0 +1,81 @@
+/* store.h: the SQLite store. Schema from db/schema.sql (embedded at build
+ * time), versioned by PRAGMA user_version; WAL; one transaction per run.
+ * Only world rank 0 ever opens a store for writing.
+ *
+ * Every function returns FGO_OK, FGO_EUSAGE (bad input: the file is not a
+ * store, is newer, is read-only when writing, does not exist when reading)
+ * or FGO_EFAIL (SQLite failed), with a one-line message in err where it takes
+ * one. On error nothing already stored is changed. */
+#ifndef FGO_STORE_H
+#define FGO_STORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "result.h"
+
+#define FGO_SCHEMA_VERSION 1
+
+struct fgo_store;
+
+enum fgo_store_mode {
+	FGO_STORE_READ = 0,   /* must exist and be a fgobench store; never written */
+	FGO_STORE_WRITE = 1,  /* created with the schema when missing; migrated when older */
+};
+
+int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **out,
+	       char *err, size_t len);
+void store_close(struct fgo_store *st);
+sqlite3 *store_db(struct fgo_store *st); /* for read queries in the cmd_* views */
+
+/* Everything recorded about a sweep when it starts. */
+struct fgo_sweep_info {
+	const char *tag, *spec_path, *spec_name, *spec_text, *spec_hash, *command_line;
+	const char *host, *version, *git_revision, *backend;
+	const char *devices, *driver, *runtime, *arch;
+	int mpi_ranks, iterations, warmup;
+};
+
+int store_sweep_begin(struct fgo_store *st, const struct fgo_sweep_info *info, int64_t *id,
+		      char *err, size_t len);
+/* status: "done", "failed" or "interrupted". */
+int store_sweep_end(struct fgo_store *st, int64_t id, const char *status, char *err, size_t len);
+
+/* For --resume: the newest sweep with this spec hash (and tag, when not NULL)
+ * whose status is not "done". *id = 0 when there is none. */
+int store_sweep_find_resumable(struct fgo_store *st, const char *spec_hash, const char *tag,
+			       int64_t *id, char *err, size_t len);
+/* Marks a resumed sweep running again and every run it left 'started' as
+ * 'failed' with reason "interrupted: ...", so a crash leaves an explanation. */
+int store_sweep_reopen(struct fgo_store *st, int64_t id, int *stale_runs, char *err, size_t len);
+
+/* Status of cfg in the sweep (FGO_STARTED.. or -1 when no row) and its run id. */
+int store_run_lookup(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		     int *status, int64_t *run_id, char *err, size_t len);
+
+/* Writes (or, on resume, resets) the row for cfg as 'started'; *run_id is its id. */
+int store_run_started(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		      int iterations, int warmup, int64_t *run_id, char *err, size_t len);
+
+/* Completes a run in one transaction: every column from r, and its samples. */
+int store_run_finish(struct fgo_store *st, int64_t run_id, const struct fgo_result *r,
+		     char *err, size_t len);
+
+/* Inserts a configuration that was never launched: status invalid + reason. */
+int store_run_invalid(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		      const char *reason, char *err, size_t len);
+
+/* Ceilings. what: "matrix_peak" (TFLOP/s, per dtype), "memory_bw", "link_bw" (GB/s, dtype ""). */
+int store_ceiling_put(struct fgo_store *st, const char *machine, const char *backend,
+		      const char *what, const char *dtype, double value, const char *unit,
+		      char *err, size_t len);
+/* Latest value, or *found = 0. */
+int store_ceiling_get(struct fgo_store *st, const char *machine, const char *backend,
+		      const char *what, const char *dtype, double *value, int *found,
+		      char *err, size_t len);
+
+/* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
+void store_timestamp(char out[32]);
+
+#endif
