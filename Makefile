@@ -6,8 +6,8 @@
 #   make install    PREFIX=/usr/local: binary and man pages
 PREFIX ?= /usr/local
 CC ?= gcc
-MPICC_COMPILE := $(shell mpicc --showme:compile 2>/dev/null)
-MPICC_LINK := $(shell mpicc --showme:link 2>/dev/null)
+MPICC_COMPILE = $(shell mpicc --showme:compile 2>/dev/null)
+MPICC_LINK = $(shell mpicc --showme:link 2>/dev/null)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc -Ikernels -Ibuild $(MPICC_COMPILE)
 LDLIBS += -lsqlite3 -lcjson -lm $(MPICC_LINK)
@@ -17,13 +17,16 @@ export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
 SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
-OBJS := $(patsubst src/%.c,build/obj/%.o,$(SRCS)) build/obj/embedded.o
+OBJS := $(patsubst src/%.c,build/obj/%.o,$(SRCS)) build/obj/embedded.o build/obj/revision.o
 HDRS := $(wildcard src/*.h src/algos/*.h src/cpu/*.h kernels/*.h)
 EMBED := db/schema.sql $(wildcard plots/*.gp)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRCS))
+MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
+MPI_TEST_BINS := $(patsubst tests/mpi/%.c,build/tests/mpi_%,$(MPI_TEST_SRCS))
+GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)
 
-.PHONY: all test demo deps install clean check-deps cppcheck
+.PHONY: all test demo deps install clean check-deps cppcheck FORCE
 
 all: build/.deps-ok fgobench
 
@@ -46,6 +49,15 @@ build/embedded.c: $(EMBED) src/embed.sh
 	@mkdir -p build
 	sh src/embed.sh $(EMBED) > $@
 
+# The git revision recorded with every sweep; rewritten only when it changes.
+build/revision.c: FORCE | build/.deps-ok
+	@echo 'const char fgo_git_revision[] = "$(GIT_REVISION)";' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+build/obj/revision.o: build/revision.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
 build/obj/embedded.o: build/embedded.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -61,15 +73,19 @@ build/tests/%: tests/unit/%.c tests/unit/testlib.h build/libfgo.a
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libfgo.a $(LDLIBS)
 
-test: all $(UNIT_BINS)
-	@sh tests/run.sh $(UNIT_BINS)
+build/tests/mpi_%: tests/mpi/%.c tests/unit/testlib.h build/libfgo.a
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libfgo.a $(LDLIBS)
+
+test: all $(UNIT_BINS) $(MPI_TEST_BINS)
+	@sh tests/run.sh $(UNIT_BINS) $(MPI_TEST_BINS)
 
 demo: all
-	rm -f fgobench.db
+	rm -f fgobench.db fgobench.db-wal fgobench.db-shm
+	mpirun --oversubscribe -np 2 ./fgobench calibrate
 	mpirun --oversubscribe -np 2 ./fgobench sweep sweeps/smoke.json --tag demo
 	./fgobench best
 	./fgobench plot roofline -o plots/out
-	@echo "roofline plot: plots/out/roofline_w2.png"
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

@@ -85,6 +85,10 @@ struct fgo_backend {
 	int (*baseline)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
 			double timeout_s, double *ms, char *err, size_t len);
 
+	/* (optional) Streaming copy bandwidth of one device's own memory, GB/s,
+	 * for `calibrate`; NULL: memory_bw is not measured. */
+	int (*memory_bandwidth)(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len);
+
 	void (*release)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run);
 	void (*finish)(struct fgo_backend_ctx *ctx);
 };

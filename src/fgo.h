@@ -25,6 +25,10 @@ void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* When set, error(), warning() and note() print nothing: MPI ranks other
+ * than 0 set it while they repeat work whose messages rank 0 prints. */
+extern int fgo_mute;
+
 /* Monotonic clock in seconds. */
 double now_seconds(void);
 

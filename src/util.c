@@ -7,8 +7,12 @@
 #include <string.h>
 #include <time.h>
 
+int fgo_mute;
+
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
+	if (fgo_mute)
+		return;
 	fprintf(stderr, "fgobench: %s", kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -1,0 +1,63 @@
+/* runner.h: MPI orchestration of a plan: communicators per world size,
+ * node groups, the symmetric heap, inputs, validation and timing.
+ *
+ * runner_run() is collective over the communicator it is given. Every rank
+ * holds the same plan. Ranks are split per node (MPI_Comm_split_type), each
+ * node into groups of W ranks for the items of world size W; the groups run
+ * items side by side, one round at a time, and their results travel to rank 0
+ * of the communicator, the only rank that calls the sink (and so the only
+ * writer of the store). */
+#ifndef FGO_RUNNER_H
+#define FGO_RUNNER_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "result.h"
+#include "spec.h"
+
+/* Calibrated ceilings used for sol (0 = not known). */
+struct fgo_ceilings {
+	double matrix_peak[3]; /* TFLOP/s per rank, by enum fgo_dtype */
+	double link_bw;        /* GB/s, one rank to one peer */
+};
+
+struct fgo_runner_opts {
+	const struct fgo_backend *backend;
+	struct fgo_backend_ctx *ctx;
+	int iterations;        /* timed launches per measurement */
+	int warmup;            /* untimed launches before each measurement */
+	int validate;          /* check the fused output against the reference */
+	int benchmark;         /* time the four measurements (0: validate only) */
+	double timeout_s;      /* per launch */
+	size_t heap_limit;     /* bytes per rank a configuration may use */
+	struct fgo_ceilings ceilings;
+};
+
+/* Called on rank 0 only. A non-zero return stops the run (collectively). */
+struct fgo_runner_sink {
+	/* Before a round starts: the items about to run (world rank 0 writes
+	 * their 'started' rows so a crash leaves a trace). */
+	int (*started)(void *arg, const size_t *items, size_t count);
+	/* An item's outcome (any status). */
+	int (*finished)(void *arg, size_t item, const struct fgo_result *r);
+	void *arg;
+};
+
+/* Runs plan items whose todo[i] is 1 (every rank passes the same mask).
+ * Returns FGO_OK when every item produced a result (whatever its status),
+ * FGO_EUSAGE when the plan cannot run on these ranks (message printed on
+ * rank 0), FGO_EFAIL when the sink or MPI failed. */
+int runner_run(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *todo,
+	       const struct fgo_runner_opts *opts, const struct fgo_runner_sink *sink);
+
+/* The largest world size every rank can take part in: the smallest number
+ * of ranks on one node (collective). */
+int runner_node_ranks(MPI_Comm comm);
+
+/* Per-run seed for the random inputs (a function of the configuration). */
+uint64_t runner_seed(const struct fgo_config *cfg);
+
+#endif

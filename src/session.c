@@ -1,0 +1,290 @@
+/* session.c: a plan run and stored as one sweep (see session.h). Rank 0
+ * owns the store; every decision it takes (resume mask, ceilings, errors)
+ * is broadcast so all ranks go the same way. */
+#include "session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "algo.h"
+#include "backend.h"
+#include "fgo.h"
+#include "runner.h"
+#include "store.h"
+
+struct progress {
+	struct fgo_store *store;
+	const struct fgo_plan *plan;
+	int64_t sweep_id;
+	int64_t *run_ids;      /* per plan item, set when its row is written */
+	size_t total, done;
+	size_t counts[FGO_TIMEOUT + 1];
+	double started;
+	int show, tty;
+	int64_t last_run_id;
+};
+
+void format_duration(double s, char *out, size_t len)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(out, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(out, len, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(out, len, "%lds", t);
+}
+
+static int sink_started(void *arg, const size_t *items, size_t count)
+{
+	struct progress *p = arg;
+	char err[FGO_REASON_MAX];
+	for (size_t j = 0; j < count; j++) {
+		const struct fgo_config *cfg = &p->plan->items[items[j]].cfg;
+		if (store_run_started(p->store, p->sweep_id, cfg, p->plan->iterations,
+				      p->plan->warmup, &p->run_ids[items[j]], err, sizeof err)) {
+			error("%s", err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void progress_line(struct progress *p, const struct fgo_config *cfg,
+			  const struct fgo_result *r)
+{
+	char what[160], eta[32] = "";
+	double elapsed = now_seconds() - p->started;
+	if (p->done < p->total) {
+		char d[16];
+		format_duration(elapsed / (double)p->done * (double)(p->total - p->done), d, sizeof d);
+		snprintf(eta, sizeof eta, "  ETA %s", d);
+	}
+	if (r->status == FGO_STATUS_OK)
+		snprintf(what, sizeof what, "%.3g ms %.3g TFLOPS", r->fused.median, r->tflops_total);
+	else if (r->fused.n == 0)
+		snprintf(what, sizeof what, "%s: %.110s", status_name(r->status), r->reason);
+	else
+		snprintf(what, sizeof what, "%s (%.3g ms): %.90s", status_name(r->status),
+			 r->fused.median, r->reason);
+	fprintf(stderr, "%s[%zu/%zu] %s %s W=%d M=%ld N=%ld K=%ld BLK=%dx%dx%d s%d w%d -> %s%s%s",
+		p->tty ? "\r\033[K" : "", p->done, p->total, cfg->algorithm,
+		dtype_name(cfg->dtype), cfg->world, cfg->m, cfg->n, cfg->k, cfg->blk_m,
+		cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps, what, eta,
+		p->tty && r->status == FGO_STATUS_OK ? "" : "\n");
+	fflush(stderr);
+}
+
+static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
+{
+	struct progress *p = arg;
+	char err[FGO_REASON_MAX];
+	if (store_run_finish(p->store, p->run_ids[item], r, err, sizeof err)) {
+		error("%s", err);
+		return 1;
+	}
+	p->last_run_id = p->run_ids[item];
+	p->done++;
+	p->counts[r->status]++;
+	if (p->show)
+		progress_line(p, &p->plan->items[item].cfg, r);
+	return 0;
+}
+
+/* Rank 0: opens the store, starts or resumes the sweep, stores invalid
+ * items and decides which items run (todo). */
+static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
+		 const struct fgo_backend *be, struct fgo_backend_ctx *ctx, int ranks,
+		 struct progress *p, unsigned char *todo, struct fgo_ceilings *ceil)
+{
+	char err[512], host[128] = "unknown";
+	struct fgo_env env;
+	memset(&env, 0, sizeof env);
+	gethostname(host, sizeof host - 1);
+	be->describe(ctx, &env);
+
+	if (store_open(s->db_path, FGO_STORE_WRITE, &p->store, err, sizeof err)) {
+		error("%s", err);
+		return FGO_EUSAGE;
+	}
+	int64_t id = 0;
+	if (s->resume) {
+		if (store_sweep_find_resumable(p->store, plan->hash, s->tag, &id, err, sizeof err))
+			goto fail;
+		if (id == 0)
+			note("no unfinished sweep of %s%s%s to resume; starting a new one",
+			     plan->name, s->tag ? " with tag " : "", s->tag ? s->tag : "");
+	}
+	if (id) {
+		int stale = 0;
+		if (store_sweep_reopen(p->store, id, &stale, err, sizeof err))
+			goto fail;
+		note("resuming sweep %lld%s", (long long)id,
+		     stale ? " (runs interrupted by the crash are marked failed and run again)" : "");
+	} else {
+		struct fgo_sweep_info info = {
+			.tag = s->tag, .spec_path = s->spec_path, .spec_name = plan->name,
+			.spec_text = plan->text, .spec_hash = plan->hash,
+			.command_line = s->command_line, .host = host, .version = FGO_VERSION,
+			.git_revision = fgo_git_revision, .backend = be->name,
+			.devices = env.devices, .driver = env.driver, .runtime = env.runtime,
+			.arch = env.arch, .mpi_ranks = ranks, .iterations = plan->iterations,
+			.warmup = plan->warmup,
+		};
+		if (store_sweep_begin(p->store, &info, &id, err, sizeof err))
+			goto fail;
+	}
+	p->sweep_id = id;
+
+	for (size_t i = 0; i < plan->count; i++) {
+		int status = -1;
+		int64_t run_id = 0;
+		if (store_run_lookup(p->store, id, &plan->items[i].cfg, &status, &run_id, err,
+				     sizeof err))
+			goto fail;
+		todo[i] = plan->items[i].valid && status != FGO_STATUS_OK;
+		if (!plan->items[i].valid && status != FGO_INVALID &&
+		    store_run_invalid(p->store, id, &plan->items[i].cfg, plan->items[i].reason, err,
+				      sizeof err))
+			goto fail;
+		if (!plan->items[i].valid)
+			p->counts[FGO_INVALID]++;
+		if (todo[i])
+			p->total++;
+	}
+
+	static const char *const what_dtype[3] = { "fp32", "fp16", "bf16" };
+	for (int t = 0; t < 3; t++) {
+		int found = 0;
+		if (store_ceiling_get(p->store, host, be->name, "matrix_peak", what_dtype[t],
+				      &ceil->matrix_peak[t], &found, err, sizeof err))
+			goto fail;
+		if (!found)
+			ceil->matrix_peak[t] = 0;
+	}
+	int found = 0;
+	if (store_ceiling_get(p->store, host, be->name, "link_bw", "", &ceil->link_bw, &found, err,
+			      sizeof err))
+		goto fail;
+	if (!found)
+		ceil->link_bw = 0;
+	return FGO_OK;
+fail:
+	error("%s", err);
+	store_close(p->store);
+	p->store = NULL;
+	return FGO_EFAIL;
+}
+
+/* Rank 0: closes the sweep and prints the summary; returns the exit status. */
+static int end(struct progress *p, const struct fgo_session *s, int rc)
+{
+	char err[512];
+	const char *status = rc == FGO_OK ? "done" : "failed";
+	if (store_sweep_end(p->store, p->sweep_id, status, err, sizeof err)) {
+		error("%s", err);
+		rc = FGO_EFAIL;
+	}
+	store_close(p->store);
+	if (p->show && p->tty && p->done)
+		fputc('\n', stderr);
+	size_t bad = p->counts[FGO_MISMATCH] + p->counts[FGO_FAILED] + p->counts[FGO_TIMEOUT];
+	char took[32];
+	format_duration(now_seconds() - p->started, took, sizeof took);
+	note("sweep %lld%s%s: %zu runs in %s: %zu ok, %zu invalid, %zu mismatch, %zu failed,"
+	     " %zu timeout; stored in %s",
+	     (long long)p->sweep_id, s->tag ? " " : "", s->tag ? s->tag : "", p->done, took,
+	     p->counts[FGO_STATUS_OK], p->counts[FGO_INVALID], p->counts[FGO_MISMATCH],
+	     p->counts[FGO_FAILED], p->counts[FGO_TIMEOUT], s->db_path);
+	if (s->sweep_id)
+		*s->sweep_id = p->sweep_id;
+	if (s->last_run_id)
+		*s->last_run_id = p->last_run_id;
+	if (rc != FGO_OK)
+		return rc;
+	return bad ? FGO_EFAIL : FGO_OK;
+}
+
+int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_session *s)
+{
+	int rank, size;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+
+	int node_ranks = runner_node_ranks(comm);
+	if (plan->max_world > size || plan->max_world > node_ranks) {
+		if (rank == 0) {
+			if (plan->max_world > size)
+				error("%s needs world=%d but mpirun started %d rank%s (run: mpirun -np %d"
+				      " fgobench ...)",
+				      s->spec_path, plan->max_world, size, size == 1 ? "" : "s",
+				      plan->max_world);
+			else
+				error("%s needs world=%d on one node but a node has only %d ranks"
+				      " (put %d ranks on each node)",
+				      s->spec_path, plan->max_world, node_ranks, plan->max_world);
+		}
+		return FGO_EUSAGE;
+	}
+
+	const struct fgo_backend *be = backend_find(s->backend);
+	if (!be) {
+		if (rank == 0)
+			error("backend \"%s\" is not available in this build (use --backend cpu)",
+			      s->backend);
+		return FGO_EUSAGE;
+	}
+	MPI_Comm node;
+	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	struct fgo_backend_ctx *ctx = NULL;
+	char err[FGO_REASON_MAX] = "";
+	int rc = be->init(&ctx, node, err, sizeof err);
+	int any;
+	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
+	if (any != FGO_OK) {
+		if (rc != FGO_OK)
+			error("backend %s: %s", be->name, err);
+		if (ctx)
+			be->finish(ctx);
+		MPI_Comm_free(&node);
+		return FGO_EUSAGE;
+	}
+
+	struct progress p;
+	memset(&p, 0, sizeof p);
+	p.plan = plan;
+	p.run_ids = calloc(plan->count + 1, sizeof *p.run_ids);
+	p.show = s->progress;
+	p.tty = isatty(2);
+	unsigned char *todo = calloc(plan->count + 1, 1);
+	struct fgo_runner_opts o = {
+		.backend = be, .ctx = ctx, .iterations = plan->iterations, .warmup = plan->warmup,
+		.validate = s->validate, .benchmark = s->benchmark, .timeout_s = s->timeout_s,
+		.heap_limit = s->heap_limit,
+	};
+	rc = FGO_OK;
+	if (rank == 0)
+		rc = begin(plan, s, be, ctx, size, &p, todo, &o.ceilings);
+	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+	if (rc == FGO_OK) {
+		MPI_Bcast(todo, (int)plan->count, MPI_UNSIGNED_CHAR, 0, comm);
+		MPI_Bcast(&o.ceilings, (int)sizeof o.ceilings, MPI_BYTE, 0, comm);
+		struct fgo_runner_sink sink = { sink_started, sink_finished, &p };
+		p.started = now_seconds();
+		if (rank == 0 && p.show)
+			note("%zu configurations to run (%zu invalid), world up to %d, backend %s",
+			     p.total, p.counts[FGO_INVALID], plan->max_world, be->name);
+		rc = runner_run(comm, plan, todo, &o, &sink);
+		if (rank == 0)
+			rc = end(&p, s, rc);
+		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+	}
+	be->finish(ctx);
+	MPI_Comm_free(&node);
+	free(todo);
+	free(p.run_ids);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* table.h: rows of text cells printed as an aligned table, Markdown, CSV or
+ * JSON, so every view (best, list, regress, show) pipes the same way.
+ *
+ * Cells are text; for JSON a cell that parses as a finite number is written
+ * as a number, an empty cell as null, everything else as a string. */
+#ifndef FGO_TABLE_H
+#define FGO_TABLE_H
+
+#include <stdio.h>
+
+enum fgo_format {
+	FGO_FMT_TABLE = 0, /* aligned columns for a terminal (numbers right-aligned) */
+	FGO_FMT_MD,        /* GitHub Markdown table */
+	FGO_FMT_CSV,       /* RFC 4180: header line, quotes where needed */
+	FGO_FMT_JSON,      /* an array of objects keyed by the headers */
+};
+
+/* 0 on success; accepts table|md|markdown|csv|json. */
+int format_parse(const char *s, enum fgo_format *f);
+
+struct fgo_table;
+
+/* A table with ncols columns named by headers (copied). */
+struct fgo_table *table_new(int ncols, const char *const *headers);
+
+/* Appends one cell (printf-style) to the current row; after ncols cells the
+ * next call starts a new row. */
+void table_add(struct fgo_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int table_rows(const struct fgo_table *t);
+/* The cell text (valid until table_free), or "" out of range. */
+const char *table_cell(const struct fgo_table *t, int row, int col);
+
+/* Writes the table; returns 0, or -1 on a write error. */
+int table_print(const struct fgo_table *t, enum fgo_format f, FILE *out);
+
+void table_free(struct fgo_table *t);
+
+#endif

@@ -1,0 +1,46 @@
+#!/bin/sh
+# run.sh BINARY...: runs the unit test binaries (build/tests/test_*), the MPI
+# test programs (build/tests/mpi_*, under mpirun -np 4) and every end-to-end
+# script tests/e2e/*.sh; counts their "PASS id" / "FAIL id ..." lines. A
+# program that dies without saying FAIL counts as one failure. The last line
+# is "N passed, N failed"; the exit status is 1 when anything failed.
+set -u
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+passed=0
+failed=0
+
+run_one() { # NAME COMMAND...
+	name=$1
+	shift
+	start=$(date +%s)
+	"$@" >"$log" 2>&1
+	rc=$?
+	p=$(grep -c '^PASS ' "$log")
+	f=$(grep -c '^FAIL ' "$log")
+	grep '^FAIL ' "$log"
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "FAIL $name: exited with status $rc and no FAIL line; its last output:"
+		tail -n 15 "$log" | sed 's/^/    /'
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	printf '%-44s %4d passed %3d failed  (%ss)\n' "$name" "$p" "$f" $(( $(date +%s) - start ))
+}
+
+for bin in "$@"; do
+	case "$bin" in
+	*/mpi_*) run_one "$(basename "$bin") (mpirun -np 4)" mpirun --oversubscribe -np 4 "$bin" ;;
+	*) run_one "$(basename "$bin")" "$bin" ;;
+	esac
+done
+for script in tests/e2e/*.sh; do
+	[ -f "$script" ] || continue
+	case "$script" in */lib.sh) continue ;; esac
+	run_one "$script" sh "$script"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
