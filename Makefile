@@ -12,7 +12,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc -Ikernels -Ibuild $(MPICC_COMPILE)
 LDLIBS += -lsqlite3 -lcjson -lm $(MPICC_LINK)
 
-DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev gnuplot-nox
+DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev gnuplot-nox cppcheck
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 

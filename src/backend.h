@@ -62,7 +62,9 @@ struct fgo_backend {
 			  struct fgo_heap *heap, char *err, size_t len);
 	void (*heap_free)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap);
 
-	/* Prepares cfg (JIT-compiles on GPU). Returns FGO_OK, or FGO_EUSAGE with a
+	/* Prepares cfg (JIT-compiles on GPU) and zeroes this rank's flags of
+	 * cfg's layout (stale heap bytes must not read as raised flags); the
+	 * runner synchronises the ranks after it. Returns FGO_OK, or FGO_EUSAGE with a
 	 * reason when the configuration cannot launch here (stored as invalid). */
 	int (*prepare)(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		       const struct fgo_config *cfg, struct fgo_heap *heap,

@@ -67,6 +67,19 @@ int cmd_parse_int(const char *cmd, const char *opt, const char *text, int min, i
 int cmd_parse_double(const char *cmd, const char *opt, const char *text, double min,
 		     double max, double *out);
 
+/* Matches option name at argv[*i], given as "NAME VALUE" or "NAME=VALUE":
+ * returns 1 with *value set (and *i moved past a separate value), 0 when
+ * argv[*i] is not name, FGO_EUSAGE after "fgobench CMD: missing value for
+ * NAME" when no value follows. */
+int cmd_option(const char *cmd, int argc, char **argv, int *i, const char *name,
+	       const char **value);
+
+/* Which of the n option names in opts argv[*i] is (via cmd_option), with
+ * its value: the index, -1 when it is none of them, -2 when its value is
+ * missing (a message was printed). */
+int cmd_match_option(const char *cmd, int argc, char **argv, int *i, const char *const *opts,
+		     int n, const char **value);
+
 /* The store path: opt when given, else $FGOBENCH_DB, else "fgobench.db". */
 const char *cmd_db_path(const char *opt);
 

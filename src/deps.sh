@@ -8,7 +8,7 @@ check)
 	for f in /usr/include/sqlite3.h /usr/include/cjson/cJSON.h; do
 		[ -f "$f" ] || { echo "missing $f" >&2; exit 1; }
 	done
-	for t in mpicc mpirun gnuplot sqlite3; do
+	for t in mpicc mpirun gnuplot sqlite3 cppcheck; do
 		command -v "$t" >/dev/null 2>&1 || { echo "missing $t" >&2; exit 1; }
 	done
 	exit 0

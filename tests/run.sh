@@ -42,5 +42,9 @@ for script in tests/e2e/*.sh; do
 	case "$script" in */lib.sh) continue ;; esac
 	run_one "$script" sh "$script"
 done
+if command -v cppcheck >/dev/null 2>&1; then
+	run_one "cppcheck src/" sh -c 'cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--std=c11 -Isrc -Ikernels -Ibuild --suppress=missingIncludeSystem src && echo "PASS cppcheck-src"'
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,0 +1,19 @@
+# heatmap.gp: the heatmap template of `fgobench plot heatmap`: for each shape
+# (M against N×K) the best configuration's throughput as colour, its tile as text.
+set encoding utf8
+set title "@TITLE@" noenhanced
+set xlabel "N×K"
+set ylabel "M"
+set cblabel "TFLOP/s of the best configuration (all ranks)"
+set palette defined (0 "#f7fbff", 0.5 "#6baed6", 1 "#08306b")
+set datafile missing "?"
+set tics scale 0
+set xtics rotate by -30 left noenhanced
+@TICS@
+set terminal pngcairo size 1400,900 font "sans,11"
+set output "@PNG@"
+plot "@DAT@" using 1:2:3 with image notitle, \
+     "" using 1:2:4 with labels font ",8" textcolor rgb "#d62728" notitle
+set terminal svg size 1400,900 dynamic font "sans,11"
+set output "@SVG@"
+replot

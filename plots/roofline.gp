@@ -1,0 +1,22 @@
+# roofline.gp: the roofline template of `fgobench plot roofline`.
+# fgobench replaces the @NAME@ fields and runs gnuplot on the result; the
+# filled script is kept beside the data, so a plot can be restyled by hand.
+set encoding utf8
+set title "@TITLE@" noenhanced
+set xlabel "problem size M·N·K (multiply-adds, log scale)"
+set ylabel "throughput, all ranks together (TFLOP/s, log scale)"
+set logscale xy
+set format x "10^{%L}"
+set format y "%g"
+set grid xtics ytics lc rgb "#d8d8d8"
+set key outside right top vertical Left reverse noenhanced font ",8" spacing 0.9 title "algorithm dtype BLK_M×BLK_N×BLK_K stages warps"
+set palette defined (0 "#1f77b4", 1 "#2ca02c", 2 "#bcbd22", 3 "#ff7f0e", 4 "#d62728", 5 "#9467bd", 6 "#8c564b")
+unset colorbox
+set pointsize 1.1
+set offsets graph 0.05, graph 0.05, graph 0.10, graph 0.05
+set terminal pngcairo size 1500,850 font "sans,11"
+set output "@PNG@"
+@PLOT@
+set terminal svg size 1500,850 dynamic font "sans,11"
+set output "@SVG@"
+replot

@@ -1,0 +1,317 @@
+/* all_gather_gemm.c: all-gather of A + GEMM on the CPU, pull and push.
+ * A is row-sharded (M/W rows per rank), B column-sharded; rank r computes
+ * C[:, r*N/W, +N/W) = A x B_r. Pull reads peer A rows straight from the
+ * peer's heap inside the K loop; push copies each A shard chunk by chunk
+ * into every peer's inbox with a flag per chunk. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/gemm.h"
+#include "fgo.h"
+#include "kit.h"
+#include "schedule.h"
+
+#define ALIGN 64
+
+static size_t align_up(size_t x)
+{
+	return (x + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+static long pow2_ceil(long x)
+{
+	long p = 1;
+	while (p < x)
+		p <<= 1;
+	return p;
+}
+
+/* Tiles of one source's row block: M/W x N/W, full K. Tiles never straddle
+ * two ranks' A shards, so a tile's A rows come from one rank. */
+static struct sched_grid block_grid(const struct fgo_config *cfg)
+{
+	return sched_grid_make(cfg->m / cfg->world, cfg->n / cfg->world, cfg->k, cfg->blk_m,
+			       cfg->blk_n, cfg->blk_k);
+}
+
+static long push_chunk_rows(const struct fgo_config *cfg)
+{
+	return cfg->comm_blk_m ? cfg->comm_blk_m : cfg->blk_m;
+}
+
+/* Heap: A shard (M/W x K) | B shard (K x N/W) | C (M x N/W) | work | flags.
+ * Pull: work is one BLK_M x K panel, where comm-only copies the peer rows a
+ * tile would read; no flags. Push: work is the inbox, all of A (M x K, peer
+ * p's rows at p*M/W); flags [p * chunks + c] = chunk c of p's shard arrived. */
+static void layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay, int push)
+{
+	size_t es = dtype_size(cfg->dtype);
+	long mw = cfg->m / cfg->world, nw = cfg->n / cfg->world;
+
+	memset(lay, 0, sizeof *lay);
+	lay->a = (struct fgo_matrix){ .offset = 0, .row0 = rank * mw, .rows = mw,
+				      .col0 = 0, .cols = cfg->k, .ld = cfg->k };
+	size_t off = align_up((size_t)mw * (size_t)cfg->k * es);
+	lay->b = (struct fgo_matrix){ .offset = off, .row0 = 0, .rows = cfg->k,
+				      .col0 = rank * nw, .cols = nw, .ld = nw };
+	off = align_up(off + (size_t)cfg->k * (size_t)nw * es);
+	lay->c = (struct fgo_matrix){ .offset = off, .row0 = 0, .rows = cfg->m,
+				      .col0 = rank * nw, .cols = nw, .ld = nw };
+	off = align_up(off + (size_t)cfg->m * (size_t)nw * es);
+	lay->work_offset = off;
+	lay->work_bytes = (size_t)(push ? cfg->m : cfg->blk_m) * (size_t)cfg->k * es;
+	lay->flags_offset = align_up(off + lay->work_bytes);
+	lay->flags_count = push ? (size_t)sched_chunk_count(mw, push_chunk_rows(cfg)) *
+					  (size_t)cfg->world
+				: 0;
+	lay->heap_bytes = align_up(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+}
+
+static void pull_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
+{
+	layout(cfg, rank, lay, 0);
+}
+
+static void push_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
+{
+	layout(cfg, rank, lay, 1);
+}
+
+static int pull_validate(const struct fgo_config *cfg, char *reason, size_t len)
+{
+	if (kit_check_divisible("M", cfg->m, cfg->world, reason, len) ||
+	    kit_check_divisible("N", cfg->n, cfg->world, reason, len))
+		return 1;
+	return kit_check_tile(cfg, cfg->m / cfg->world, cfg->n / cfg->world, reason, len);
+}
+
+static int push_validate(const struct fgo_config *cfg, char *reason, size_t len)
+{
+	if (pull_validate(cfg, reason, len))
+		return 1;
+	long mw = cfg->m / cfg->world;
+	if (cfg->comm_blk_m > pow2_ceil(mw)) {
+		snprintf(reason, len,
+			 "comm_blk_m=%d exceeds the %ld rows of one A shard, M/world (use comm_blk_m <= %ld)",
+			 cfg->comm_blk_m, mw, pow2_ceil(mw));
+		return 1;
+	}
+	return 0;
+}
+
+/* Every peer needs this rank's A shard once: M/W x K elements on each link.
+ * Pull re-reads a peer's rows for every tile column; that extra traffic is
+ * the algorithm's cost, not the problem's, so it is not counted here. */
+static double link_bytes(const struct fgo_config *cfg)
+{
+	if (cfg->world < 2)
+		return 0;
+	return (double)(cfg->m / cfg->world) * (double)cfg->k * (double)dtype_size(cfg->dtype);
+}
+
+/* One tile of source p's row block in this rank's C, with its rows' A at
+ * a (K elements per row, first row of the block's tile space). */
+struct ag_tile {
+	long row0, col0; /* row within the source's block, column within C */
+	int rows, cols;
+};
+
+static struct ag_tile tile_at(const struct fgo_config *cfg, const struct sched_grid *g, long tile)
+{
+	long tm, tn, mw = cfg->m / cfg->world, nw = cfg->n / cfg->world;
+	struct ag_tile t;
+	sched_tile_coords(g, cfg->gsize_m, tile, &tm, &tn);
+	t.row0 = tm * cfg->blk_m;
+	t.col0 = tn * cfg->blk_n;
+	t.rows = (int)(mw - t.row0 < cfg->blk_m ? mw - t.row0 : cfg->blk_m);
+	t.cols = (int)(nw - t.col0 < cfg->blk_n ? nw - t.col0 : cfg->blk_n);
+	return t;
+}
+
+/* C rows p*M/W + t rows, cols t = A rows (from a_block) x B_r. */
+static void compute_tile(const struct fgo_exec *ex, int p, const struct ag_tile *t,
+			 const char *a_block, float *acc)
+{
+	const struct fgo_config *cfg = ex->cfg;
+	const struct fgo_layout *lay = ex->lay;
+	size_t es = dtype_size(cfg->dtype);
+	long grow = p * (cfg->m / ex->world) + t->row0;
+
+	memset(acc, 0, sizeof *acc * (size_t)t->rows * (size_t)t->cols);
+	cpu_gemm_acc(acc, t->rows, t->cols, cfg->k, a_block + (size_t)t->row0 * (size_t)cfg->k * es,
+		     cfg->k, kit_heap(ex, ex->rank, lay->b.offset) + (size_t)t->col0 * es, lay->b.ld,
+		     cfg->dtype);
+	cpu_tile_store(kit_heap(ex, ex->rank, lay->c.offset) +
+			       ((size_t)grow * (size_t)lay->c.ld + (size_t)t->col0) * es,
+		       lay->c.ld, acc, t->rows, t->cols, cfg->dtype);
+}
+
+static int pull_run(const struct fgo_exec *ex, enum fgo_mode mode)
+{
+	const struct fgo_config *cfg = ex->cfg;
+	const struct fgo_layout *lay = ex->lay;
+	struct sched_grid g = block_grid(cfg);
+	size_t es = dtype_size(cfg->dtype);
+	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+
+	if (!acc)
+		return FGO_EFAIL;
+	/* Local rows first, then peers in sched_peer order. */
+	for (int s = 0; s < ex->world; s++) {
+		int p = sched_peer(ex->rank, ex->world, s);
+		/* GEMM-only does the same FLOPs on the local shard. */
+		int src = mode == FGO_MODE_GEMM_ONLY ? ex->rank : p;
+		const char *a_block = kit_heap(ex, src, lay->a.offset);
+		for (long tile = 0; tile < g.tiles; tile++) {
+			struct ag_tile t = tile_at(cfg, &g, tile);
+			if (mode != FGO_MODE_COMM_ONLY)
+				compute_tile(ex, p, &t, a_block, acc);
+			else if (p != ex->rank)
+				cpu_tile_copy(kit_heap(ex, ex->rank, lay->work_offset), cfg->k,
+					      a_block + (size_t)t.row0 * (size_t)cfg->k * es, cfg->k,
+					      t.rows, (int)cfg->k, cfg->dtype);
+		}
+	}
+	free(acc);
+	return FGO_OK;
+}
+
+/* Copies chunk c of this rank's A shard into every peer's inbox, then
+ * publishes it there. */
+static void push_chunk(const struct fgo_exec *ex, long chunks, long c)
+{
+	const struct fgo_config *cfg = ex->cfg;
+	const struct fgo_layout *lay = ex->lay;
+	size_t es = dtype_size(cfg->dtype);
+	long mw = cfg->m / ex->world, r0, r1;
+
+	sched_chunk_rows(mw, push_chunk_rows(cfg), c, &r0, &r1);
+	const char *src = kit_heap(ex, ex->rank, lay->a.offset) + (size_t)r0 * (size_t)cfg->k * es;
+	size_t at = lay->work_offset + (size_t)(ex->rank * mw + r0) * (size_t)cfg->k * es;
+	for (int s = 1; s < ex->world; s++) {
+		int q = sched_peer(ex->rank, ex->world, s);
+		memcpy(kit_heap(ex, q, at), src, (size_t)(r1 - r0) * (size_t)cfg->k * es);
+		kit_flag_publish(ex, q, ex->rank * chunks + c);
+	}
+}
+
+/* Waits for the chunks of source p that hold rows [r0, r1) of its shard. */
+static int wait_rows(const struct fgo_exec *ex, long chunks, int p, long r0, long r1)
+{
+	long cr = push_chunk_rows(ex->cfg);
+	for (long c = r0 / cr; c <= (r1 - 1) / cr; c++) {
+		int rc = kit_flag_wait(ex, p * chunks + c);
+		if (rc != FGO_OK)
+			return rc;
+	}
+	return FGO_OK;
+}
+
+static int push_run(const struct fgo_exec *ex, enum fgo_mode mode)
+{
+	const struct fgo_config *cfg = ex->cfg;
+	const struct fgo_layout *lay = ex->lay;
+	struct sched_grid g = block_grid(cfg);
+	size_t es = dtype_size(cfg->dtype);
+	long mw = cfg->m / ex->world;
+	long chunks = sched_chunk_count(mw, push_chunk_rows(cfg));
+	int comm = mode != FGO_MODE_GEMM_ONLY, gemm = mode != FGO_MODE_COMM_ONLY;
+	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	int rc = FGO_OK;
+
+	if (!acc)
+		return FGO_EFAIL;
+	/* Push one chunk to every peer, compute a tile row's worth of local
+	 * tiles, and so on: peers get data early, and no rank ever waits before
+	 * it has pushed its whole shard, so sequential ranks cannot deadlock. */
+	long pushed = comm ? 0 : chunks, tile = gemm ? 0 : g.tiles;
+	while (pushed < chunks || tile < g.tiles) {
+		if (pushed < chunks)
+			push_chunk(ex, chunks, pushed++);
+		for (long i = 0; i < g.tiles_n && tile < g.tiles; i++, tile++) {
+			struct ag_tile t = tile_at(cfg, &g, tile);
+			compute_tile(ex, ex->rank, &t, kit_heap(ex, ex->rank, lay->a.offset), acc);
+		}
+	}
+	for (int s = 1; s < ex->world && rc == FGO_OK; s++) {
+		int p = sched_peer(ex->rank, ex->world, s);
+		const char *a_block = kit_heap(ex, ex->rank, lay->work_offset) +
+				      (size_t)p * (size_t)mw * (size_t)cfg->k * es;
+		if (!gemm) {
+			rc = wait_rows(ex, chunks, p, 0, mw);
+			continue;
+		}
+		for (tile = 0; tile < g.tiles && rc == FGO_OK; tile++) {
+			struct ag_tile t = tile_at(cfg, &g, tile);
+			if (comm)
+				rc = wait_rows(ex, chunks, p, t.row0, t.row0 + t.rows);
+			if (rc == FGO_OK)
+				compute_tile(ex, p, &t, a_block, acc);
+		}
+	}
+	free(acc);
+	return rc;
+}
+
+/* MPI_Allgather of the A shards into a private M x K buffer, then the
+ * reference GEMM into C. */
+static int baseline(const struct fgo_exec *ex)
+{
+	const struct fgo_config *cfg = ex->cfg;
+	const struct fgo_layout *lay = ex->lay;
+	size_t es = dtype_size(cfg->dtype);
+	size_t shard = (size_t)lay->a.rows * (size_t)cfg->k * es;
+	size_t c_elems = (size_t)cfg->m * (size_t)lay->c.cols;
+	char *a_all = malloc(shard * (size_t)ex->world + 1);
+	float *c32 = malloc(sizeof *c32 * (c_elems ? c_elems : 1));
+	int ok = a_all && c32 && shard <= (size_t)INT32_MAX;
+
+	/* Agree first: no rank may be left alone inside the collective. */
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, ex->comm);
+	if (!ok) {
+		free(a_all);
+		free(c32);
+		return FGO_EFAIL;
+	}
+	MPI_Allgather(kit_heap(ex, ex->rank, lay->a.offset), (int)shard, MPI_BYTE, a_all, (int)shard,
+		      MPI_BYTE, ex->comm);
+	cpu_gemm(c32, lay->c.cols, cfg->m, lay->c.cols, cfg->k, a_all, cfg->k,
+		 kit_heap(ex, ex->rank, lay->b.offset), lay->b.ld, cfg->dtype);
+	char *c = kit_heap(ex, ex->rank, lay->c.offset);
+	for (long r = 0; r < cfg->m; r += cfg->blk_m) {
+		long h = cfg->m - r < cfg->blk_m ? cfg->m - r : cfg->blk_m;
+		cpu_tile_store(c + (size_t)r * (size_t)lay->c.ld * es, lay->c.ld,
+			       c32 + (size_t)r * (size_t)lay->c.cols, (int)h, (int)lay->c.cols,
+			       cfg->dtype);
+	}
+	free(a_all);
+	free(c32);
+	return FGO_OK;
+}
+
+const struct fgo_algo algo_all_gather_gemm_pull = {
+	.name = "all_gather_gemm_pull",
+	.family = "all_gather_gemm",
+	.summary = "A row-sharded, B column-sharded; the GEMM loads peer A rows straight from peer memory",
+	.needs_comm = 1,
+	.validate = pull_validate,
+	.layout = pull_layout,
+	.link_bytes = link_bytes,
+	.cpu_run = pull_run,
+	.cpu_baseline = baseline,
+	.gpu_source = "kernels/all_gather_gemm.hip",
+};
+
+const struct fgo_algo algo_all_gather_gemm_push = {
+	.name = "all_gather_gemm_push",
+	.family = "all_gather_gemm",
+	.summary = "A row-sharded, B column-sharded; each rank pushes its A shard in comm_blk_m-row chunks with a flag per chunk",
+	.needs_comm = 1,
+	.validate = push_validate,
+	.layout = push_layout,
+	.link_bytes = link_bytes,
+	.cpu_run = push_run,
+	.cpu_baseline = baseline,
+	.gpu_source = "kernels/all_gather_gemm.hip",
+};

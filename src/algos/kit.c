@@ -1,0 +1,143 @@
+/* algos/kit.c: epoch flags on the symmetric heap, tile geometry, layout
+ * placement and the validity rules shared by the algorithm families. */
+#include "kit.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+void kit_matrix(struct fgo_matrix *m, long row0, long rows, long col0, long cols,
+		enum fgo_dtype t, size_t *cursor)
+{
+	m->row0 = row0;
+	m->rows = rows;
+	m->col0 = col0;
+	m->cols = cols;
+	m->ld = cols;
+	m->offset = kit_place(cursor, kit_matrix_bytes(rows, cols, t));
+}
+
+void kit_tile_rc(const struct fgo_config *cfg, long rows, long cols, long tm, long tn,
+		 struct kit_tile *t)
+{
+	t->tm = tm;
+	t->tn = tn;
+	t->r0 = tm * cfg->blk_m;
+	t->c0 = tn * cfg->blk_n;
+	t->rows = (int)(rows - t->r0 < cfg->blk_m ? rows - t->r0 : cfg->blk_m);
+	t->cols = (int)(cols - t->c0 < cfg->blk_n ? cols - t->c0 : cfg->blk_n);
+}
+
+void kit_tile_at(const struct fgo_config *cfg, const struct sched_grid *g, long rows, long cols,
+		 long tile, struct kit_tile *t)
+{
+	long tm, tn;
+	sched_tile_coords(g, cfg->gsize_m, tile, &tm, &tn);
+	kit_tile_rc(cfg, rows, cols, tm, tn, t);
+}
+
+/* The heap is plain memory shared between processes; the flags are only
+ * ever accessed through these atomics, so the cast is the whole protocol. */
+static _Atomic uint32_t *flag_ptr(const struct fgo_exec *ex, int rank, long flag_index)
+{
+	return (_Atomic uint32_t *)(void *)(kit_heap(ex, rank, ex->lay->flags_offset) +
+					    (size_t)flag_index * sizeof(uint32_t));
+}
+
+void kit_flag_publish(const struct fgo_exec *ex, int rank, long flag_index)
+{
+	atomic_store_explicit(flag_ptr(ex, rank, flag_index), ex->epoch, memory_order_release);
+}
+
+int kit_flag_ready_at(const struct fgo_exec *ex, int rank, long flag_index)
+{
+	return atomic_load_explicit(flag_ptr(ex, rank, flag_index), memory_order_acquire) >=
+	       ex->epoch;
+}
+
+int kit_flag_ready(const struct fgo_exec *ex, long flag_index)
+{
+	return kit_flag_ready_at(ex, ex->rank, flag_index);
+}
+
+/* Yields on every miss: ranks may be oversubscribed on few cores, and the
+ * writer we wait for needs the CPU to make progress. */
+int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index)
+{
+	while (!kit_flag_ready_at(ex, rank, flag_index)) {
+		if (now_seconds() > ex->deadline)
+			return FGO_ETIMEOUT;
+		sched_yield();
+	}
+	return FGO_OK;
+}
+
+int kit_flag_wait(const struct fgo_exec *ex, long flag_index)
+{
+	return kit_flag_wait_at(ex, ex->rank, flag_index);
+}
+
+static long next_pow2(long x)
+{
+	long p = 1;
+	while (p < x)
+		p <<= 1;
+	return p;
+}
+
+/* Names the extent the way the user sees it: the global size, or the
+ * per-rank share when the tile space is a shard. */
+static const char *extent_name(char *buf, size_t len, char dim, long extent, long global,
+			       int world)
+{
+	if (extent == global)
+		snprintf(buf, len, "%c=%ld", dim, extent);
+	else if (world > 1 && extent * world == global)
+		snprintf(buf, len, "%c/W=%ld", dim, extent);
+	else
+		snprintf(buf, len, "%ld (the %c extent of a rank's tile space)", extent, dim);
+	return buf;
+}
+
+static int check_side(const char *blk, int side, char dim, long extent, long global, int world,
+		      char *reason, size_t len)
+{
+	char what[64];
+	long limit = next_pow2(extent);
+	if (side <= limit)
+		return 0;
+	snprintf(reason, len, "%s=%d exceeds %s (use %s <= %ld)", blk, side,
+		 extent_name(what, sizeof what, dim, extent, global, world), blk, limit);
+	return 1;
+}
+
+int kit_check_tile(const struct fgo_config *cfg, long rows, long cols, char *reason, size_t len)
+{
+	return check_side("BLK_M", cfg->blk_m, 'M', rows, cfg->m, cfg->world, reason, len) ||
+	       check_side("BLK_N", cfg->blk_n, 'N', cols, cfg->n, cfg->world, reason, len) ||
+	       check_side("BLK_K", cfg->blk_k, 'K', cfg->k, cfg->k, cfg->world, reason, len);
+}
+
+int kit_check_tile_k(const struct fgo_config *cfg, long kk, char *reason, size_t len)
+{
+	return check_side("BLK_K", cfg->blk_k, 'K', kk, cfg->k, cfg->world, reason, len);
+}
+
+int kit_check_divisible(const char *what, long value, int world, char *reason, size_t len)
+{
+	if (world >= 1 && value % world == 0)
+		return 0;
+	snprintf(reason, len, "%s=%ld is not divisible by world=%d", what, value, world);
+	return 1;
+}
+
+int kit_check_sms(const struct fgo_config *cfg, char *reason, size_t len)
+{
+	if (cfg->gemm_sms >= 1 && cfg->comm_sms >= 1)
+		return 0;
+	snprintf(reason, len,
+		 "%s needs gemm_sms >= 1 and comm_sms >= 1 (got gemm_sms=%d comm_sms=%d)",
+		 cfg->algorithm, cfg->gemm_sms, cfg->comm_sms);
+	return 1;
+}

@@ -1,0 +1,94 @@
+/* algos/kit.h: what every algorithm family shares: heap addressing, the
+ * epoch flags (release/acquire, no reset between launches), tile geometry,
+ * heap layout placement and the validity rules families have in common. */
+#ifndef FGO_ALGOS_KIT_H
+#define FGO_ALGOS_KIT_H
+
+#include <stddef.h>
+
+#include "algo.h"
+#include "config.h"
+#include "fgo.h"
+#include "schedule.h"
+
+/* Alignment of every buffer a layout places in the heap. */
+#define KIT_ALIGN 64
+
+/* Rank's heap (as addressable from this rank) at offset. */
+static inline char *kit_heap(const struct fgo_exec *ex, int rank, size_t offset)
+{
+	return ex->heap[rank] + offset;
+}
+
+/* Address of local element (row, col) of matrix m (shard-relative indices)
+ * in rank's heap; the same offset on every rank, so it names the peer's copy. */
+static inline char *kit_at(const struct fgo_exec *ex, int rank, const struct fgo_matrix *m,
+			   long row, long col)
+{
+	return kit_heap(ex, rank, m->offset) +
+	       ((size_t)row * (size_t)m->ld + (size_t)col) * dtype_size(ex->cfg->dtype);
+}
+
+/* Layout building: returns the next KIT_ALIGN-aligned offset at or after
+ * *cursor and moves *cursor past bytes from there. */
+static inline size_t kit_place(size_t *cursor, size_t bytes)
+{
+	size_t at = (*cursor + KIT_ALIGN - 1) / KIT_ALIGN * KIT_ALIGN;
+	*cursor = at + bytes;
+	return at;
+}
+
+/* Bytes of a rows x cols matrix of dtype t, rounded up to KIT_ALIGN. */
+static inline size_t kit_matrix_bytes(long rows, long cols, enum fgo_dtype t)
+{
+	size_t b = (size_t)rows * (size_t)cols * dtype_size(t);
+	return (b + KIT_ALIGN - 1) / KIT_ALIGN * KIT_ALIGN;
+}
+
+/* Sets m to the block [row0, row0+rows) x [col0, col0+cols), dense (ld =
+ * cols), placed at the next aligned offset of *cursor. */
+void kit_matrix(struct fgo_matrix *m, long row0, long rows, long col0, long cols,
+		enum fgo_dtype t, size_t *cursor);
+
+/* One output tile of a tile space: its grid coordinates and the element
+ * rectangle it covers (edge tiles are partial: rows/cols may be < BLK). */
+struct kit_tile {
+	long tm, tn;   /* tile coordinates in the grid */
+	long r0, c0;   /* first row and column, relative to the tile space */
+	int rows, cols; /* extent, <= blk_m x blk_n */
+};
+
+/* The tile-th tile in grouped launch order (sched_tile_coords with
+ * cfg->gsize_m) of a rows x cols tile space tiled by cfg's BLK_M x BLK_N. */
+void kit_tile_at(const struct fgo_config *cfg, const struct sched_grid *g, long rows, long cols,
+		 long tile, struct kit_tile *t);
+
+/* The tile at grid coordinates (tm, tn). */
+void kit_tile_rc(const struct fgo_config *cfg, long rows, long cols, long tm, long tn,
+		 struct kit_tile *t);
+
+/* Flags: uint32_t at lay->flags_offset, index flag_index. A writer publishes
+ * ex->epoch with a release store after its data stores; a reader sees the
+ * data once an acquire load gives a value >= ex->epoch. */
+void kit_flag_publish(const struct fgo_exec *ex, int rank, long flag_index);
+/* Own flag >= epoch now (acquire load, no wait). */
+int kit_flag_ready(const struct fgo_exec *ex, long flag_index);
+/* Waits (yielding the CPU) for the own flag: FGO_OK, or FGO_ETIMEOUT after ex->deadline. */
+int kit_flag_wait(const struct fgo_exec *ex, long flag_index);
+/* The same on rank's copy of the flag (pull-style algorithms read peers' flags). */
+int kit_flag_ready_at(const struct fgo_exec *ex, int rank, long flag_index);
+int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index);
+
+/* The "tile exceeds problem" rule for a rows x cols tile space (and BLK_K
+ * against cfg->k): a side longer than the next power of two >= the dimension
+ * it tiles is invalid. 0 when valid, else 1 with e.g.
+ * "BLK_M=128 exceeds M=32 (use BLK_M <= 32)". */
+int kit_check_tile(const struct fgo_config *cfg, long rows, long cols, char *reason, size_t len);
+/* The same rule for BLK_K against a K extent kk (e.g. K/W of a K-sharded family). */
+int kit_check_tile_k(const struct fgo_config *cfg, long kk, char *reason, size_t len);
+/* 0 when value % world == 0, else 1 with "M=100 is not divisible by world=3". */
+int kit_check_divisible(const char *what, long value, int world, char *reason, size_t len);
+/* 0 when gemm_sms >= 1 and comm_sms >= 1 (Stream-K families), else 1 with a reason. */
+int kit_check_sms(const struct fgo_config *cfg, char *reason, size_t len);
+
+#endif

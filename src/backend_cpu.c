@@ -1,0 +1,300 @@
+/* backend_cpu.c: the CPU backend. Ranks on one node share memory through an
+ * MPI shared window (MPI_Win_allocate_shared), which is the symmetric heap:
+ * every rank can load and store every other rank's part, as GPU peers do
+ * over NVLink. A launch runs the algorithm's CPU implementation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "backend.h"
+#include "fgo.h"
+
+struct fgo_backend_ctx {
+	MPI_Comm node;
+};
+
+/* heap->priv: the window and the launch counter. The counter only grows
+ * over the heap's life, so flags left by an earlier configuration (at any
+ * offset) are always older than the current launch. */
+struct cpu_heap {
+	MPI_Win win;
+	uint32_t epoch;
+};
+
+struct fgo_runnable {
+	const struct fgo_algo *algo;
+	struct fgo_config cfg;
+	struct fgo_layout lay;
+	struct fgo_heap *heap;
+};
+
+static int cpu_available(void)
+{
+	return 1;
+}
+
+static int cpu_init(struct fgo_backend_ctx **ctx, MPI_Comm node_comm, char *err, size_t len)
+{
+	*ctx = calloc(1, sizeof **ctx);
+	if (!*ctx) {
+		snprintf(err, len, "out of memory");
+		return FGO_EFAIL;
+	}
+	(*ctx)->node = node_comm;
+	return FGO_OK;
+}
+
+/* "Intel(R) Xeon(R) ..." from /proc/cpuinfo, or "" where there is none. */
+static void cpu_model(char *out, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) == 0 && colon) {
+			snprintf(out, len, "%s", colon + 2);
+			out[strcspn(out, "\n")] = 0;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void cpu_describe(struct fgo_backend_ctx *ctx, struct fgo_env *env)
+{
+	char model[160], mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+	struct utsname u;
+	int n = 0;
+	(void)ctx;
+
+	memset(env, 0, sizeof *env);
+	env->device_count = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_model(model, sizeof model);
+	snprintf(env->devices, sizeof env->devices, "cpu: %d cores%s%s", env->device_count,
+		 model[0] ? ", " : "", model);
+	MPI_Get_library_version(mpi, &n);
+	mpi[strcspn(mpi, ",\n")] = 0;
+	snprintf(env->runtime, sizeof env->runtime, "%.40s; sqlite %s", mpi, sqlite3_libversion());
+	snprintf(env->arch, sizeof env->arch, "%.31s", uname(&u) == 0 ? u.machine : "unknown");
+}
+
+static int cpu_heap_alloc(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t bytes,
+			  struct fgo_heap *heap, char *err, size_t len)
+{
+	struct cpu_heap *h = calloc(1, sizeof *h);
+	char *mine = NULL;
+	int rc;
+	(void)ctx;
+
+	memset(heap, 0, sizeof *heap);
+	heap->comm = comm;
+	MPI_Comm_rank(comm, &heap->rank);
+	MPI_Comm_size(comm, &heap->world);
+	heap->bytes = bytes ? bytes : 64;
+	heap->base = calloc((size_t)heap->world, sizeof *heap->base);
+	int ok = h && heap->base;
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+	if (!ok) {
+		snprintf(err, len, "out of host memory for the heap table");
+		goto fail;
+	}
+	/* Errors come back as codes, so a rank that cannot allocate reports
+	 * instead of aborting the job. */
+	MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+	rc = MPI_Win_allocate_shared((MPI_Aint)heap->bytes, 1, MPI_INFO_NULL, comm, &mine, &h->win);
+	if (rc != MPI_SUCCESS) {
+		snprintf(err, len, "MPI_Win_allocate_shared of %zu MiB per rank failed",
+			 heap->bytes >> 20);
+		goto fail;
+	}
+	for (int r = 0; r < heap->world; r++) {
+		MPI_Aint size;
+		int disp;
+		MPI_Win_shared_query(h->win, r, &size, &disp, &heap->base[r]);
+	}
+	memset(mine, 0, heap->bytes);
+	heap->priv = h;
+	MPI_Barrier(comm); /* every part zeroed before anyone reads a flag */
+	return FGO_OK;
+fail:
+	free(h);
+	free(heap->base);
+	heap->base = NULL;
+	return FGO_EFAIL;
+}
+
+static void cpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
+{
+	struct cpu_heap *h = heap->priv;
+	(void)ctx;
+	if (h) {
+		MPI_Win_free(&h->win);
+		free(h);
+	}
+	free(heap->base);
+	memset(heap, 0, sizeof *heap);
+}
+
+static int cpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+		       const struct fgo_config *cfg, struct fgo_heap *heap,
+		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
+		       size_t len)
+{
+	struct fgo_runnable *run = calloc(1, sizeof *run);
+	(void)ctx;
+
+	memset(info, 0, sizeof *info);
+	if (!run) {
+		snprintf(reason, len, "out of host memory");
+		return FGO_EFAIL;
+	}
+	run->algo = algo;
+	run->cfg = *cfg;
+	run->heap = heap;
+	algo->layout(cfg, heap->rank, &run->lay);
+	if (run->lay.heap_bytes > heap->bytes) {
+		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
+			 run->lay.heap_bytes, heap->bytes);
+		free(run);
+		return FGO_EUSAGE;
+	}
+	/* The flags of this layout may lie where the previous configuration
+	 * kept data, whose bytes would read as raised flags. The runner agrees
+	 * (a collective) after prepare, so no peer publishes before this. */
+	memset(heap->base[heap->rank] + run->lay.flags_offset, 0,
+	       run->lay.flags_count * sizeof(uint32_t));
+	*out = run;
+	return FGO_OK;
+}
+
+static int cpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
+		       const void *src, size_t bytes)
+{
+	(void)ctx;
+	if (offset + bytes > heap->bytes)
+		return FGO_EFAIL;
+	memcpy(heap->base[heap->rank] + offset, src, bytes);
+	return FGO_OK;
+}
+
+static int cpu_copy_out(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
+			void *dst, size_t bytes)
+{
+	(void)ctx;
+	if (offset + bytes > heap->bytes)
+		return FGO_EFAIL;
+	memcpy(dst, heap->base[heap->rank] + offset, bytes);
+	return FGO_OK;
+}
+
+static struct fgo_exec exec_of(struct fgo_runnable *run, double timeout_s)
+{
+	struct cpu_heap *h = run->heap->priv;
+	return (struct fgo_exec){
+		.cfg = &run->cfg,
+		.lay = &run->lay,
+		.rank = run->heap->rank,
+		.world = run->heap->world,
+		.comm = run->heap->comm,
+		.heap = run->heap->base,
+		.epoch = ++h->epoch,
+		.deadline = now_seconds() + timeout_s,
+	};
+}
+
+static int cpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		      double timeout_s, double *ms, char *err, size_t len)
+{
+	struct fgo_exec ex = exec_of(run, timeout_s);
+	double t0 = now_seconds();
+	int rc = run->algo->cpu_run(&ex, mode);
+	(void)ctx;
+
+	*ms = (now_seconds() - t0) * 1e3;
+	if (rc == FGO_ETIMEOUT)
+		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)",
+			 timeout_s);
+	else if (rc != FGO_OK)
+		snprintf(err, len, "the CPU kernel failed (out of memory?)");
+	return rc;
+}
+
+static int cpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+			double *ms, char *err, size_t len)
+{
+	struct fgo_exec ex = exec_of(run, timeout_s);
+	double t0 = now_seconds();
+	int rc = run->algo->cpu_baseline(&ex);
+	(void)ctx;
+
+	*ms = (now_seconds() - t0) * 1e3;
+	if (rc != FGO_OK)
+		snprintf(err, len, "the MPI baseline failed (out of memory?)");
+	return rc;
+}
+
+/* Copy bandwidth of one core's view of memory: bytes read + bytes written
+ * over the best of a few copies of a buffer far larger than the caches. */
+static int cpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
+{
+	size_t bytes = (size_t)256 << 20;
+	char *src = malloc(bytes), *dst = malloc(bytes);
+	double best = 0;
+	(void)ctx;
+
+	if (!src || !dst) {
+		free(src);
+		free(dst);
+		snprintf(err, len, "out of memory for the copy buffers");
+		return FGO_EFAIL;
+	}
+	memset(src, 1, bytes);
+	memset(dst, 0, bytes);
+	for (int i = 0; i < 5; i++) {
+		double t0 = now_seconds();
+		memcpy(dst, src, bytes);
+		double t = now_seconds() - t0;
+		double bw = 2.0 * (double)bytes / t / 1e9;
+		if (bw > best && dst[bytes - 1] == 1)
+			best = bw;
+	}
+	free(src);
+	free(dst);
+	*gbps = best;
+	return FGO_OK;
+}
+
+static void cpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
+{
+	(void)ctx;
+	free(run);
+}
+
+static void cpu_finish(struct fgo_backend_ctx *ctx)
+{
+	free(ctx);
+}
+
+const struct fgo_backend fgo_backend_cpu = {
+	.name = "cpu",
+	.available = cpu_available,
+	.init = cpu_init,
+	.describe = cpu_describe,
+	.heap_alloc = cpu_heap_alloc,
+	.heap_free = cpu_heap_free,
+	.prepare = cpu_prepare,
+	.copy_in = cpu_copy_in,
+	.copy_out = cpu_copy_out,
+	.launch = cpu_launch,
+	.baseline = cpu_baseline,
+	.memory_bandwidth = cpu_memory_bandwidth,
+	.release = cpu_release,
+	.finish = cpu_finish,
+};

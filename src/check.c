@@ -1,0 +1,316 @@
+/* check.c: the random inputs every rank fills its shards with, the output
+ * poison, and the reference check of an output shard against A x B computed
+ * in double (see check.h). Exports input_value, input_fill, output_poison,
+ * output_check and check_tolerance. */
+#include "check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "fgo.h"
+
+#define GOLDEN 0x9e3779b97f4a7c15ull
+
+/* splitmix64's finaliser: every input bit moves every output bit, so
+ * neighbouring (row, col) pairs give unrelated values. */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* The value stream of one row of one operand. Columns then follow as a
+ * splitmix64 sequence from this state, so a row costs one mix per element. */
+static uint64_t row_state(uint64_t seed, enum fgo_operand which, long row)
+{
+	uint64_t op = mix64(seed ^ (which == FGO_A ? 0x5fa1e9c3d2b74a01ull : 0xc3a5c85c97cb3127ull));
+	return mix64(op + GOLDEN * ((uint64_t)row + 1));
+}
+
+/* Largest value of type t below 1: where a value that rounded up to 1 goes,
+ * so every input stays in [-1, 1). */
+static float below_one(enum fgo_dtype t)
+{
+	switch (t) {
+	case FGO_FP16: return 1.0f - 0x1p-11f;
+	case FGO_BF16: return 1.0f - 0x1p-8f;
+	default: return 1.0f - 0x1p-24f;
+	}
+}
+
+static float value_at(uint64_t state, long col, enum fgo_dtype t)
+{
+	uint64_t h = mix64(state + GOLDEN * ((uint64_t)col + 1));
+	/* The top 24 bits as a signed integer times 2^-23: uniform on
+	 * [-1, 1 - 2^-23], exact in binary32. */
+	float v = (float)((int32_t)(h >> 40) - (1 << 23)) * 0x1p-23f;
+	if (t == FGO_FP16)
+		v = fp16_to_float(float_to_fp16(v));
+	else if (t == FGO_BF16)
+		v = bf16_to_float(float_to_bf16(v));
+	return v >= 1.0f ? below_one(t) : v;
+}
+
+float input_value(uint64_t seed, enum fgo_operand which, long row, long col, enum fgo_dtype t)
+{
+	return value_at(row_state(seed, which, row), col, t);
+}
+
+void input_fill(uint64_t seed, enum fgo_operand which, const struct fgo_matrix *m,
+		enum fgo_dtype t, void *dst)
+{
+	size_t esize = dtype_size(t);
+	for (long i = 0; i < m->rows; i++) {
+		uint64_t state = row_state(seed, which, m->row0 + i);
+		size_t base = (size_t)i * (size_t)m->ld;
+		for (long j = 0; j < m->cols; j++)
+			dtype_store(t, dst, base + (size_t)j, value_at(state, m->col0 + j, t));
+		/* Padding is zeroed so a copy of the whole buffer is deterministic. */
+		if (m->ld > m->cols)
+			memset((char *)dst + (base + (size_t)m->cols) * esize, 0,
+			       (size_t)(m->ld - m->cols) * esize);
+	}
+}
+
+void output_poison(const struct fgo_matrix *m, enum fgo_dtype t, void *dst)
+{
+	size_t n = (size_t)m->rows * (size_t)m->ld;
+	if (t == FGO_FP32) {
+		uint32_t nan = 0x7fc0bad0u; /* a quiet NaN with a payload that is easy to spot */
+		for (size_t i = 0; i < n; i++)
+			memcpy((char *)dst + 4 * i, &nan, 4);
+	} else {
+		uint16_t nan = t == FGO_FP16 ? 0x7e00u : 0x7fc0u;
+		uint16_t *p = dst;
+		for (size_t i = 0; i < n; i++)
+			p[i] = nan;
+	}
+}
+
+/* Tolerance, relative to scale = sum_k |a_ik b_kj|.
+ *
+ * Inputs are uniform on [-1, 1) (variance 1/3), so a product has mean |ab|
+ * of 1/4 and variance 1/9: scale ~ K/4, while a sum of n products is ~ N(0,
+ * n/9). The worst-case bounds (K u for fp32 accumulation, one output ulp of
+ * the scale per rounding) are too loose to catch a wrong tile once K is in
+ * the thousands, so each term below bounds the sums by Z = 8 standard
+ * deviations instead (a chance below 1e-15 per sum), capped by the
+ * worst case where that is smaller (small K):
+ *
+ * - fp32 accumulation: an addition errs by at most u32 |S_i| with S_i the
+ *   running sum, |S_i| <= Z sqrt(i) / 3; summed with aligned signs over K
+ *   steps that is u32 (2Z/9) K^1.5, i.e. u32 (8Z/9) sqrt(K) of the scale.
+ *   Plus one fp32 rounding of each product (fp32 inputs): u32 of the scale.
+ * - rounding to the output type, unit roundoff u (2^-24 fp32, 2^-11 fp16,
+ *   2^-8 bf16): the W partial sums over K/W terms together are at most
+ *   Z sqrt(K W) / 3, i.e. (4Z/3) sqrt(W/K) of the scale; each of up to W
+ *   further rounded sums (a reduction done in the output type, the final
+ *   result, a Stream-K partial) is at most Z sqrt(K) / 3, (4Z/3) / sqrt(K).
+ *   So u (4Z/3) (sqrt(W) + W) / sqrt(K), capped at the certain 2W u.
+ *
+ * A wrong tile errs by a whole sum: a missing K/W slice by (4/3)|z| /
+ * sqrt(W K) of the scale with z ~ N(0, 1), an element of another tile or
+ * rank by ~(4/3)sqrt(2)|z| / sqrt(K). Both fall with K as the rounding terms
+ * do, so the ratio does not depend on K: in bf16 at W = 4 about 70% of a
+ * tile's elements exceed the tolerance, in fp16 over 95%. TF32 or fp16
+ * accumulation would not pass in fp32 and fp16: they are not what the
+ * configuration asks for. */
+#define TOL_Z 8.0
+
+double check_tolerance(enum fgo_dtype t, long k, int world)
+{
+	double u32 = 0x1p-24;
+	double u = t == FGO_FP16 ? 0x1p-11 : t == FGO_BF16 ? 0x1p-8 : u32;
+	double kk = k > 1 ? (double)k : 1.0;
+	double w = world > 1 ? (double)world : 1.0;
+
+	double accumulate = u32 * (1.0 + 8.0 * TOL_Z / 9.0 * sqrt(kk));
+	double roundings = 4.0 * TOL_Z / 3.0 * (sqrt(w) + w) / sqrt(kk);
+	if (roundings > 2.0 * w)
+		roundings = 2.0 * w;
+	return accumulate + u * roundings;
+}
+
+/* Up to ~64 MiB of cached input values (float: exact for every dtype) per
+ * block of the check. */
+#define CACHE_FLOATS (1L << 24)
+
+struct checker {
+	uint64_t seed;
+	const struct fgo_config *cfg;
+	const struct fgo_matrix *m;
+	const void *got;
+	double tol;
+	uint64_t *b_state; /* row_state of every row of B (K of them) */
+	struct fgo_check *res;
+};
+
+/* Compares every (rows[i], cols[j]) pair, both lists local to the shard and
+ * increasing. A rows and B columns are evaluated once per block into float
+ * arrays, so the inner loop is a plain dot product. */
+static int check_grid(struct checker *c, const long *rows, long nr, const long *cols, long nc)
+{
+	long k = c->cfg->k;
+	enum fgo_dtype t = c->cfg->dtype;
+	const struct fgo_matrix *m = c->m;
+	long per = CACHE_FLOATS / 2 / (k > 0 ? k : 1);
+	if (per < 1)
+		per = 1;
+	long rb = nr < per ? nr : per, cb = nc < per ? nc : per;
+	float *a = malloc(sizeof *a * (size_t)rb * (size_t)k + 1);
+	float *bt = malloc(sizeof *bt * (size_t)cb * (size_t)k + 1);
+	if (!a || !bt) {
+		free(a);
+		free(bt);
+		return FGO_EFAIL;
+	}
+	for (long j0 = 0; j0 < nc; j0 += cb) {
+		long jn = nc - j0 < cb ? nc - j0 : cb;
+		for (long jj = 0; jj < jn; jj++)
+			for (long x = 0; x < k; x++)
+				bt[jj * k + x] = value_at(c->b_state[x], m->col0 + cols[j0 + jj], t);
+		for (long i0 = 0; i0 < nr; i0 += rb) {
+			long in = nr - i0 < rb ? nr - i0 : rb;
+			for (long ii = 0; ii < in; ii++) {
+				uint64_t st = row_state(c->seed, FGO_A, m->row0 + rows[i0 + ii]);
+				for (long x = 0; x < k; x++)
+					a[ii * k + x] = value_at(st, x, t);
+			}
+			for (long ii = 0; ii < in; ii++) {
+				const float *ar = a + ii * k;
+				long li = rows[i0 + ii];
+				for (long jj = 0; jj < jn; jj++) {
+					const float *bc = bt + jj * k;
+					/* Two accumulator pairs: products of floats are
+					 * exact in double, the order does not matter. */
+					double s0 = 0, s1 = 0, g0 = 0, g1 = 0;
+					long x = 0;
+					for (; x + 1 < k; x += 2) {
+						double p0 = (double)ar[x] * bc[x];
+						double p1 = (double)ar[x + 1] * bc[x + 1];
+						s0 += p0;
+						s1 += p1;
+						g0 += fabs(p0);
+						g1 += fabs(p1);
+					}
+					if (x < k) {
+						double p = (double)ar[x] * bc[x];
+						s0 += p;
+						g0 += fabs(p);
+					}
+					double want = s0 + s1, scale = g0 + g1;
+					long lj = cols[j0 + jj];
+					double got = dtype_load(t, c->got, (size_t)li * (size_t)m->ld + (size_t)lj);
+					double abs_err = fabs(got - want);
+					double rel_err = abs_err / (scale > 1e-30 ? scale : 1e-30);
+					int finite = isfinite(got);
+					if (!finite)
+						abs_err = rel_err = INFINITY;
+					struct fgo_check *r = c->res;
+					r->checked++;
+					if (abs_err > r->max_abs_err)
+						r->max_abs_err = abs_err;
+					if (rel_err > r->max_rel_err)
+						r->max_rel_err = rel_err;
+					if (!finite || rel_err > c->tol) {
+						/* Blocks visit columns out of order; keep the
+						 * first bad element in row-major order. */
+						long gr = m->row0 + li, gc = m->col0 + lj;
+						if (r->bad++ == 0 || gr < r->first_bad_row ||
+						    (gr == r->first_bad_row && gc < r->first_bad_col)) {
+							r->first_bad_row = gr;
+							r->first_bad_col = gc;
+						}
+					}
+				}
+			}
+		}
+	}
+	free(a);
+	free(bt);
+	return FGO_OK;
+}
+
+/* Picks about want indices out of [0, n): 0, n - 1 and one pseudo-random
+ * index in each of want equal strata, increasing and distinct. Strata mean
+ * every band of n / want consecutive rows (or columns) is visited. */
+static long pick_lines(uint64_t *rng, long n, long want, long *out)
+{
+	long count = 0;
+	if (want >= n) {
+		for (long i = 0; i < n; i++)
+			out[count++] = i;
+		return count;
+	}
+	out[count++] = 0;
+	for (long s = 0; s < want; s++) {
+		long lo = (long)((double)n * (double)s / (double)want);
+		long hi = (long)((double)n * (double)(s + 1) / (double)want);
+		if (hi <= lo)
+			continue;
+		*rng += GOLDEN;
+		long i = lo + (long)(mix64(*rng) % (uint64_t)(hi - lo));
+		if (i > out[count - 1])
+			out[count++] = i;
+	}
+	if (out[count - 1] != n - 1)
+		out[count++] = n - 1;
+	return count;
+}
+
+int output_check(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
+		 const void *got, long max_full, long samples, struct fgo_check *res)
+{
+	memset(res, 0, sizeof *res);
+	res->first_bad_row = res->first_bad_col = -1;
+	if (m->rows <= 0 || m->cols <= 0)
+		return FGO_OK;
+
+	long nr = m->rows, nc = m->cols;
+	if ((double)m->rows * (double)m->cols > (double)max_full) {
+		/* Sampled: a grid of about sqrt(samples) rows by as many columns.
+		 * A grid costs (rows + columns) * K input values where independent
+		 * elements would cost 2 * samples * K, and with stratified lines
+		 * it still meets every tile of a shard up to sqrt(samples) tiles
+		 * on a side. First and last lines give the four corners. */
+		long side = (long)ceil(sqrt((double)(samples > 4 ? samples : 4)));
+		nr = m->rows < side ? m->rows : side;
+		nc = samples / nr;
+		if (nc < 2)
+			nc = 2;
+		if (nc > m->cols)
+			nc = m->cols;
+		if (nc == m->cols && samples / nc > nr)
+			nr = samples / nc < m->rows ? samples / nc : m->rows;
+	}
+	long *rows = malloc(sizeof *rows * (size_t)(nr + 2));
+	long *cols = malloc(sizeof *cols * (size_t)(nc + 2));
+	uint64_t *b_state = malloc(sizeof *b_state * (size_t)(cfg->k > 0 ? cfg->k : 1));
+	int rc = FGO_EFAIL;
+	if (rows && cols && b_state) {
+		uint64_t rng = mix64(seed ^ 0x2545f4914f6cdd1dull);
+		nr = pick_lines(&rng, m->rows, nr, rows);
+		nc = pick_lines(&rng, m->cols, nc, cols);
+		for (long x = 0; x < cfg->k; x++)
+			b_state[x] = row_state(seed, FGO_B, x);
+		struct checker c = {
+			.seed = seed,
+			.cfg = cfg,
+			.m = m,
+			.got = got,
+			.tol = check_tolerance(cfg->dtype, cfg->k, cfg->world),
+			.b_state = b_state,
+			.res = res,
+		};
+		rc = check_grid(&c, rows, nr, cols, nc);
+	}
+	free(rows);
+	free(cols);
+	free(b_state);
+	if (rc != FGO_OK)
+		return rc;
+	return res->bad ? FGO_EFAIL : FGO_OK;
+}

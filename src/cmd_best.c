@@ -1,0 +1,183 @@
+/* cmd_best.c: `fgobench best`: the winning configuration of every problem
+ * (algorithm, dtype, world, M, N, K) in the store, from the newest ok run of
+ * each configuration. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "fgo.h"
+#include "table.h"
+#include "views.h"
+
+const char cmd_best_usage[] =
+	"usage: fgobench best [--m M] [--n N] [--k K] [--algorithm A] [--world W]\n"
+	"       [--dtype D] [--tag T] [--top T] [--format table|md|csv|json] [--db F]\n"
+	"\n"
+	"For each problem (algorithm, dtype, world, M, N, K) with ok runs in the store,\n"
+	"the fastest configuration by median fused time: its tile, the time, TFLOPS\n"
+	"(all ranks together), speedup over the baseline (reference GEMM, then the MPI\n"
+	"collective), the gap to the runner-up in percent, how many configurations\n"
+	"were tried, and the `fgobench run` line that reproduces it. When a\n"
+	"configuration ran in several sweeps its newest run counts.\n"
+	"\n"
+	"  --m M, --n N, --k K   only problems of that size\n"
+	"  --algorithm A         only that algorithm\n"
+	"  --world W             only that world size\n"
+	"  --dtype D             only that element type (fp32, fp16, bf16)\n"
+	"  --tag T               only runs of sweeps tagged T\n"
+	"  --top T               the T fastest configurations of each problem (default 1)\n"
+	"  --format F            table, md, csv or json (default table)\n"
+	"  --db F                the store (default $FGOBENCH_DB or ./fgobench.db)\n";
+
+static const char query[] =
+	"WITH latest AS ("
+	"  SELECT r.*, row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
+	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0"
+	"    AND (?1 IS NULL OR r.m = ?1) AND (?2 IS NULL OR r.n = ?2) AND (?3 IS NULL OR r.k = ?3)"
+	"    AND (?4 IS NULL OR r.algorithm = ?4) AND (?5 IS NULL OR r.world = ?5)"
+	"    AND (?6 IS NULL OR r.dtype = ?6) AND (?7 IS NULL OR s.tag = ?7)"
+	"), ranked AS ("
+	"  SELECT *, row_number() OVER fastest AS place,"
+	"    lead(t_fused_ms) OVER fastest AS next_ms,"
+	"    count(*) OVER (PARTITION BY algorithm, dtype, world, m, n, k) AS tried"
+	"  FROM latest WHERE recency = 1"
+	"  WINDOW fastest AS (PARTITION BY algorithm, dtype, world, m, n, k ORDER BY t_fused_ms, id)"
+	") SELECT id, " VIEW_CONFIG_COLUMNS ", t_fused_ms, tflops_total, speedup, next_ms, tried, place"
+	"  FROM ranked WHERE place <= ?8"
+	"  ORDER BY algorithm, dtype, world, m, n, k, place";
+
+static const char *const headers[] = { "algorithm", "dtype", "world",   "M",     "N",
+				       "K",         "#",     "config",  "ms",    "TFLOPS",
+				       "speedup",   "gap %", "tried",   "run",   "reproduce" };
+
+struct best_opts {
+	long m, n, k; /* 0: any */
+	int world, top;
+	const char *algorithm, *dtype, *tag, *db;
+	enum fgo_format format;
+};
+
+static int parse(int argc, char **argv, struct best_opts *o)
+{
+	static const char *const opts[] = { "--m",   "--n",  "--k",  "--world",
+					    "--top", "--algorithm", "--dtype", "--tag",
+					    "--db",  "--format" };
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		enum fgo_dtype t;
+		int rc = FGO_OK;
+		switch (cmd_match_option("best", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v)) {
+		case -2: return FGO_EUSAGE;
+		case -1: return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
+		case 0: rc = cmd_parse_long("best", "--m", v, 1, 1L << 40, &o->m); break;
+		case 1: rc = cmd_parse_long("best", "--n", v, 1, 1L << 40, &o->n); break;
+		case 2: rc = cmd_parse_long("best", "--k", v, 1, 1L << 40, &o->k); break;
+		case 3: rc = cmd_parse_int("best", "--world", v, 1, 1 << 20, &o->world); break;
+		case 4: rc = cmd_parse_int("best", "--top", v, 1, 1 << 20, &o->top); break;
+		case 5: o->algorithm = v; break;
+		case 6:
+			if (dtype_parse(v, &t))
+				return cmd_usage_error("best", cmd_best_usage,
+						       "--dtype expects fp32, fp16 or bf16, got \"%s\"", v);
+			o->dtype = dtype_name(t);
+			break;
+		case 7: o->tag = v; break;
+		case 8: o->db = v; break;
+		default:
+			if (format_parse(v, &o->format))
+				return cmd_usage_error("best", cmd_best_usage,
+						       "--format expects table, md, csv or json, got \"%s\"", v);
+		}
+		if (rc != FGO_OK)
+			return FGO_EUSAGE;
+	}
+	return FGO_OK;
+}
+
+static void bind_long(sqlite3_stmt *st, int at, long v)
+{
+	if (v > 0)
+		sqlite3_bind_int64(st, at, v);
+}
+
+static void bind_text(sqlite3_stmt *st, int at, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, at, s, -1, SQLITE_STATIC);
+}
+
+static void add_row(struct fgo_table *t, sqlite3_stmt *st)
+{
+	struct fgo_config cfg;
+	char tile[96], reproduce[512];
+	int c = 1 + VIEW_CONFIG_NCOLS;
+	double ms = sqlite3_column_double(st, c);
+
+	view_config(st, 1, &cfg);
+	view_tile_text(&cfg, tile, sizeof tile);
+	config_reproduce_line(&cfg, reproduce, sizeof reproduce);
+	table_add(t, "%s", cfg.algorithm);
+	table_add(t, "%s", dtype_name(cfg.dtype));
+	table_add(t, "%d", cfg.world);
+	table_add(t, "%ld", cfg.m);
+	table_add(t, "%ld", cfg.n);
+	table_add(t, "%ld", cfg.k);
+	table_add(t, "%d", sqlite3_column_int(st, c + 5));
+	table_add(t, "%s", tile);
+	table_add(t, "%.4g", ms);
+	table_add(t, "%.4g", sqlite3_column_double(st, c + 1));
+	if (sqlite3_column_type(st, c + 2) == SQLITE_NULL)
+		table_add(t, "%s", "");
+	else
+		table_add(t, "%.2f", sqlite3_column_double(st, c + 2));
+	if (sqlite3_column_type(st, c + 3) == SQLITE_NULL)
+		table_add(t, "%s", "");
+	else
+		table_add(t, "%.1f", (sqlite3_column_double(st, c + 3) / ms - 1) * 100);
+	table_add(t, "%d", sqlite3_column_int(st, c + 4));
+	table_add(t, "%lld", (long long)sqlite3_column_int64(st, 0));
+	table_add(t, "%s", reproduce);
+}
+
+int cmd_best(int argc, char **argv)
+{
+	struct best_opts o = { .top = 1, .format = FGO_FMT_TABLE };
+	struct fgo_store *store = NULL;
+	sqlite3_stmt *st = NULL;
+	struct fgo_table *t = NULL;
+	int rc, step;
+
+	if (cmd_wants_help(argc, argv))
+		return cmd_help(cmd_best_usage);
+	if ((rc = parse(argc, argv, &o)) || (rc = view_open(o.db, &store)))
+		return rc;
+	if ((rc = view_prepare(store, query, &st)))
+		goto out;
+	bind_long(st, 1, o.m);
+	bind_long(st, 2, o.n);
+	bind_long(st, 3, o.k);
+	bind_text(st, 4, o.algorithm);
+	bind_long(st, 5, o.world);
+	bind_text(st, 6, o.dtype);
+	bind_text(st, 7, o.tag);
+	sqlite3_bind_int(st, 8, o.top);
+	t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	while (t && (step = sqlite3_step(st)) == SQLITE_ROW)
+		add_row(t, st);
+	if (!t || step != SQLITE_DONE) {
+		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
+		rc = FGO_EFAIL;
+		goto out;
+	}
+	if (table_rows(t) == 0)
+		note("no ok runs match (see `fgobench list` for what the store holds)");
+	if (table_print(t, o.format, stdout) != 0)
+		rc = FGO_EFAIL;
+out:
+	table_free(t);
+	sqlite3_finalize(st);
+	store_close(store);
+	return cmd_finish_stdout(rc);
+}

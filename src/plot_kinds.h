@@ -1,0 +1,25 @@
+/* plot_kinds.h: the three kinds of `fgobench plot`, each writing
+ * DIR/<kind>_w<W>[...].{dat,gp,png,svg} for one world size. */
+#ifndef FGO_PLOT_KINDS_H
+#define FGO_PLOT_KINDS_H
+
+#include "store.h"
+
+struct plot_query {
+	struct fgo_store *store;
+	int world;                           /* the world size plotted */
+	const char *tag, *algorithm, *dtype; /* filters (NULL: any) */
+	const char *dir;                     /* output directory (exists) */
+};
+
+/* X = M*N*K, Y = TFLOP/s, one colour per configuration, calibrated peaks as lines. */
+int plot_roofline(const struct plot_query *q);
+/* Per problem, the best configuration's GEMM-only, comm-only, fused and baseline times. */
+int plot_overlap(const struct plot_query *q);
+/* Per (algorithm, dtype): the best tile of every (M, N x K) shape. */
+int plot_heatmap(const struct plot_query *q);
+
+/* The world sizes with ok runs matching q's filters (q->world ignored if 0). */
+int plot_worlds(const struct plot_query *q, int *worlds, int max, int *n);
+
+#endif

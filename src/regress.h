@@ -1,0 +1,80 @@
+/* regress.h: the comparison behind `fgobench regress`: the ok runs of two
+ * sides (a sweep id or a tag, possibly in two store files) matched by
+ * configuration, each pair judged by its change of median and a Mann-Whitney
+ * U test of the per-iteration samples; JUnit output for CI.
+ *
+ * The working code never reads argv or writes stdout (cmd_regress.c does),
+ * so tests drive it through struct fgo_regress_opts. */
+#ifndef FGO_REGRESS_H
+#define FGO_REGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct fgo_regress_opts {
+	const char *db;          /* store holding the head side (and the base, unless base_db) */
+	const char *base_db;     /* store holding the base side (NULL: db) */
+	const char *base, *head; /* a sweep id (all digits, existing) or a tag */
+	double threshold_pct;    /* smallest change (percent of the base median) that counts */
+	double alpha;            /* largest p-value that counts as significant */
+};
+
+/* Defaults: threshold 5 %, alpha 0.01, stores and sides unset. */
+void regress_opts_defaults(struct fgo_regress_opts *o);
+
+enum fgo_verdict {
+	FGO_SAME = 0,        /* within the threshold, or not significant */
+	FGO_REGRESSION,      /* head slower by more than the threshold, p < alpha */
+	FGO_IMPROVEMENT,     /* head faster by more than the threshold, p < alpha */
+};
+
+const char *regress_verdict_name(enum fgo_verdict v); /* "same", "regression", "improvement" */
+
+/* One configuration present on both sides. */
+struct fgo_regress_pair {
+	struct fgo_config cfg;        /* the configuration both runs share */
+	char key[FGO_KEY_MAX];        /* its canonical key (config_key in the store) */
+	int64_t base_run, head_run;   /* run ids, each in its own store */
+	size_t base_n, head_n;        /* fused samples compared */
+	double base_ms, head_ms;      /* medians of those samples */
+	double change_pct;            /* (head - base) / base * 100; NaN when base is 0 */
+	double p;                     /* two-sided Mann-Whitney p of head vs base samples */
+	enum fgo_verdict verdict;
+};
+
+struct fgo_regress_report {
+	struct fgo_regress_pair *pairs; /* regressions first (largest change first),
+					   then improvements (largest gain first),
+					   then the rest in key order */
+	size_t count;
+	int regressions, improvements;
+	int only_base, only_head;       /* configurations with ok runs on one side only */
+	int base_runs, head_runs;       /* ok runs (one per configuration) on each side */
+};
+
+/* Loads both sides and compares them. Returns FGO_OK (even with
+ * regressions: see regress_exit_code), FGO_EUSAGE for an unreadable store,
+ * an unknown side, or no configuration present on both sides, FGO_EFAIL
+ * when SQLite fails; err then holds a one-line message. rep is always
+ * safe to pass to regress_report_free. */
+int regress_compare(const struct fgo_regress_opts *o, struct fgo_regress_report *rep,
+		    char *err, size_t len);
+
+void regress_report_free(struct fgo_regress_report *rep);
+
+/* The exit status the report calls for: 1 with any regression, else 0. */
+int regress_exit_code(const struct fgo_regress_report *rep);
+
+/* The tunables of cfg in one short cell: "128x128x64 s2 w4 g8 sm0+0", plus
+ * " mma32" and " c64x64" when those differ from the defaults. */
+void regress_config_text(const struct fgo_config *cfg, char *out, size_t len);
+
+/* Writes the report as JUnit XML (one testsuite, one testcase per pair, a
+ * failure for each regression) to a temporary file beside path, then
+ * renames it over path, so a reader never sees half a file. */
+int regress_write_junit(const struct fgo_regress_report *rep, const struct fgo_regress_opts *o,
+			const char *path, char *err, size_t len);
+
+#endif

@@ -1,0 +1,493 @@
+/* spec.c: reads a sweep spec or dataset (see spec.h), picks the reader by
+ * content, and owns what the readers share: positioned errors, field access,
+ * the deduplicated plan, validation of every item and the plan's hash. */
+#include "spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "algo.h"
+#include "fgo.h"
+#include "spec_impl.h"
+
+const char *const spec_keys[] = {
+	"name", "description", "iterations", "warmup", "validate", "blocks",
+	"algorithm", "dtype", "world", "m", "n", "k", "shapes",
+	"blk_m", "blk_n", "blk_k", "num_stages", "num_warps", "mma", "gsize_m",
+	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", NULL,
+};
+
+#define DIM_MAX (1L << 40) /* far beyond any memory, small enough for 2*M*N*K in a double */
+
+const struct spec_field_info spec_fields[SF_COUNT] = {
+	[SF_ALGORITHM] = { "algorithm", 0, 0 },   [SF_DTYPE] = { "dtype", 0, 0 },
+	[SF_WORLD] = { "world", 1, INT_MAX },     [SF_M] = { "M", 1, DIM_MAX },
+	[SF_N] = { "N", 1, DIM_MAX },             [SF_K] = { "K", 1, DIM_MAX },
+	[SF_BLK_M] = { "BLK_M", 1, INT_MAX },     [SF_BLK_N] = { "BLK_N", 1, INT_MAX },
+	[SF_BLK_K] = { "BLK_K", 1, INT_MAX },     [SF_NUM_STAGES] = { "num_stages", 1, INT_MAX },
+	[SF_NUM_WARPS] = { "num_warps", 1, INT_MAX }, [SF_MMA] = { "mma", 1, INT_MAX },
+	[SF_GSIZE_M] = { "gsize_m", 1, INT_MAX }, [SF_GEMM_SMS] = { "gemm_sms", 0, INT_MAX },
+	[SF_COMM_SMS] = { "comm_sms", 0, INT_MAX }, [SF_COMM_BLK_M] = { "comm_blk_m", 0, INT_MAX },
+	[SF_COMM_BLK_N] = { "comm_blk_n", 0, INT_MAX },
+};
+
+static int vfail(struct spec_ctx *c, int has_pos, size_t off, const char *fmt, va_list ap)
+{
+	size_t n = 0;
+	if (has_pos) {
+		int line, col;
+		spec_pos_line_col(c->text, off, &line, &col);
+		n = (size_t)snprintf(c->err, c->errlen, "%s:%d:%d: ", c->path, line, col);
+	} else {
+		n = (size_t)snprintf(c->err, c->errlen, "%s: ", c->path);
+	}
+	if (n < c->errlen)
+		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+	return FGO_EUSAGE;
+}
+
+int spec_fail_at(struct spec_ctx *c, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vfail(c, 1, off, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int spec_fail_node(struct spec_ctx *c, const cJSON *node, int key, const char *fmt, ...)
+{
+	size_t off = c->root ? spec_pos_find(c->text, c->root, node, key) : 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vfail(c, 1, off, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int spec_fail(struct spec_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vfail(c, 0, 0, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int spec_field_given(const struct fgo_config_mask *s, enum spec_field f)
+{
+	if (!s)
+		return 0;
+	switch (f) {
+	case SF_ALGORITHM: return s->algorithm;
+	case SF_DTYPE: return s->dtype;
+	case SF_WORLD: return s->world;
+	case SF_M: return s->m;
+	case SF_N: return s->n;
+	case SF_K: return s->k;
+	case SF_BLK_M: return s->blk_m;
+	case SF_BLK_N: return s->blk_n;
+	case SF_BLK_K: return s->blk_k;
+	case SF_NUM_STAGES: return s->num_stages;
+	case SF_NUM_WARPS: return s->num_warps;
+	case SF_MMA: return s->mma;
+	case SF_GSIZE_M: return s->gsize_m;
+	case SF_GEMM_SMS: return s->gemm_sms;
+	case SF_COMM_SMS: return s->comm_sms;
+	case SF_COMM_BLK_M: return s->comm_blk_m;
+	case SF_COMM_BLK_N: return s->comm_blk_n;
+	default: return 0;
+	}
+}
+
+/* The int members of the configuration, by field (NULL for the others). */
+static int *int_member(struct fgo_config *cfg, enum spec_field f)
+{
+	switch (f) {
+	case SF_WORLD: return &cfg->world;
+	case SF_BLK_M: return &cfg->blk_m;
+	case SF_BLK_N: return &cfg->blk_n;
+	case SF_BLK_K: return &cfg->blk_k;
+	case SF_NUM_STAGES: return &cfg->num_stages;
+	case SF_NUM_WARPS: return &cfg->num_warps;
+	case SF_MMA: return &cfg->mma;
+	case SF_GSIZE_M: return &cfg->gsize_m;
+	case SF_GEMM_SMS: return &cfg->gemm_sms;
+	case SF_COMM_SMS: return &cfg->comm_sms;
+	case SF_COMM_BLK_M: return &cfg->comm_blk_m;
+	case SF_COMM_BLK_N: return &cfg->comm_blk_n;
+	default: return NULL;
+	}
+}
+
+long spec_field_get(const struct fgo_config *cfg, enum spec_field f)
+{
+	switch (f) {
+	case SF_DTYPE: return (long)cfg->dtype;
+	case SF_M: return cfg->m;
+	case SF_N: return cfg->n;
+	case SF_K: return cfg->k;
+	default: break;
+	}
+	const int *p = int_member((struct fgo_config *)cfg, f);
+	return p ? *p : 0;
+}
+
+void spec_field_put(struct fgo_config *cfg, enum spec_field f, long v)
+{
+	switch (f) {
+	case SF_DTYPE: cfg->dtype = (enum fgo_dtype)v; return;
+	case SF_M: cfg->m = v; return;
+	case SF_N: cfg->n = v; return;
+	case SF_K: cfg->k = v; return;
+	default: break;
+	}
+	int *p = int_member(cfg, f);
+	if (p)
+		*p = (int)v;
+}
+
+void spec_apply_overrides(const struct spec_ctx *c, struct fgo_config *cfg)
+{
+	for (int f = 0; f < SF_COUNT; f++) {
+		if (!spec_field_given(c->set, (enum spec_field)f))
+			continue;
+		if (f == SF_ALGORITHM)
+			memcpy(cfg->algorithm, c->base->algorithm, sizeof cfg->algorithm);
+		else
+			spec_field_put(cfg, (enum spec_field)f, spec_field_get(c->base, (enum spec_field)f));
+	}
+}
+
+const char *spec_suggest(const char *word, const char *const *names, size_t n)
+{
+	char w[64], cand[64];
+	size_t i;
+	for (i = 0; word[i] && i + 1 < sizeof w; i++)
+		w[i] = (char)tolower((unsigned char)word[i]);
+	w[i] = 0;
+	const char *best = NULL;
+	int best_d = INT_MAX;
+	for (size_t j = 0; j < n; j++) {
+		for (i = 0; names[j][i] && i + 1 < sizeof cand; i++)
+			cand[i] = (char)tolower((unsigned char)names[j][i]);
+		cand[i] = 0;
+		int d = edit_distance(w, cand);
+		size_t longer = strlen(w) > i ? strlen(w) : i;
+		/* at most two edits, and fewer than half the word: "mm" is not "m" */
+		if (d <= 2 && (size_t)d * 2 < longer && d < best_d) {
+			best = names[j];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+const char *spec_json_type(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsArray(v))
+		return "a list";
+	if (cJSON_IsObject(v))
+		return "an object";
+	return "an unknown value";
+}
+
+int spec_json_int(struct spec_ctx *c, const cJSON *v, const char *what, enum spec_field f,
+		  long *out)
+{
+	const struct spec_field_info *fi = &spec_fields[f];
+	if (!cJSON_IsNumber(v))
+		return spec_fail_node(c, v, 0, "\"%s\" expects an integer, got %s", what,
+				      spec_json_type(v));
+	double d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d))
+		return spec_fail_node(c, v, 0, "\"%s\" expects an integer, got %g", what, d);
+	if (d < (double)fi->min)
+		return spec_fail_node(c, v, 0, "\"%s\" must be %s, got %.0f", what,
+				      fi->min > 0 ? "a positive integer" : ">= 0", d);
+	if (d > (double)fi->max)
+		return spec_fail_node(c, v, 0, "\"%s\" is too large (%.0f; at most %ld)", what, d,
+				      fi->max);
+	*out = (long)d;
+	return FGO_OK;
+}
+
+int spec_json_algorithm(struct spec_ctx *c, const cJSON *v, const char *what, const char **out)
+{
+	if (!cJSON_IsString(v))
+		return spec_fail_node(c, v, 0, "\"%s\" expects an algorithm name, got %s", what,
+				      spec_json_type(v));
+	if (!algo_find(v->valuestring)) {
+		const char *near = algo_suggest(v->valuestring);
+		if (near)
+			return spec_fail_node(c, v, 0, "unknown algorithm \"%s\" (did you mean \"%s\"?)",
+					      v->valuestring, near);
+		return spec_fail_node(c, v, 0, "unknown algorithm \"%s\" (`fgobench info` lists them)",
+				      v->valuestring);
+	}
+	*out = v->valuestring;
+	return FGO_OK;
+}
+
+int spec_json_dtype(struct spec_ctx *c, const cJSON *v, const char *what, enum fgo_dtype *out)
+{
+	if (!cJSON_IsString(v))
+		return spec_fail_node(c, v, 0, "\"%s\" expects a dtype name, got %s", what,
+				      spec_json_type(v));
+	if (dtype_parse(v->valuestring, out))
+		return spec_fail_node(c, v, 0, "unknown dtype \"%s\" (use fp32, fp16 or bf16)",
+				      v->valuestring);
+	return FGO_OK;
+}
+
+static size_t key_slot(const struct spec_ctx *c, const char *key)
+{
+	return (size_t)fnv1a64(key, strlen(key)) & (c->nslots - 1);
+}
+
+static int grow_slots(struct spec_ctx *c)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 1024;
+	size_t *slots = calloc(n, sizeof *slots);
+	if (!slots)
+		return FGO_EFAIL;
+	free(c->slots);
+	c->slots = slots;
+	c->nslots = n;
+	char key[FGO_KEY_MAX];
+	for (size_t i = 0; i < c->plan->count; i++) {
+		config_key(&c->plan->items[i].cfg, key, sizeof key);
+		size_t s = key_slot(c, key);
+		while (c->slots[s])
+			s = (s + 1) & (n - 1);
+		c->slots[s] = i + 1;
+	}
+	return FGO_OK;
+}
+
+int spec_add(struct spec_ctx *c, const struct fgo_config *cfg)
+{
+	struct fgo_plan *p = c->plan;
+	if ((p->count + 1) * 2 > c->nslots && grow_slots(c))
+		return spec_fail(c, "out of memory expanding the plan");
+	char key[FGO_KEY_MAX], other[FGO_KEY_MAX];
+	config_key(cfg, key, sizeof key);
+	size_t s = key_slot(c, key);
+	for (; c->slots[s]; s = (s + 1) & (c->nslots - 1)) {
+		config_key(&p->items[c->slots[s] - 1].cfg, other, sizeof other);
+		if (strcmp(key, other) == 0)
+			return FGO_OK;
+	}
+	if (p->count == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct fgo_plan_item *items = realloc(p->items, cap * sizeof *items);
+		if (!items)
+			return spec_fail(c, "out of memory expanding the plan");
+		p->items = items;
+		c->cap = cap;
+	}
+	struct fgo_plan_item *it = &p->items[p->count];
+	memset(it, 0, sizeof *it);
+	it->cfg = *cfg;
+	c->slots[s] = ++p->count;
+	return FGO_OK;
+}
+
+void plan_free(struct fgo_plan *plan)
+{
+	free(plan->items);
+	free(plan->text);
+	memset(plan, 0, sizeof *plan);
+}
+
+/* "name=value;" for every flag that overrides the file, in field order, so
+ * the same file swept with other flags is another sweep (for --resume). */
+static size_t overrides_text(const struct spec_ctx *c, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (int f = 0; f < SF_COUNT && n < len; f++) {
+		if (!spec_field_given(c->set, (enum spec_field)f))
+			continue;
+		if (f == SF_ALGORITHM)
+			n += (size_t)snprintf(out + n, len - n, "algorithm=%s;", c->base->algorithm);
+		else if (f == SF_DTYPE)
+			n += (size_t)snprintf(out + n, len - n, "dtype=%s;", dtype_name(c->base->dtype));
+		else
+			n += (size_t)snprintf(out + n, len - n, "%s=%ld;", spec_fields[f].name,
+					      spec_field_get(c->base, (enum spec_field)f));
+	}
+	return n < len ? n : len - 1;
+}
+
+static void plan_hash(const struct spec_ctx *c, const char *text)
+{
+	char over[1024];
+	uint64_t h = fnv1a64(text, strlen(text));
+	size_t n = overrides_text(c, over, sizeof over);
+	if (n) {
+		/* continue the same FNV-1a stream over "\n#overrides " + the list */
+		static const char sep[] = "\n#overrides ";
+		const char *parts[2] = { sep, over };
+		for (int i = 0; i < 2; i++)
+			for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++) {
+				h ^= *p;
+				h *= 0x100000001b3ull;
+			}
+	}
+	snprintf(c->plan->hash, sizeof c->plan->hash, "%016llx", (unsigned long long)h);
+}
+
+/* The file's base name without its extension. */
+static void default_name(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	const char *dot = strrchr(b, '.');
+	size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+	snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), b);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+static int parse_json(struct spec_ctx *c, cJSON **root)
+{
+	const char *end = NULL;
+	*root = cJSON_ParseWithOpts(c->text, &end, 1);
+	if (*root)
+		return FGO_OK;
+	size_t off = end && end >= c->text ? (size_t)(end - c->text) : 0;
+	if (!c->text[off] || (!c->text[off + 1] && off + 1 == strlen(c->text) && off > 0 &&
+			      c->text[off] != ',' && c->text[off] != ':'))
+		return spec_fail_at(c, off, "malformed JSON: the text ends early (an unclosed { [ or \"?)");
+	return spec_fail_at(c, off, "malformed JSON near '%c' (check for a missing or extra comma, quote or bracket)",
+			    isprint((unsigned char)c->text[off]) ? c->text[off] : '?');
+}
+
+static int fill(struct spec_ctx *c)
+{
+	const char *t = c->text;
+	if ((unsigned char)t[0] == 0xef && (unsigned char)t[1] == 0xbb && (unsigned char)t[2] == 0xbf)
+		t += 3;
+	while (*t && isspace((unsigned char)*t))
+		t++;
+	if (!*t)
+		return spec_fail(c, "the file is empty (expected a sweep spec, a dataset list or a CSV with a header)");
+	if (ends_with(c->path, ".csv") || (*t != '{' && *t != '[' && !ends_with(c->path, ".json")))
+		return spec_dataset_csv(c);
+	cJSON *root;
+	int rc = parse_json(c, &root);
+	if (rc)
+		return rc;
+	c->root = root;
+	if (cJSON_IsObject(root))
+		rc = spec_sweep(c);
+	else if (cJSON_IsArray(root))
+		rc = spec_dataset_json(c);
+	else
+		rc = spec_fail_node(c, root, 0, "expected a sweep spec (a JSON object) or a dataset (a list), got %s",
+				    spec_json_type(root));
+	cJSON_Delete(root);
+	c->root = NULL;
+	return rc;
+}
+
+int spec_parse(const char *path, const char *text, const struct fgo_config *base,
+	       const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err, size_t len)
+{
+	struct fgo_config defaults;
+	config_defaults(&defaults);
+	memset(plan, 0, sizeof *plan);
+	plan->iterations = 10;
+	plan->warmup = 2;
+	plan->validate = 1;
+	default_name(path, plan->name, sizeof plan->name);
+	struct spec_ctx c = {
+		.path = path, .text = text, .base = base ? base : &defaults,
+		.set = base ? base_set : NULL, .plan = plan, .err = err, .errlen = len,
+	};
+	if (len)
+		err[0] = 0;
+	int rc = fill(&c);
+	free(c.slots);
+	if (rc == FGO_OK && plan->count == 0)
+		rc = spec_fail(&c, "no configurations (the spec expands to nothing)");
+	if (rc == FGO_OK && !(plan->text = strdup(text)))
+		rc = spec_fail(&c, "out of memory");
+	if (rc != FGO_OK) {
+		plan_free(plan);
+		return FGO_EUSAGE;
+	}
+	for (size_t i = 0; i < plan->count; i++) {
+		struct fgo_plan_item *it = &plan->items[i];
+		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);
+		if (it->valid)
+			it->reason[0] = 0;
+		if (it->cfg.world > plan->max_world)
+			plan->max_world = it->cfg.world;
+	}
+	plan_hash(&c, text);
+	return FGO_OK;
+}
+
+#define SPEC_MAX_BYTES (64L << 20)
+
+int spec_load(const char *path, const struct fgo_config *base,
+	      const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err, size_t len)
+{
+	memset(plan, 0, sizeof *plan);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, len, "%s: cannot read: %s", path, strerror(errno));
+		return FGO_EUSAGE;
+	}
+	size_t cap = 65536, n = 0;
+	char *text = malloc(cap);
+	while (text) {
+		n += fread(text + n, 1, cap - 1 - n, f);
+		if (n < cap - 1 || (long)cap > SPEC_MAX_BYTES)
+			break;
+		char *bigger = realloc(text, cap * 2);
+		if (!bigger) {
+			free(text);
+			text = NULL;
+			break;
+		}
+		text = bigger;
+		cap *= 2;
+	}
+	int bad = ferror(f), saved = errno;
+	fclose(f);
+	if (!text || bad || (long)n >= SPEC_MAX_BYTES) {
+		if (bad)
+			snprintf(err, len, "%s: cannot read: %s", path, strerror(saved));
+		else
+			snprintf(err, len, "%s: cannot read: %s", path,
+				 text ? "larger than 64 MiB (split it)" : "out of memory");
+		free(text);
+		return FGO_EUSAGE;
+	}
+	text[n] = 0;
+	int rc = spec_parse(path, text, base, base_set, plan, err, len);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,445 @@
+/* store.c: opening the SQLite store: creating it from the embedded schema,
+ * refusing files that are not fgobench stores (or are newer) before writing a
+ * byte, migrating older ones, and the connection settings. The queries that
+ * write sweeps, runs and ceilings are in store_runs.c. */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "embed.h"
+#include "fgo.h"
+
+#define BUSY_TIMEOUT_MS 10000
+
+struct fgo_store {
+	sqlite3 *db;
+};
+
+static const char write_hint[] = "use --db to point elsewhere";
+
+static int say(char *err, size_t len, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int say(char *err, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && len)
+		vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* strerror() starts with a capital; messages here are lowercase. */
+static const char *errno_text(int e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", strerror(e));
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = (char)(buf[0] - 'A' + 'a');
+	return buf;
+}
+
+/* The directory that holds path ("." for a bare name). */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+void store_timestamp(char out[32])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* What the probe found in an existing file. */
+struct probe {
+	int is_store;           /* SQLite header and meta.application = 'fgobench' */
+	int version;            /* PRAGMA user_version */
+	char why[160];          /* when !is_store: what it is instead */
+};
+
+/* A "file:" URI for path with every byte SQLite could misread escaped. */
+static void path_uri(const char *path, const char *query, char *out, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = (size_t)snprintf(out, len, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < len; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
+			out[o++] = (char)*p;
+		} else {
+			out[o++] = '%';
+			out[o++] = hex[*p >> 4];
+			out[o++] = hex[*p & 15];
+		}
+	}
+	snprintf(out + o, len - o, "?%s", query);
+}
+
+/* Looks at an existing file without changing it or creating anything next
+ * to it: the first bytes, then (when they are SQLite's) meta and
+ * user_version through an immutable read-only connection, which takes no
+ * locks and never makes -wal or -shm files. */
+static int probe_file(const char *path, struct probe *pr, char *err, size_t len)
+{
+	char ebuf[128];
+	memset(pr, 0, sizeof *pr);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return say(err, len, FGO_EUSAGE, "%s: cannot read the store: %s (%s)", path,
+			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
+	struct stat sb;
+	memset(&sb, 0, sizeof sb);
+	unsigned char head[100];
+	ssize_t got = -1;
+	int regular = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+	if (regular)
+		got = read(fd, head, sizeof head);
+	close(fd);
+	if (!regular) {
+		snprintf(pr->why, sizeof pr->why, "%s", S_ISDIR(sb.st_mode) ? "a directory"
+									     : "not a regular file");
+		return FGO_OK;
+	}
+	if (got == 0) {
+		snprintf(pr->why, sizeof pr->why, "an empty file");
+		return FGO_OK;
+	}
+	if (got < (ssize_t)sizeof head || memcmp(head, "SQLite format 3", 16) != 0) {
+		snprintf(pr->why, sizeof pr->why, "not an SQLite database");
+		return FGO_OK;
+	}
+
+	char uri[PATH_MAX * 3 + 32];
+	path_uri(path, "mode=ro&immutable=1", uri, sizeof uri);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'application'", -1,
+					&q, NULL);
+	if (rc != SQLITE_OK) {
+		const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
+		if (strstr(msg, "no such table"))
+			snprintf(pr->why, sizeof pr->why,
+				 "an SQLite database without fgobench's meta table");
+		else
+			snprintf(pr->why, sizeof pr->why, "%s", msg);
+		sqlite3_finalize(q);
+		sqlite3_close(db);
+		return FGO_OK;
+	}
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_text(q, 0) &&
+	    strcmp((const char *)sqlite3_column_text(q, 0), "fgobench") == 0)
+		pr->is_store = 1;
+	else if (rc == SQLITE_ROW)
+		snprintf(pr->why, sizeof pr->why, "its meta table names the application \"%.60s\"",
+			 sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "");
+	else
+		snprintf(pr->why, sizeof pr->why, "its meta table does not name fgobench");
+	sqlite3_finalize(q);
+	if (pr->is_store && sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK) {
+		if (sqlite3_step(q) == SQLITE_ROW)
+			pr->version = sqlite3_column_int(q, 0);
+		sqlite3_finalize(q);
+	}
+	sqlite3_close(db);
+	if (pr->is_store && pr->version < 1) {
+		pr->is_store = 0;
+		snprintf(pr->why, sizeof pr->why, "schema version %d", pr->version);
+	}
+	return FGO_OK;
+}
+
+static int version_error(const char *path, int version, char *err, size_t len)
+{
+	return say(err, len, FGO_EUSAGE,
+		   "%s: store has schema version %d, this fgobench reads up to %d"
+		   " (upgrade fgobench or use another --db)",
+		   path, version, FGO_SCHEMA_VERSION);
+}
+
+static int user_version(sqlite3 *db, int *version)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Runs sql (several statements) or fills err with what failed. */
+static int exec_sql(sqlite3 *db, const char *path, const char *what, const char *sql, char *err,
+		    size_t len)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return FGO_OK;
+	say(err, len, FGO_EFAIL, "%s: cannot %s: %s", path, what, msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return FGO_EFAIL;
+}
+
+/* Upgrades from version `from` with db/migrations/<v>.sql, one transaction
+ * per step so a failed step leaves the store at the previous version. The
+ * files are embedded at build time like the schema. */
+static int migrate(sqlite3 *db, const char *path, int from, char *err, size_t len)
+{
+	for (int v = from + 1; v <= FGO_SCHEMA_VERSION; v++) {
+		char name[64], sql[160];
+		snprintf(name, sizeof name, "db/migrations/%d.sql", v);
+		const char *text = embedded_text(name);
+		if (!text)
+			return say(err, len, FGO_EFAIL,
+				   "%s: store has schema version %d but this build lacks %s to"
+				   " upgrade it (rebuild fgobench with `make`)",
+				   path, v - 1, name);
+		if (exec_sql(db, path, "start the migration", "BEGIN IMMEDIATE", err, len))
+			return FGO_EFAIL;
+		snprintf(sql, sizeof sql,
+			 "PRAGMA user_version = %d; INSERT OR REPLACE INTO meta(key, value)"
+			 " VALUES ('schema_version', '%d');",
+			 v, v);
+		char what[96];
+		snprintf(what, sizeof what, "apply %s", name);
+		if (exec_sql(db, path, what, text, err, len) ||
+		    exec_sql(db, path, what, sql, err, len) ||
+		    exec_sql(db, path, what, "COMMIT", err, len)) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			return FGO_EFAIL;
+		}
+	}
+	return FGO_OK;
+}
+
+/* Settings every connection gets; journal_mode and synchronous only when
+ * writing (a reader must not try to change the file). */
+static int configure(sqlite3 *db, const char *path, enum fgo_store_mode mode, char *err,
+		     size_t len)
+{
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	if (mode == FGO_STORE_READ)
+		return exec_sql(db, path, "open the store", "PRAGMA query_only = ON", err, len);
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &q, NULL) != SQLITE_OK)
+		return say(err, len, FGO_EFAIL, "%s: cannot switch the store to WAL: %s", path,
+			   sqlite3_errmsg(db));
+	int rc = sqlite3_step(q);
+	int wal = rc == SQLITE_ROW && sqlite3_column_text(q, 0) &&
+		  strcmp((const char *)sqlite3_column_text(q, 0), "wal") == 0;
+	sqlite3_finalize(q);
+	if (!wal)
+		return say(err, len, FGO_EFAIL,
+			   "%s: cannot switch the store to WAL (%s); is it on a network file system?"
+			   " (%s)",
+			   path, rc == SQLITE_ROW ? "still in another journal mode" : sqlite3_errmsg(db),
+			   write_hint);
+	return exec_sql(db, path, "configure the store",
+			"PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", err, len);
+}
+
+static void remove_created(const char *path)
+{
+	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+	char name[PATH_MAX + 16];
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(suffixes); i++) {
+		snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+		unlink(name);
+	}
+}
+
+/* A new store: the file is made here (O_EXCL, so nobody else's file is ever
+ * removed on failure), then schema, meta and user_version in one
+ * transaction. Returns -1 when the file appeared meanwhile (someone raced
+ * us), so the caller opens it as an existing one. */
+static int create_store(const char *path, sqlite3 **out, char *err, size_t len)
+{
+	char ebuf[128], dir[PATH_MAX];
+	struct stat sb;
+	dir_of(path, dir, sizeof dir);
+	if (stat(dir, &sb) != 0)
+		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s: %s (%s)", path, dir,
+			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST)
+		return -1;
+	if (fd < 0)
+		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
+			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
+	close(fd);
+
+	const char *schema = embedded_text("db/schema.sql");
+	sqlite3 *db = NULL;
+	int rc = FGO_OK;
+	if (!schema) {
+		rc = say(err, len, FGO_EFAIL, "%s: this build has no embedded db/schema.sql"
+			 " (rebuild fgobench with `make`)", path);
+	} else if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		rc = say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
+			 db ? sqlite3_errmsg(db) : "out of memory", write_hint);
+	} else {
+		char sql[160];
+		snprintf(sql, sizeof sql,
+			 "INSERT INTO meta(key, value) VALUES ('application', 'fgobench'),"
+			 " ('schema_version', '%d'); PRAGMA user_version = %d;",
+			 FGO_SCHEMA_VERSION, FGO_SCHEMA_VERSION);
+		sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+		if (exec_sql(db, path, "create the store", "BEGIN EXCLUSIVE", err, len) ||
+		    exec_sql(db, path, "create the store", schema, err, len) ||
+		    exec_sql(db, path, "create the store", sql, err, len) ||
+		    exec_sql(db, path, "create the store", "COMMIT", err, len)) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			rc = FGO_EFAIL;
+		} else {
+			rc = configure(db, path, FGO_STORE_WRITE, err, len);
+		}
+	}
+	if (rc != FGO_OK) {
+		sqlite3_close(db);
+		remove_created(path);
+		return rc;
+	}
+	*out = db;
+	return FGO_OK;
+}
+
+/* Why an existing store cannot be written, checked before SQLite opens it
+ * read-write (it would silently fall back to read-only). */
+static int check_writable(const char *path, char *err, size_t len)
+{
+	char ebuf[128], dir[PATH_MAX];
+	if (access(path, W_OK) != 0)
+		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
+			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
+	/* WAL needs the -wal and -shm files next to the store. */
+	dir_of(path, dir, sizeof dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return say(err, len, FGO_EUSAGE,
+			   "%s: cannot write the store: directory %s: %s (%s)", path, dir,
+			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
+	return FGO_OK;
+}
+
+static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **out, char *err,
+			 size_t len)
+{
+	struct probe pr;
+	if (probe_file(path, &pr, err, len))
+		return FGO_EUSAGE;
+	if (!pr.is_store)
+		return say(err, len, FGO_EUSAGE,
+			   "%s: not a fgobench store (%s); pass --db with a store path or a new file",
+			   path, pr.why);
+	if (pr.version > FGO_SCHEMA_VERSION)
+		return version_error(path, pr.version, err, len);
+	if (mode == FGO_STORE_WRITE && check_writable(path, err, len))
+		return FGO_EUSAGE;
+
+	sqlite3 *db = NULL;
+	int flags = mode == FGO_STORE_WRITE ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+		int rc = say(err, len, FGO_EUSAGE, "%s: cannot open the store: %s (%s)", path,
+			     db ? sqlite3_errmsg(db) : "out of memory", write_hint);
+		sqlite3_close(db);
+		return rc;
+	}
+	if (mode == FGO_STORE_WRITE && sqlite3_db_readonly(db, "main") == 1) {
+		sqlite3_close(db);
+		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: read-only (%s)", path,
+			   write_hint);
+	}
+	/* The probe read the file without the WAL; a writer may have moved
+	 * user_version on since, so decide again on what SQLite sees. */
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	int version = 0, rc = FGO_OK;
+	if (user_version(db, &version) != 0)
+		rc = say(err, len, FGO_EFAIL, "%s: cannot read the store: %s", path,
+			 sqlite3_errmsg(db));
+	else if (version > FGO_SCHEMA_VERSION)
+		rc = version_error(path, version, err, len);
+	else if (version < FGO_SCHEMA_VERSION && mode == FGO_STORE_READ)
+		rc = say(err, len, FGO_EUSAGE,
+			 "%s: store has schema version %d, older than this fgobench's %d"
+			 " (a sweep into it upgrades it)",
+			 path, version, FGO_SCHEMA_VERSION);
+	if (rc == FGO_OK)
+		rc = configure(db, path, mode, err, len);
+	if (rc == FGO_OK && version < FGO_SCHEMA_VERSION)
+		rc = migrate(db, path, version, err, len);
+	if (rc != FGO_OK) {
+		sqlite3_close(db);
+		return rc;
+	}
+	*out = db;
+	return FGO_OK;
+}
+
+int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **out, char *err,
+	       size_t len)
+{
+	*out = NULL;
+	if (!path || !*path)
+		return say(err, len, FGO_EUSAGE, "no store path given (pass --db FILE)");
+	if (strlen(path) >= PATH_MAX - 16)
+		return say(err, len, FGO_EUSAGE, "%.64s...: store path too long", path);
+	struct fgo_store *st = calloc(1, sizeof *st);
+	if (!st)
+		return say(err, len, FGO_EFAIL, "%s: out of memory", path);
+	int rc = -1;
+	struct stat sb;
+	/* Two tries: a store that appears between stat and O_EXCL is opened
+	 * as an existing one. */
+	for (int tries = 0; rc == -1 && tries < 2; tries++) {
+		if (stat(path, &sb) == 0 || errno != ENOENT)
+			rc = open_existing(path, mode, &st->db, err, len);
+		else if (mode == FGO_STORE_READ)
+			rc = say(err, len, FGO_EUSAGE,
+				 "%s: no fgobench store here (run a sweep first, e.g."
+				 " `mpirun -np 2 fgobench sweep sweeps/smoke.json`, or pass --db)",
+				 path);
+		else
+			rc = create_store(path, &st->db, err, len);
+	}
+	if (rc == -1)
+		rc = say(err, len, FGO_EFAIL, "%s: the file keeps appearing and vanishing", path);
+	if (rc != FGO_OK) {
+		free(st);
+		return rc;
+	}
+	*out = st;
+	return FGO_OK;
+}
+
+void store_close(struct fgo_store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st);
+}
+
+sqlite3 *store_db(struct fgo_store *st)
+{
+	return st->db;
+}

@@ -1,0 +1,51 @@
+/* views.c: shared plumbing of the read-only commands. */
+#include "views.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "fgo.h"
+#include "regress.h"
+
+void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
+{
+	int *tunables[] = { &cfg->blk_m,    &cfg->blk_n,    &cfg->blk_k,     &cfg->num_stages,
+			    &cfg->num_warps, &cfg->mma,     &cfg->gsize_m,   &cfg->gemm_sms,
+			    &cfg->comm_sms, &cfg->comm_blk_m, &cfg->comm_blk_n };
+	const char *algo = (const char *)sqlite3_column_text(st, col);
+	const char *dtype = (const char *)sqlite3_column_text(st, col + 1);
+
+	memset(cfg, 0, sizeof *cfg);
+	snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", algo ? algo : "");
+	if (!dtype || dtype_parse(dtype, &cfg->dtype))
+		cfg->dtype = FGO_FP32;
+	cfg->world = sqlite3_column_int(st, col + 2);
+	cfg->m = (long)sqlite3_column_int64(st, col + 3);
+	cfg->n = (long)sqlite3_column_int64(st, col + 4);
+	cfg->k = (long)sqlite3_column_int64(st, col + 5);
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(tunables); i++)
+		*tunables[i] = sqlite3_column_int(st, col + 6 + (int)i);
+}
+
+int view_open(const char *db_opt, struct fgo_store **st)
+{
+	char err[1024];
+	int rc = store_open(cmd_db_path(db_opt), FGO_STORE_READ, st, err, sizeof err);
+	if (rc != FGO_OK)
+		error("%s", err);
+	return rc;
+}
+
+int view_prepare(struct fgo_store *st, const char *sql, sqlite3_stmt **out)
+{
+	if (sqlite3_prepare_v2(store_db(st), sql, -1, out, NULL) == SQLITE_OK)
+		return FGO_OK;
+	error("reading the store failed: %s", sqlite3_errmsg(store_db(st)));
+	return FGO_EFAIL;
+}
+
+void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
+{
+	regress_config_text(cfg, out, len);
+}

@@ -1,0 +1,31 @@
+/* views.h: what the read-only commands (best, list, show, plot) share:
+ * opening the store for reading with a clear message, and reading the
+ * configuration columns of a runs row back into a struct fgo_config. */
+#ifndef FGO_VIEWS_H
+#define FGO_VIEWS_H
+
+#include <sqlite3.h>
+
+#include "config.h"
+#include "store.h"
+
+/* The 17 configuration columns of runs, in struct fgo_config order. */
+#define VIEW_CONFIG_COLUMNS                                                               \
+	"algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k, num_stages, num_warps, mma, " \
+	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n"
+#define VIEW_CONFIG_NCOLS 17
+
+/* Reads VIEW_CONFIG_COLUMNS starting at column col of st into cfg. */
+void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg);
+
+/* Opens the store at cmd_db_path(db_opt) for reading; on failure prints
+ * "fgobench: <why>" and returns FGO_EUSAGE or FGO_EFAIL. */
+int view_open(const char *db_opt, struct fgo_store **st);
+
+/* Prepares sql on st's database; on failure prints the SQLite error. */
+int view_prepare(struct fgo_store *st, const char *sql, sqlite3_stmt **out);
+
+/* The tunables in one short cell, e.g. "64x64x32 s2 w4 g8" (see regress_config_text). */
+void view_tile_text(const struct fgo_config *cfg, char *out, size_t len);
+
+#endif

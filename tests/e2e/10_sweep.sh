@@ -1,0 +1,51 @@
+# 10_sweep.sh: the smoke spec under mpirun -np 2, then every view on its store.
+. tests/e2e/lib.sh
+
+expect_exit sweep-1.1 0 mpi 2 sweep sweeps/smoke.json --tag smoke --quiet
+planned=$("$FGO" sweep sweeps/smoke.json --dry-run --format csv 2>/dev/null | tail -n +2 | grep -c ',yes,')
+rows=$(sql "select count(*) from runs")
+expect_eq sweep-1.2 "$planned" "$rows"
+expect_eq sweep-1.3 "$rows" "$(sql "select count(*) from runs where status = 'ok' and validated = 1")"
+expect_eq sweep-1.4 0 "$(sql "select count(*) from runs where t_fused_ms is null or t_baseline_ms is null or tflops_total <= 0")"
+expect_eq sweep-1.5 "$(sql "select count(*) from runs where algorithm != 'gemm'")" \
+	"$(sql "select count(*) from runs where algorithm != 'gemm' and t_gemm_ms > 0 and t_comm_ms > 0 and overlap is not null")"
+expect_eq sweep-1.6 "$(sql "select sum(iterations) from runs where algorithm = 'gemm'")" \
+	"$(sql "select count(*) from samples join runs on runs.id = run_id where algorithm = 'gemm' and kind = 'fused'")"
+expect_eq sweep-1.7 "done 2 smoke" "$(sql "select status, mpi_ranks, tag from sweeps" | tr '|' ' ')"
+expect_eq sweep-1.8 "9" "$(sql "select count(distinct algorithm) from runs")"
+
+# best --m answers from the store: the winner is the fastest ok run of its shape
+m=$(sql "select m from runs where algorithm = 'all_scatter' order by m desc limit 1")
+expect_exit best-1.1 0 "$FGO" best --m "$m" --algorithm all_scatter --format csv
+want=$(sql "select blk_m || 'x' || blk_n || 'x' || blk_k from runs where algorithm = 'all_scatter' and m = $m
+	and world = 2 and dtype = 'fp16' and n = (select n from runs where algorithm = 'all_scatter' and m = $m and world = 2 and dtype = 'fp16' order by n, k limit 1)
+	and k = (select k from runs where algorithm = 'all_scatter' and m = $m and world = 2 and dtype = 'fp16' order by n, k limit 1)
+	order by t_fused_ms limit 1")
+check best-1.2 "winner tile $want in: $(head -3 "$T/out")" grep -q "$want" "$T/out"
+check best-1.3 "a reproduce line" grep -q "fgobench run --algorithm all_scatter" "$T/out"
+expect_exit best-1.4 0 "$FGO" best --m "$m"
+check best-1.5 "table names the shape" grep -q "all_scatter" "$T/out"
+expect_exit best-1.6 0 "$FGO" best --format json
+check best-1.7 "json parses" sh -c "sqlite3 :memory: \"select json_valid(readfile('$T/out'))\" | grep -qx 1"
+
+# list and show
+expect_exit list-1.1 0 "$FGO" list
+check list-1.2 "the sweep's tag" grep -q smoke "$T/out"
+id=$(sql "select id from runs order by id limit 1")
+expect_exit show-1.1 0 "$FGO" show "$id"
+check show-1.2 "reproduce line" grep -q "mpirun -np" "$T/out"
+check show-1.3 "environment" grep -q "cpu" "$T/out"
+
+# plots: real PNG and SVG files
+expect_exit plot-1.1 0 "$FGO" plot roofline --world 2 -o "$T/plots"
+check plot-1.2 "PNG signature" sh -c "head -c 8 '$T/plots/roofline_w2.png' | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'"
+check plot-1.3 "SVG" grep -q "<svg" "$T/plots/roofline_w2.svg"
+expect_exit plot-1.4 0 "$FGO" plot overlap --world 2 -o "$T/plots"
+expect_exit plot-1.5 0 "$FGO" plot heatmap --world 2 --algorithm all_scatter -o "$T/plots"
+check plot-1.6 "every plot has a PNG" sh -c "ls '$T/plots'/*.png | wc -l | grep -qv '^[012]$'"
+
+# run: one configuration, stored as its own sweep
+expect_exit run-1.1 0 mpi 2 run --algorithm all_reduce_two_shot -m 64 -n 64 -k 128 --world 2 \
+	--BLK_M 32 --BLK_N 32 --BLK_K 32 --iterations 3
+expect_eq run-1.2 "ok" "$(sql "select r.status from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'run'")"
+check run-1.3 "run prints its result" grep -q "all_reduce_two_shot" "$T/out"

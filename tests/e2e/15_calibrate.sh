@@ -1,0 +1,13 @@
+# 15_calibrate.sh: calibrate stores the ceilings, and runs after it get a sol.
+. tests/e2e/lib.sh
+
+expect_exit cal-1.1 0 mpi 2 calibrate --size 192
+check cal-1.2 "matrix_peak rows for fp32, fp16, bf16" [ "$(sql "select count(distinct dtype) from ceilings where what = 'matrix_peak' and value > 0")" = 3 ]
+check cal-1.3 "a link bandwidth" [ "$(sql "select count(*) from ceilings where what = 'link_bw' and value > 0")" = 1 ]
+check cal-1.4 "a memory bandwidth" [ "$(sql "select count(*) from ceilings where what = 'memory_bw' and value > 0")" = 1 ]
+check cal-1.5 "printed the table" grep -q matrix_peak "$T/out"
+expect_exit cal-1.6 0 mpi 2 sweep tests/e2e/tiny.json --quiet --iterations 2
+expect_eq cal-1.7 0 "$(sql "select count(*) from runs where status = 'ok' and (sol is null or sol <= 0)")"
+expect_exit info-1.1 0 mpi 1 info
+check info-1.2 "lists the algorithms" grep -q all_gather_gemm_push "$T/out"
+check info-1.3 "describes the CPU backend" grep -q "backend cpu" "$T/out"

@@ -1,0 +1,19 @@
+# 60_man.sh: each command's man page SYNOPSIS is the synopsis `--help` prints
+# (the usage lines before the first blank line, without "usage: ").
+. tests/e2e/lib.sh
+
+for page in man/fgobench-*.1; do
+	cmd=$(basename "$page" .1)
+	cmd=${cmd#fgobench-}
+	sed -n '/^\.SH SYNOPSIS/,/^\.fi/p' "$page" | sed '1,2d;$d' | sed 's/\\-/-/g; s/\\(em/—/g; s/\\e/\\/g' > "$T/man"
+	"$FGO" "$cmd" --help 2>/dev/null | sed '/^$/,$d' | sed '1s/^usage: //; 2,$s/^       //' > "$T/help"
+	if cmp -s "$T/man" "$T/help"; then
+		pass "man-$cmd"
+	else
+		fail "man-$cmd" "SYNOPSIS of $page differs from \`fgobench $cmd --help\`: $(diff "$T/man" "$T/help" | head -5 | tr '\n' ' ')"
+	fi
+done
+for c in best calibrate info list plot regress run show sweep; do
+	check "man-page-$c" "man/fgobench-$c.1 exists" [ -f "man/fgobench-$c.1" ]
+done
+check man-main "fgobench.1 lists every command page" sh -c 'for c in best calibrate info list plot regress run show sweep; do grep -q "fgobench-$c" man/fgobench.1 || exit 1; done'

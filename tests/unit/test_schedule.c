@@ -1,0 +1,180 @@
+/* test_schedule.c: the pure tile-schedule functions of kernels/schedule.h:
+ * grouped order is a bijection, Stream-K ranges partition the MAC
+ * iterations evenly, data-parallel ownership and row chunks are partitions,
+ * the peer order is a permutation starting at self. */
+#include <stdlib.h>
+
+#include "fgo.h"
+#include "schedule.h"
+#include "testlib.h"
+
+/* Grouped order: every (tile_m, tile_n) hit exactly once, in range; within a
+ * group the tile rows change fastest (consecutive tiles share B columns). */
+static void check_grouped(void)
+{
+	static const long dims[] = { 1, 2, 3, 5, 8, 13, 31 };
+	static const int gsizes[] = { 0, 1, 2, 3, 4, 8, 40 };
+	char id[64];
+	for (size_t a = 0; a < FGO_ARRAY_SIZE(dims); a++)
+		for (size_t b = 0; b < FGO_ARRAY_SIZE(dims); b++)
+			for (size_t s = 0; s < FGO_ARRAY_SIZE(gsizes); s++) {
+				long tm = dims[a], tn = dims[b];
+				int gs = gsizes[s];
+				/* tiles via sched_grid_make: m = tm*16 - 1 exercises the ceil */
+				struct sched_grid g = sched_grid_make(tm * 16 - 1, tn * 32, 100, 16, 32, 32);
+				char *seen = calloc((size_t)g.tiles, 1);
+				long bad = 0, dup = 0, order = 0;
+				for (long t = 0; t < g.tiles; t++) {
+					long i, j;
+					sched_tile_coords(&g, gs, t, &i, &j);
+					if (i < 0 || i >= tm || j < 0 || j >= tn) {
+						bad++;
+						continue;
+					}
+					dup += seen[i * tn + j]++ != 0;
+					if (t > 0 && gs > 1 && tm >= gs && t < gs) /* first group column */
+						order += i != t;
+				}
+				snprintf(id, sizeof id, "grouped-%ldx%ld-g%d", tm, tn, gs);
+				T_CHECK(id, g.tiles == tm * tn && !bad && !dup && !order,
+					"tiles %ld (want %ld), %ld out of range, %ld repeated, %ld out of order",
+					g.tiles, tm * tn, bad, dup, order);
+				free(seen);
+			}
+	struct sched_grid g = sched_grid_make(100, 96, 64, 32, 32, 32);
+	T_EQ_INT("grid-tiles_m", g.tiles_m, 4);
+	T_EQ_INT("grid-tiles_n", g.tiles_n, 3);
+	T_EQ_INT("grid-k_iters", g.k_iters, 2);
+	long i, j;
+	sched_tile_coords(&g, 2, 2, &i, &j); /* group 0 holds rows 0-1: tile 2 = (0, 1) */
+	T_CHECK("grouped-example", i == 0 && j == 1, "tile 2 -> (%ld, %ld), want (0, 1)", i, j);
+	sched_tile_coords(&g, 2, 7, &i, &j); /* group 1 (rows 2-3): 7 - 6 = 1 -> (3, 0) */
+	T_CHECK("grouped-example-2", i == 3 && j == 0, "tile 7 -> (%ld, %ld), want (3, 0)", i, j);
+}
+
+static void check_streamk(void)
+{
+	static const long shapes[][3] = {
+		{ 16, 16, 16 }, { 100, 96, 64 }, { 64, 64, 1000 }, { 33, 17, 250 }, { 512, 512, 512 },
+	};
+	char id[80];
+	for (size_t s = 0; s < FGO_ARRAY_SIZE(shapes); s++) {
+		struct sched_grid g = sched_grid_make(shapes[s][0], shapes[s][1], shapes[s][2], 16, 16, 32);
+		long total = g.tiles * g.k_iters;
+		long fails = 0, first_fail = -1;
+		for (int ctas = 1; ctas <= 200; ctas++) {
+			long next = 0, lo = total, hi = 0, owner_bad = 0;
+			for (int c = 0; c < ctas; c++) {
+				long b, e;
+				sched_streamk_range(&g, ctas, c, &b, &e);
+				if (b != next || e < b)
+					break;
+				lo = e - b < lo ? e - b : lo;
+				hi = e - b > hi ? e - b : hi;
+				for (long it = b; it < e; it++)
+					owner_bad += sched_streamk_cta(&g, ctas, it) != c;
+				next = e;
+			}
+			if (next != total || hi - lo > 1 || owner_bad) {
+				fails++;
+				if (first_fail < 0)
+					first_fail = ctas;
+			}
+		}
+		snprintf(id, sizeof id, "streamk-%ldx%ldx%ld-ctas1..200", shapes[s][0], shapes[s][1],
+			 shapes[s][2]);
+		T_CHECK(id, fails == 0, "%ld CTA counts fail, first at ctas=%ld (total %ld iterations)",
+			fails, first_fail, total);
+	}
+	/* More CTAs than iterations: the first `total` CTAs get one each, the rest none. */
+	struct sched_grid g = sched_grid_make(16, 16, 64, 16, 16, 32); /* 1 tile x 2 iterations */
+	long b, e;
+	sched_streamk_range(&g, 5, 1, &b, &e);
+	T_CHECK("streamk-more-ctas-1", b == 1 && e == 2, "cta 1 of 5: [%ld, %ld), want [1, 2)", b, e);
+	sched_streamk_range(&g, 5, 4, &b, &e);
+	T_CHECK("streamk-more-ctas-4", b == e, "cta 4 of 5: [%ld, %ld), want empty", b, e);
+	T_EQ_INT("streamk-cta-of-1", sched_streamk_cta(&g, 5, 1), 1);
+	/* 10 iterations over 4 CTAs: 3, 3, 2, 2 */
+	g = sched_grid_make(16, 80, 64, 16, 16, 32); /* 5 tiles x 2 */
+	sched_streamk_range(&g, 4, 2, &b, &e);
+	T_CHECK("streamk-example", b == 6 && e == 8, "cta 2 of 4: [%ld, %ld), want [6, 8)", b, e);
+	T_EQ_INT("streamk-cta-example", sched_streamk_cta(&g, 4, 8), 3);
+}
+
+static void check_dp_and_owner(void)
+{
+	char id[64];
+	long fails = 0;
+	for (long tiles_n = 1; tiles_n <= 40; tiles_n += 3)
+		for (int ctas = 1; ctas <= 50; ctas++) {
+			struct sched_grid g = sched_grid_make(16, tiles_n * 16, 16, 16, 16, 16);
+			long sum = 0, owned_ok = 1;
+			for (int c = 0; c < ctas; c++) {
+				long cnt = sched_dp_count(&g, ctas, c), want = 0;
+				for (long t = c; t < g.tiles; t += ctas)
+					want++; /* tiles c, c + ctas, ... */
+				owned_ok &= cnt == want;
+				sum += cnt;
+			}
+			fails += sum != g.tiles || !owned_ok;
+		}
+	T_EQ_INT("dp-partition", fails, 0);
+	struct sched_grid g = sched_grid_make(16, 16 * 10, 16, 16, 16, 16);
+	T_EQ_INT("dp-count-example", sched_dp_count(&g, 4, 1), 3); /* tiles 1, 5, 9 */
+	T_EQ_INT("dp-count-idle", sched_dp_count(&g, 12, 11), 0);
+
+	for (int w = 1; w <= 8; w++) {
+		long cnt[8] = { 0 };
+		for (long t = 0; t < 37; t++)
+			cnt[sched_tile_owner(t, w)]++;
+		long lo = 37, hi = 0;
+		for (int r = 0; r < w; r++) {
+			lo = cnt[r] < lo ? cnt[r] : lo;
+			hi = cnt[r] > hi ? cnt[r] : hi;
+		}
+		snprintf(id, sizeof id, "owner-balanced-w%d", w);
+		T_CHECK(id, hi - lo <= 1, "owners of 37 tiles: %ld..%ld per rank", lo, hi);
+	}
+}
+
+static void check_peer_and_chunks(void)
+{
+	char id[64];
+	for (int w = 1; w <= 8; w++) {
+		long bad = 0;
+		for (int r = 0; r < w; r++) {
+			int seen[8] = { 0 };
+			bad += sched_peer(r, w, 0) != r;
+			for (int s = 0; s < w; s++) {
+				int p = sched_peer(r, w, s);
+				if (p < 0 || p >= w || seen[p]++)
+					bad++;
+			}
+		}
+		snprintf(id, sizeof id, "peer-permutation-w%d", w);
+		T_EQ_INT(id, bad, 0);
+	}
+	static const long cases[][2] = { { 1, 1 }, { 10, 3 }, { 64, 16 }, { 65, 16 }, { 5, 100 }, { 100, 1 } };
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+		long rows = cases[i][0], cr = cases[i][1];
+		long n = sched_chunk_count(rows, cr), next = 0, bad = 0;
+		for (long c = 0; c < n; c++) {
+			long r0, r1;
+			sched_chunk_rows(rows, cr, c, &r0, &r1);
+			bad += r0 != next || r1 <= r0 || r1 - r0 > cr;
+			next = r1;
+		}
+		snprintf(id, sizeof id, "chunks-%ld-by-%ld", rows, cr);
+		T_CHECK(id, !bad && next == rows && n == (rows + cr - 1) / cr,
+			"%ld chunks cover [0, %ld), %ld bad", n, next, bad);
+	}
+}
+
+int main(void)
+{
+	check_grouped();
+	check_streamk();
+	check_dp_and_owner();
+	check_peer_and_chunks();
+	T_DONE();
+}
