@@ -26,7 +26,7 @@ MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
 MPI_TEST_BINS := $(patsubst tests/mpi/%.c,build/tests/mpi_%,$(MPI_TEST_SRCS))
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)
 
-.PHONY: all test demo deps install clean check-deps cppcheck FORCE
+.PHONY: all test demo deps install clean check-deps cppcheck man FORCE
 
 all: build/.deps-ok fgobench
 
@@ -90,6 +90,10 @@ demo: all
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c11 -Isrc -Ikernels --suppress=missingIncludeSystem src
+
+# Regenerates man/fgobench-CMD.1 from the --help texts (commit the result).
+man: all
+	sh man/mkman.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

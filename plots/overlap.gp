@@ -10,9 +10,10 @@ set boxwidth 0.9
 set datafile missing "?"
 set yrange [0:*]
 set grid ytics lc rgb "#d8d8d8"
-set xtics rotate by -30 left noenhanced font ",9"
+set xtics rotate by 35 right noenhanced font ",9"
 set key outside top center horizontal noenhanced
-set bmargin 12
+set bmargin 11
+set lmargin 24
 set terminal pngcairo size 1500,850 font "sans,11"
 set output "@PNG@"
 plot "@DAT@" using 2:xtic(1) title "GEMM only" lc rgb "#1f77b4", \

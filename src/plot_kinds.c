@@ -213,18 +213,17 @@ int plot_overlap(const struct plot_query *q)
 		sqlite3_finalize(st);
 		return FGO_EUSAGE;
 	}
-	fprintf(dat, "# problem (best configuration)  gemm_ms  comm_ms  fused_ms  baseline_ms\n");
+	fprintf(dat, "# problem  gemm_ms  comm_ms  fused_ms  baseline_ms  (best configuration: tile)\n");
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct fgo_config c;
 		if (++total > OVERLAP_MAX)
 			continue;
 		view_config(st, 0, &c);
 		view_tile_text(&c, tile, sizeof tile);
-		fprintf(dat, "\"%s %s %ldx%ldx%ld [%s]\"", c.algorithm, dtype_name(c.dtype), c.m, c.n,
-			c.k, tile);
+		fprintf(dat, "\"%s %s %ldx%ldx%ld\"", c.algorithm, dtype_name(c.dtype), c.m, c.n, c.k);
 		for (int i = 0; i < 4; i++)
 			column_or_missing(dat, st, VIEW_CONFIG_NCOLS + i);
-		fputc('\n', dat);
+		fprintf(dat, "  # %s\n", tile);
 		rows++;
 	}
 	rc = step_failed(q, step);
@@ -346,7 +345,7 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 				if (hit)
 					fprintf(dat, "%ld %ld %.6g \"%s\"\n", col, r, hit->tflops, hit->tile);
 				else
-					fprintf(dat, "%ld %ld NaN \"\"\n", col, r);
+					fprintf(dat, "%ld %ld ? \"\"\n", col, r);
 			}
 			fputc('\n', dat);
 		}

@@ -73,6 +73,7 @@ struct probe {
 	int is_store;           /* SQLite header and meta.application = 'fgobench' */
 	int version;            /* PRAGMA user_version */
 	char why[160];          /* when !is_store: what it is instead */
+	int empty;              /* a regular file of 0 bytes */
 };
 
 /* A "file:" URI for path with every byte SQLite could misread escaped. */
@@ -120,6 +121,7 @@ static int probe_file(const char *path, struct probe *pr, char *err, size_t len)
 	}
 	if (got == 0) {
 		snprintf(pr->why, sizeof pr->why, "an empty file");
+		pr->empty = 1;
 		return FGO_OK;
 	}
 	if (got < (ssize_t)sizeof head || memcmp(head, "SQLite format 3", 16) != 0) {
@@ -273,6 +275,8 @@ static void remove_created(const char *path)
  * removed on failure), then schema, meta and user_version in one
  * transaction. Returns -1 when the file appeared meanwhile (someone raced
  * us), so the caller opens it as an existing one. */
+static int init_store(const char *path, int created, sqlite3 **out, char *err, size_t len);
+
 static int create_store(const char *path, sqlite3 **out, char *err, size_t len)
 {
 	char ebuf[128], dir[PATH_MAX];
@@ -288,7 +292,13 @@ static int create_store(const char *path, sqlite3 **out, char *err, size_t len)
 		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
 			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
 	close(fd);
+	return init_store(path, 1, out, err, len);
+}
 
+/* Writes the schema into the empty file at path (created: by us, so it is
+ * removed again on failure; else it is left empty as it was). */
+static int init_store(const char *path, int created, sqlite3 **out, char *err, size_t len)
+{
 	const char *schema = embedded_text("db/schema.sql");
 	sqlite3 *db = NULL;
 	int rc = FGO_OK;
@@ -317,7 +327,8 @@ static int create_store(const char *path, sqlite3 **out, char *err, size_t len)
 	}
 	if (rc != FGO_OK) {
 		sqlite3_close(db);
-		remove_created(path);
+		if (created)
+			remove_created(path);
 		return rc;
 	}
 	*out = db;
@@ -347,6 +358,9 @@ static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **o
 	struct probe pr;
 	if (probe_file(path, &pr, err, len))
 		return FGO_EUSAGE;
+	/* An empty file is a new store (what `touch` or an SQLite client leaves). */
+	if (pr.empty && mode == FGO_STORE_WRITE)
+		return check_writable(path, err, len) ? FGO_EUSAGE : init_store(path, 0, out, err, len);
 	if (!pr.is_store)
 		return say(err, len, FGO_EUSAGE,
 			   "%s: not a fgobench store (%s); pass --db with a store path or a new file",

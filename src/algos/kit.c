@@ -104,7 +104,9 @@ static int check_side(const char *blk, int side, char dim, long extent, long glo
 		      char *reason, size_t len)
 {
 	char what[64];
-	long limit = next_pow2(extent);
+	/* 16 is the smallest MMA tile side, so a 16-row tile is how a GPU
+	 * handles M=1 (decode) and is never "too large". */
+	long limit = next_pow2(extent) < 16 ? 16 : next_pow2(extent);
 	if (side <= limit)
 		return 0;
 	snprintf(reason, len, "%s=%d exceeds %s (use %s <= %ld)", blk, side,

@@ -80,8 +80,8 @@ int kit_flag_ready_at(const struct fgo_exec *ex, int rank, long flag_index);
 int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index);
 
 /* The "tile exceeds problem" rule for a rows x cols tile space (and BLK_K
- * against cfg->k): a side longer than the next power of two >= the dimension
- * it tiles is invalid. 0 when valid, else 1 with e.g.
+ * against cfg->k): a side longer than both 16 (the smallest MMA side) and
+ * the next power of two >= the dimension it tiles is invalid. 0 when valid, else 1 with e.g.
  * "BLK_M=128 exceeds M=32 (use BLK_M <= 32)". */
 int kit_check_tile(const struct fgo_config *cfg, long rows, long cols, char *reason, size_t len);
 /* The same rule for BLK_K against a K extent kk (e.g. K/W of a K-sharded family). */

@@ -13,9 +13,9 @@ fail() { echo "FAIL $1: $2"; }
 
 # mpi N ARGS...: fgobench under mpirun -np N
 mpi() {
-	n=$1
+	_np=$1
 	shift
-	mpirun --oversubscribe -np "$n" "$FGO" "$@"
+	mpirun --oversubscribe -np "$_np" "$FGO" "$@"
 }
 
 # check ID DESCRIPTION COMMAND...: passes when COMMAND succeeds
