@@ -2,6 +2,8 @@
  * placement and the validity rules shared by the algorithm families. */
 #include "kit.h"
 
+#include "cpu/gemm.h"
+
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -76,6 +78,24 @@ int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index)
 int kit_flag_wait(const struct fgo_exec *ex, long flag_index)
 {
 	return kit_flag_wait_at(ex, ex->rank, flag_index);
+}
+
+int kit_streamk_fixup(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, long tile,
+		      int cta, size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
+		      int rows, int cols)
+{
+	for (int c = sched_streamk_cta(g, ctas, tile * g->k_iters); c < cta; c++) {
+		long b, e;
+		sched_streamk_range(g, ctas, c, &b, &e);
+		if (b >= e)
+			continue;
+		int rc = kit_flag_wait(ex, slot_flag0 + c);
+		if (rc != FGO_OK)
+			return rc;
+		cpu_tile_load_add(acc, kit_heap(ex, ex->rank, slots + (size_t)c * slot_bytes), cols,
+				  rows, cols, FGO_FP32);
+	}
+	return FGO_OK;
 }
 
 static long next_pow2(long x)

@@ -79,6 +79,15 @@ int kit_flag_wait(const struct fgo_exec *ex, long flag_index);
 int kit_flag_ready_at(const struct fgo_exec *ex, int rank, long flag_index);
 int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index);
 
+/* Stream-K fix-up, run by the CTA `cta` whose range ends tile `tile`: adds
+ * to acc (rows x cols, ld cols) the fp32 head each earlier CTA that worked on
+ * the tile left in its slot (slot c at heap offset slots + c * slot_bytes,
+ * raised flag slot_flag0 + c). FGO_OK or FGO_ETIMEOUT. On one CPU rank the
+ * CTAs run in order and the waits return at once; on a GPU they are real. */
+int kit_streamk_fixup(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, long tile,
+		      int cta, size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
+		      int rows, int cols);
+
 /* The "tile exceeds problem" rule for a rows x cols tile space (and BLK_K
  * against cfg->k): a side longer than both 16 (the smallest MMA side) and
  * the next power of two >= the dimension it tiles is invalid. 0 when valid, else 1 with e.g.

@@ -131,26 +131,6 @@ static void publish_partial(struct sk_launch *L, long tile)
 	comm_poll(L);
 }
 
-/* The finishing CTA adds the fp32 heads of the tile that earlier CTAs left
- * in their slots. Those CTAs ran before it, so on the CPU the waits return at
- * once; on the GPU they are real. */
-static int fix_up(struct sk_launch *L, long tile, int cta, const struct ar_tile *t)
-{
-	const struct fgo_exec *ex = L->ex;
-	long first = tile * L->g.k_iters;
-	for (int c = sched_streamk_cta(&L->g, L->ctas, first); c < cta; c++) {
-		long b, e;
-		sched_streamk_range(&L->g, L->ctas, c, &b, &e);
-		if (b >= e)
-			continue;
-		int rc = kit_flag_wait(ex, L->g.tiles * ex->world + c);
-		if (rc != FGO_OK)
-			return rc;
-		cpu_tile_load_add(L->acc, slot(L, c), t->cols, t->rows, t->cols, FGO_FP32);
-	}
-	return FGO_OK;
-}
-
 /* GEMM CTA cta: its Stream-K range of MAC iterations, tile segment by tile
  * segment. A segment that ends its tile finishes the tile (fix-up, store,
  * publish); one that does not leaves an fp32 head in the CTA's slot. */
@@ -170,7 +150,10 @@ static int gemm_cta(struct sk_launch *L, int cta)
 			memcpy(slot(L, cta), L->acc, sizeof(float) * (size_t)t.rows * (size_t)t.cols);
 			kit_flag_publish(ex, ex->rank, L->g.tiles * ex->world + cta);
 		} else {
-			int rc = k0 > 0 ? fix_up(L, tile, cta, &t) : FGO_OK;
+			int rc = k0 > 0 ? kit_streamk_fixup(ex, &L->g, L->ctas, tile, cta,
+							slots_offset(cfg, ex->lay), slot_bytes(cfg),
+							L->g.tiles * ex->world, L->acc, t.rows, t.cols)
+					 : FGO_OK;
 			if (rc != FGO_OK)
 				return rc;
 			cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->work_offset,

@@ -86,22 +86,6 @@ static int comm_finish(struct sk_launch *L)
 	return as_wait_peers(L->ex, &L->g);
 }
 
-/* The CTA that ends a tile adds the fp32 heads earlier CTAs left in their slots. */
-static int fix_up(struct sk_launch *L, long tile, int cta, const struct kit_tile *t)
-{
-	for (int c = sched_streamk_cta(&L->g, L->ctas, tile * L->g.k_iters); c < cta; c++) {
-		long b, e;
-		sched_streamk_range(&L->g, L->ctas, c, &b, &e);
-		if (b >= e)
-			continue;
-		int rc = kit_flag_wait(L->ex, slot_flag(L, c));
-		if (rc != FGO_OK)
-			return rc;
-		cpu_tile_load_add(L->acc, slot(L, c), t->cols, t->rows, t->cols, FGO_FP32);
-	}
-	return FGO_OK;
-}
-
 static int gemm_cta(struct sk_launch *L, int cta)
 {
 	const struct fgo_exec *ex = L->ex;
@@ -118,7 +102,10 @@ static int gemm_cta(struct sk_launch *L, int cta)
 			memcpy(slot(L, cta), L->acc, sizeof(float) * (size_t)t.rows * (size_t)t.cols);
 			kit_flag_publish(ex, ex->rank, slot_flag(L, cta));
 		} else {
-			int rc = k0 > 0 ? fix_up(L, tile, cta, &t) : FGO_OK;
+			int rc = k0 > 0 ? kit_streamk_fixup(ex, &L->g, L->ctas, tile, cta, ex->lay->work_offset,
+							slot_bytes(ex->cfg), slot_flag(L, 0), L->acc,
+							t.rows, t.cols)
+					 : FGO_OK;
 			if (rc != FGO_OK)
 				return rc;
 			as_tile_store(ex, &t, L->acc);
