@@ -14,7 +14,7 @@ set format x "%.1t×10^{%T}"
 set format y "%.3g"
 set grid xtics ytics lc rgb "#d8d8d8"
 set key outside right top vertical Left reverse noenhanced font ",8" spacing 0.9
-set key title "algorithm dtype BLKs(MxNxK) stages warps gsize_m SMs" noenhanced
+set key title "algorithm dtype tile s(tages) w(arps) g(size) sm" noenhanced
 set palette defined (0 "#1f77b4", 1 "#2ca02c", 2 "#bcbd22", 3 "#ff7f0e", 4 "#d62728", 5 "#9467bd", 6 "#8c564b")
 unset colorbox
 set pointsize 1.1
