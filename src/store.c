@@ -22,6 +22,7 @@
 
 struct fgo_store {
 	sqlite3 *db;
+	enum fgo_store_mode mode;
 };
 
 static const char write_hint[] = "use --db to point elsewhere";
@@ -352,6 +353,21 @@ static int check_writable(const char *path, char *err, size_t len)
 	return FGO_OK;
 }
 
+static int wal_beside(const char *path)
+{
+	char wal[PATH_MAX + 8];
+	struct stat sb;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	return stat(wal, &sb) == 0;
+}
+
+static int dir_writable(const char *path)
+{
+	char dir[PATH_MAX];
+	dir_of(path, dir, sizeof dir);
+	return access(dir, W_OK | X_OK) == 0;
+}
+
 static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **out, char *err,
 			 size_t len)
 {
@@ -372,7 +388,19 @@ static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **o
 
 	sqlite3 *db = NULL;
 	int flags = mode == FGO_STORE_WRITE ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
-	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+	char uri[PATH_MAX * 3 + 32];
+	const char *name = path;
+	/* A reader must leave no -wal/-shm files behind and must work in a
+	 * directory it cannot write. Idle stores are in rollback mode (writers
+	 * switch back on close), so without a -wal file the main file is the
+	 * whole store and an immutable read is exact; with one (a sweep is
+	 * running, or crashed) read through the WAL where we may. */
+	if (mode == FGO_STORE_READ && (!wal_beside(path) || !dir_writable(path))) {
+		path_uri(path, "mode=ro&immutable=1", uri, sizeof uri);
+		name = uri;
+		flags |= SQLITE_OPEN_URI;
+	}
+	if (sqlite3_open_v2(name, &db, flags, NULL) != SQLITE_OK) {
 		int rc = say(err, len, FGO_EUSAGE, "%s: cannot open the store: %s (%s)", path,
 			     db ? sqlite3_errmsg(db) : "out of memory", write_hint);
 		sqlite3_close(db);
@@ -441,6 +469,7 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 		free(st);
 		return rc;
 	}
+	st->mode = mode;
 	*out = st;
 	return FGO_OK;
 }
@@ -449,6 +478,11 @@ void store_close(struct fgo_store *st)
 {
 	if (!st)
 		return;
+	/* Back to rollback mode when idle: this checkpoints and removes the
+	 * -wal and -shm files, so readers need none. Fails harmlessly (busy)
+	 * while another writer has the store open; the last one switches. */
+	if (st->mode == FGO_STORE_WRITE)
+		sqlite3_exec(st->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
 	sqlite3_close(st->db);
 	free(st);
 }
