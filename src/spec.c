@@ -376,8 +376,10 @@ static int parse_json(struct spec_ctx *c, cJSON **root)
 	if (*root)
 		return FGO_OK;
 	size_t off = end && end >= c->text ? (size_t)(end - c->text) : 0;
-	if (!c->text[off] || (!c->text[off + 1] && off + 1 == strlen(c->text) && off > 0 &&
-			      c->text[off] != ',' && c->text[off] != ':'))
+	size_t rest = off;
+	while (c->text[rest] && isspace((unsigned char)c->text[rest]))
+		rest++;
+	if (!c->text[rest])
 		return spec_fail_at(c, off, "malformed JSON: the text ends early (an unclosed { [ or \"?)");
 	return spec_fail_at(c, off, "malformed JSON near '%c' (check for a missing or extra comma, quote or bracket)",
 			    isprint((unsigned char)c->text[off]) ? c->text[off] : '?');

@@ -231,9 +231,11 @@ int spec_dataset_csv(struct spec_ctx *c)
 	}
 	while (c->text[off]) {
 		size_t line = off;
-		off = csv_split(c->text, off, buf, cap, &l);
-		if (blank(buf))
+		if (blank(c->text + off)) {
+			off = next_line(c->text, off);
 			continue;
+		}
+		off = csv_split(c->text, off, buf, cap, &l);
 		if (l.n != ncols) {
 			rc = spec_fail_at(c, line, "%d fields where the header has %d", l.n, ncols);
 			goto out;

@@ -120,7 +120,12 @@ size_t spec_pos_find(const char *text, const cJSON *root, const cJSON *node, int
 void spec_pos_line_col(const char *text, size_t off, int *line, int *col)
 {
 	int l = 1, c = 1;
-	for (size_t i = 0; i < off && text[i]; i++) {
+	size_t i = 0;
+	/* a UTF-8 byte order mark is not a column */
+	if ((unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
+	    (unsigned char)text[2] == 0xbf)
+		i = 3;
+	for (; i < off && text[i]; i++) {
 		if (text[i] == '\n') {
 			l++;
 			c = 1;
