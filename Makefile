@@ -16,10 +16,26 @@ DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev g
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
+GPU_SRCS := src/backend_gpu.c src/gpu_jit.c src/gpu_vendor.c
+# `make GPU=cuda` builds the GPU backend too, into build/cuda/fgobench (the
+# CPU build stays ./fgobench: a binary linked to the CUDA driver would not
+# start on a machine without one). Carry build/cuda to the GPU machine.
+ifeq ($(GPU),cuda)
+CUDA ?= /usr/local/cuda
+OBJ := build/cuda/obj
+BIN := build/cuda/fgobench
+CFLAGS += -DFGO_GPU_CUDA -I$(CUDA)/include -DFGO_CUDA_INCLUDE=\"$(CUDA)/include\"
+LDLIBS += -L$(CUDA)/lib64 -L$(CUDA)/lib64/stubs -lcuda -lcudart_static -lnvrtc -lcublas \
+	-ldl -lpthread -lrt -Wl,-rpath,'$$ORIGIN/lib'
 SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
-OBJS := $(patsubst src/%.c,build/obj/%.o,$(SRCS)) build/obj/embedded.o build/obj/revision.o
+else
+OBJ := build/obj
+BIN := fgobench
+SRCS := $(filter-out src/main.c $(GPU_SRCS),$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
+endif
+OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(SRCS)) $(OBJ)/embedded.o $(OBJ)/revision.o
 HDRS := $(wildcard src/*.h src/algos/*.h src/cpu/*.h kernels/*.h)
-EMBED := db/schema.sql $(wildcard plots/*.gp)
+EMBED := db/schema.sql $(wildcard plots/*.gp) $(wildcard kernels/*.h kernels/*.hip)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRCS))
 MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
@@ -28,7 +44,7 @@ GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknow
 
 .PHONY: all test demo deps install clean check-deps cppcheck man FORCE
 
-all: build/.deps-ok fgobench
+all: build/.deps-ok $(BIN)
 
 # Pulled in by every target that compiles, so `make test` and `make demo`
 # work as the first command on a fresh machine.
@@ -40,7 +56,7 @@ build/.deps-ok:
 deps:
 	@sh src/deps.sh install $(DEB_PACKAGES)
 
-build/obj/%.o: src/%.c $(HDRS) | build/.deps-ok
+$(OBJ)/%.o: src/%.c $(HDRS) | build/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -54,28 +70,31 @@ build/revision.c: FORCE | build/.deps-ok
 	@echo 'const char fgo_git_revision[] = "$(GIT_REVISION)";' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-build/obj/revision.o: build/revision.c
+$(OBJ)/revision.o: build/revision.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/obj/embedded.o: build/embedded.c
+$(OBJ)/embedded.o: build/embedded.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/libfgo.a: $(OBJS)
+$(OBJ)/libfgo.a: $(OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-fgobench: build/obj/main.o build/libfgo.a
+$(BIN): $(OBJ)/main.o $(OBJ)/libfgo.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+ifeq ($(GPU),cuda)
+	mkdir -p build/cuda/lib && cp -P /usr/lib/x86_64-linux-gnu/libcjson.so.1* build/cuda/lib/
+endif
 
-build/tests/%: tests/unit/%.c tests/unit/testlib.h build/libfgo.a
+build/tests/%: tests/unit/%.c tests/unit/testlib.h build/obj/libfgo.a
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libfgo.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/obj/libfgo.a $(LDLIBS)
 
-build/tests/mpi_%: tests/mpi/%.c tests/unit/testlib.h build/libfgo.a
+build/tests/mpi_%: tests/mpi/%.c tests/unit/testlib.h build/obj/libfgo.a
 	@mkdir -p build/tests
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libfgo.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/obj/libfgo.a $(LDLIBS)
 
 test: all $(UNIT_BINS) $(MPI_TEST_BINS)
 	@sh tests/run.sh $(UNIT_BINS) $(MPI_TEST_BINS)

@@ -1,0 +1,157 @@
+/* hip_port.h: the portability seam. Host and kernel sources use HIP names;
+ * on AMD they build against ROCm (hip_runtime.h, hiprtc), on NVIDIA this
+ * file maps them to CUDA (runtime, driver API, NVRTC). Only what fgobench
+ * uses is mapped: the seam grows with the code, on purpose.
+ *
+ * Why not Debian's HIP-on-NVIDIA headers: version 5.2 does not compile
+ * against CUDA 13 (removed cudaDeviceProp fields, changed prefetch calls).
+ *
+ * Kernel side (compiled at run time by NVRTC / hiprtc): __HIPCC_RTC__ or
+ * __CUDACC_RTC__ is defined; the 16-bit types and the few intrinsics the
+ * kernels use are named fgo_* below so kernels never spell a vendor name. */
+#ifndef FGO_HIP_PORT_H
+#define FGO_HIP_PORT_H
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+/* ---- device code on NVIDIA ---- */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+typedef __half fgo_half;
+typedef __nv_bfloat16 fgo_bf16;
+#define fgo_half2float(x) __half2float(x)
+#define fgo_float2half(x) __float2half_rn(x)
+#define fgo_bf162float(x) __bfloat162float(x)
+#define fgo_float2bf16(x) __float2bfloat16_rn(x)
+/* A release store / acquire load of a flag in (possibly peer) memory,
+ * visible across the NVLink fabric: the system scope. */
+__device__ __forceinline__ void fgo_flag_release(unsigned int *flag, unsigned int v)
+{
+	asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(flag), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *flag)
+{
+	unsigned int v;
+	asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+	return v;
+}
+#define fgo_fence_system() __threadfence_system()
+
+#elif defined(__HIPCC_RTC__) || defined(__HIPCC__)
+/* ---- device code on AMD ---- */
+#include <hip/hip_bf16.h>
+#include <hip/hip_fp16.h>
+typedef __half fgo_half;
+typedef __hip_bfloat16 fgo_bf16;
+#define fgo_half2float(x) __half2float(x)
+#define fgo_float2half(x) __float2half(x)
+#define fgo_bf162float(x) __bfloat162float(x)
+#define fgo_float2bf16(x) __float2bfloat16(x)
+__device__ __forceinline__ void fgo_flag_release(unsigned int *flag, unsigned int v)
+{
+	__hip_atomic_store(flag, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+__device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *flag)
+{
+	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+#define fgo_fence_system() __threadfence_system()
+
+#elif defined(FGO_GPU_CUDA)
+/* ---- host code on NVIDIA: HIP names over the CUDA runtime, driver and NVRTC ---- */
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+typedef cudaError_t hipError_t;
+typedef cudaStream_t hipStream_t;
+typedef cudaEvent_t hipEvent_t;
+typedef cudaIpcMemHandle_t hipIpcMemHandle_t;
+typedef CUmodule hipModule_t;
+typedef CUfunction hipFunction_t;
+typedef nvrtcProgram hiprtcProgram;
+typedef nvrtcResult hiprtcResult;
+
+#define hipSuccess cudaSuccess
+#define HIPRTC_SUCCESS NVRTC_SUCCESS
+#define hipIpcMemLazyEnablePeerAccess cudaIpcMemLazyEnablePeerAccess
+#define hipMemcpyHostToDevice cudaMemcpyHostToDevice
+#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+
+#define hipGetErrorString cudaGetErrorString
+#define hipGetDeviceCount cudaGetDeviceCount
+#define hipSetDevice cudaSetDevice
+#define hipDeviceSynchronize cudaDeviceSynchronize
+#define hipDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
+#define hipDeviceAttributeL2CacheSize cudaDevAttrL2CacheSize
+#define hipDeviceAttributeMaxSharedMemoryPerBlockOptin cudaDevAttrMaxSharedMemoryPerBlockOptin
+#define hipDriverGetVersion cudaDriverGetVersion
+#define hipRuntimeGetVersion cudaRuntimeGetVersion
+#define hipMalloc cudaMalloc
+#define hipFree cudaFree
+#define hipMemcpy cudaMemcpy
+#define hipMemcpyAsync cudaMemcpyAsync
+#define hipMemset cudaMemset
+#define hipMemsetAsync cudaMemsetAsync
+#define hipIpcGetMemHandle cudaIpcGetMemHandle
+#define hipIpcOpenMemHandle cudaIpcOpenMemHandle
+#define hipIpcCloseMemHandle cudaIpcCloseMemHandle
+#define hipStreamCreate cudaStreamCreate
+#define hipStreamDestroy cudaStreamDestroy
+#define hipStreamSynchronize cudaStreamSynchronize
+#define hipEventCreate cudaEventCreate
+#define hipEventDestroy cudaEventDestroy
+#define hipEventRecord cudaEventRecord
+#define hipEventSynchronize cudaEventSynchronize
+#define hipEventElapsedTime cudaEventElapsedTime
+
+/* Modules go through the driver API, whose errors are CUresult: the
+ * wrappers turn them into a runtime-style code and keep the text. */
+static inline hipError_t fgo_cu(CUresult r)
+{
+	return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+}
+static inline const char *fgo_cu_text(CUresult r)
+{
+	const char *s = NULL;
+	cuGetErrorString(r, &s);
+	return s ? s : "unknown driver error";
+}
+#define hipModuleLoadData(m, image) cuModuleLoadData((m), (image))
+#define hipModuleGetFunction(f, m, name) cuModuleGetFunction((f), (m), (name))
+#define hipModuleUnload(m) cuModuleUnload(m)
+#define hipModuleLaunchKernel cuLaunchKernel
+#define hipFuncGetAttribute(v, attr, f) cuFuncGetAttribute((v), (attr), (f))
+#define HIP_FUNC_ATTRIBUTE_NUM_REGS CU_FUNC_ATTRIBUTE_NUM_REGS
+#define HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+#define HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
+#define HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+
+#define hiprtcCreateProgram nvrtcCreateProgram
+#define hiprtcCompileProgram nvrtcCompileProgram
+#define hiprtcGetProgramLogSize nvrtcGetProgramLogSize
+#define hiprtcGetProgramLog nvrtcGetProgramLog
+#define hiprtcGetCodeSize nvrtcGetCUBINSize
+#define hiprtcGetCode nvrtcGetCUBIN
+#define hiprtcDestroyProgram nvrtcDestroyProgram
+#define hiprtcGetErrorString nvrtcGetErrorString
+#define hiprtcVersion nvrtcVersion
+
+#elif defined(FGO_GPU_HIP)
+#include <hip/hip_runtime.h>
+#include <hip/hiprtc.h>
+static inline hipError_t fgo_cu(hipError_t r)
+{
+	return r;
+}
+static inline const char *fgo_cu_text(hipError_t r)
+{
+	return hipGetErrorString(r);
+}
+#endif
+
+#endif

@@ -1,0 +1,434 @@
+/* backend_gpu.c: the GPU backend, HIP names through kernels/hip_port.h (CUDA
+ * underneath on NVIDIA). One device per rank (by node-local rank), a
+ * symmetric heap over IPC handles exchanged with MPI, kernels JIT-compiled
+ * per configuration (gpu_jit.c), timed with events; the baseline is the
+ * vendor GEMM then the vendor collective (gpu_vendor.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "fgo.h"
+#include "gpu_jit.h"
+#include "gpu_vendor.h"
+#include "hip_port.h"
+
+/* Bytes past the layout's heap that the backend keeps for itself: the
+ * status word the wait kernels raise on a timeout. */
+#define PRIVATE_BYTES 256
+
+struct fgo_backend_ctx {
+	int device, sms, smem_optin;
+	char arch[16];
+	hipStream_t stream;
+	hipEvent_t start, stop;
+	struct gpu_vendor *vendor;
+};
+
+struct gpu_heap {
+	char *mine;          /* this rank's allocation */
+	char **device_bases; /* device copy of heap->base, passed to every kernel */
+	unsigned int epoch;
+	size_t status_off;
+	struct gpu_vendor_comm *coll; /* the vendor collective's communicator (NULL: none) */
+};
+
+struct fgo_runnable {
+	const struct fgo_algo *algo;
+	struct fgo_config cfg;
+	struct fgo_layout lay;
+	struct fgo_heap *heap;
+	hipModule_t module;
+	hipFunction_t main, wait; /* wait: NULL for families that need none */
+	unsigned int grid, threads, smem;
+	void *scratch;            /* baseline buffers, allocated on first use */
+};
+
+#define CHECK(call, what)                                                              \
+	do {                                                                           \
+		hipError_t e_ = (call);                                                \
+		if (e_ != hipSuccess) {                                                \
+			snprintf(err, len, "%s failed: %s", (what), hipGetErrorString(e_)); \
+			return FGO_EFAIL;                                              \
+		}                                                                      \
+	} while (0)
+
+static int gpu_available(void)
+{
+	int n = 0;
+	return hipGetDeviceCount(&n) == hipSuccess && n > 0;
+}
+
+static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err, size_t len)
+{
+	int local, count = 0, major = 0, minor = 0;
+	struct fgo_backend_ctx *ctx = calloc(1, sizeof *ctx);
+	if (!ctx) {
+		snprintf(err, len, "out of memory");
+		return FGO_EFAIL;
+	}
+	*out = ctx;
+	MPI_Comm_rank(node_comm, &local);
+	CHECK(hipGetDeviceCount(&count), "counting GPUs");
+	if (count < 1) {
+		snprintf(err, len, "no GPU visible (use --backend cpu)");
+		return FGO_EUSAGE;
+	}
+	ctx->device = local % count;
+	CHECK(hipSetDevice(ctx->device), "selecting the GPU");
+	CHECK(hipFree(NULL), "creating the GPU context");
+	hipDeviceGetAttribute(&ctx->sms, hipDeviceAttributeMultiprocessorCount, ctx->device);
+	hipDeviceGetAttribute(&ctx->smem_optin, hipDeviceAttributeMaxSharedMemoryPerBlockOptin,
+			      ctx->device);
+	hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, ctx->device);
+	hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, ctx->device);
+	/* sm_90a: Hopper's own instructions (wgmma) need the "a" target */
+	snprintf(ctx->arch, sizeof ctx->arch, "sm_%d%d%s", major, minor, major == 9 ? "a" : "");
+	CHECK(hipStreamCreate(&ctx->stream), "creating a stream");
+	CHECK(hipEventCreate(&ctx->start), "creating an event");
+	CHECK(hipEventCreate(&ctx->stop), "creating an event");
+	return gpu_vendor_open(&ctx->vendor, ctx->stream, err, len);
+}
+
+static void gpu_describe(struct fgo_backend_ctx *ctx, struct fgo_env *env)
+{
+	int count = 0, drv = 0, rt = 0;
+	char name[128] = "GPU";
+	memset(env, 0, sizeof *env);
+	hipGetDeviceCount(&count);
+	gpu_vendor_device_name(ctx->device, name, sizeof name);
+	env->device_count = count;
+	snprintf(env->devices, sizeof env->devices, "%dx %s (%d SMs)", count, name, ctx->sms);
+	hipDriverGetVersion(&drv);
+	hipRuntimeGetVersion(&rt);
+	snprintf(env->driver, sizeof env->driver, "%d.%d", drv / 1000, drv % 1000 / 10);
+	snprintf(env->runtime, sizeof env->runtime, "runtime %d.%d; %s", rt / 1000, rt % 1000 / 10,
+		 gpu_vendor_versions(ctx->vendor));
+	snprintf(env->arch, sizeof env->arch, "%s", ctx->arch);
+}
+
+static int gpu_heap_alloc(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t bytes,
+			  struct fgo_heap *heap, char *err, size_t len)
+{
+	struct gpu_heap *h = calloc(1, sizeof *h);
+	hipIpcMemHandle_t mine, *all = NULL;
+	int *devices = NULL, ok;
+
+	if (len)
+		err[0] = 0;
+	memset(heap, 0, sizeof *heap);
+	heap->comm = comm;
+	MPI_Comm_rank(comm, &heap->rank);
+	MPI_Comm_size(comm, &heap->world);
+	heap->bytes = bytes ? bytes : 64;
+	heap->base = calloc((size_t)heap->world, sizeof *heap->base);
+	all = calloc((size_t)heap->world, sizeof *all);
+	devices = calloc((size_t)heap->world, sizeof *devices);
+	ok = h && heap->base && all && devices;
+	if (ok) {
+		h->status_off = (heap->bytes + 255) / 256 * 256;
+		ok = hipMalloc((void **)&h->mine, h->status_off + PRIVATE_BYTES) == hipSuccess &&
+		     hipMemset(h->mine, 0, h->status_off + PRIVATE_BYTES) == hipSuccess &&
+		     hipIpcGetMemHandle(&mine, h->mine) == hipSuccess;
+	}
+	/* Agree before exchanging: nobody waits in a collective for a rank
+	 * that could not allocate. */
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+	if (!ok) {
+		snprintf(err, len, "allocating a %zu MiB heap on GPU %d failed (lower --heap-size)",
+			 heap->bytes >> 20, ctx->device);
+		goto fail;
+	}
+	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, comm);
+	MPI_Allgather(&ctx->device, 1, MPI_INT, devices, 1, MPI_INT, comm);
+	for (int r = 0; r < heap->world && ok; r++) {
+		int can = 1;
+		if (r == heap->rank) {
+			heap->base[r] = h->mine;
+			continue;
+		}
+		if (devices[r] != ctx->device)
+			hipDeviceCanAccessPeer(&can, ctx->device, devices[r]);
+		if (!can) {
+			snprintf(err, len, "GPU %d (rank %d) cannot reach GPU %d (rank %d) as a peer",
+				 ctx->device, heap->rank, devices[r], r);
+			ok = 0;
+		} else if (hipIpcOpenMemHandle((void **)&heap->base[r], all[r],
+					       hipIpcMemLazyEnablePeerAccess) != hipSuccess) {
+			snprintf(err, len, "opening rank %d's heap on GPU %d failed", r, ctx->device);
+			ok = 0;
+		}
+	}
+	if (ok)
+		ok = hipMalloc((void **)&h->device_bases, sizeof(char *) * (size_t)heap->world) ==
+			     hipSuccess &&
+		     hipMemcpy(h->device_bases, heap->base, sizeof(char *) * (size_t)heap->world,
+			       hipMemcpyHostToDevice) == hipSuccess;
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+	if (!ok) {
+		if (!err[0])
+			snprintf(err, len, "setting up the symmetric heap failed on another rank");
+		goto fail;
+	}
+	h->coll = gpu_vendor_comm_open(ctx->vendor, comm);
+	heap->priv = h;
+	free(all);
+	free(devices);
+	return FGO_OK;
+fail:
+	for (int r = 0; heap->base && r < heap->world; r++)
+		if (r != heap->rank && heap->base[r])
+			hipIpcCloseMemHandle(heap->base[r]);
+	if (h && h->mine)
+		hipFree(h->mine);
+	free(h);
+	free(heap->base);
+	heap->base = NULL;
+	free(all);
+	free(devices);
+	return FGO_EFAIL;
+}
+
+static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
+{
+	struct gpu_heap *h = heap->priv;
+	if (h) {
+		hipDeviceSynchronize();
+		MPI_Barrier(heap->comm); /* no peer still writes into our heap */
+		gpu_vendor_comm_close(ctx->vendor, h->coll);
+		for (int r = 0; r < heap->world; r++)
+			if (r != heap->rank)
+				hipIpcCloseMemHandle(heap->base[r]);
+		hipFree(h->device_bases);
+		hipFree(h->mine);
+		free(h);
+	}
+	free(heap->base);
+	memset(heap, 0, sizeof *heap);
+}
+
+/* Shared memory of the SIMT core: the A and B panels in fp32. */
+static unsigned int shared_bytes(const struct fgo_config *cfg)
+{
+	return (unsigned int)(sizeof(float) * ((size_t)cfg->blk_m * cfg->blk_k +
+					       (size_t)cfg->blk_k * cfg->blk_n));
+}
+
+static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+		       const struct fgo_config *cfg, struct fgo_heap *heap,
+		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
+		       size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	struct fgo_runnable *run = calloc(1, sizeof *run);
+	char defines[1024];
+	void *image = NULL;
+	size_t size = 0;
+	int cached, rc, threads = 32 * cfg->num_warps;
+
+	memset(info, 0, sizeof *info);
+	if (!run) {
+		snprintf(reason, len, "out of host memory");
+		return FGO_EFAIL;
+	}
+	*out = NULL;
+	run->algo = algo;
+	run->cfg = *cfg;
+	run->heap = heap;
+	algo->layout(cfg, heap->rank, &run->lay);
+	rc = FGO_EUSAGE;
+	/* the fused families come one by one (issue 4): gemm and all_scatter first */
+	if (!algo->gpu_source ||
+	    (strcmp(algo->name, "gemm") != 0 && strcmp(algo->name, "all_scatter") != 0))
+		snprintf(reason, len, "no GPU kernel for %s yet (CPU backend only)", algo->name);
+	else if (run->lay.heap_bytes > heap->bytes)
+		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
+			 run->lay.heap_bytes, heap->bytes);
+	else if (threads > 1024 || (cfg->blk_m * cfg->blk_n) % threads != 0 ||
+		 cfg->blk_m * cfg->blk_n / threads > 256)
+		snprintf(reason, len,
+			 "BLK_M x BLK_N = %d outputs do not split over %d threads (num_warps=%d) into at most 256 each",
+			 cfg->blk_m * cfg->blk_n, threads, cfg->num_warps);
+	else if ((int)shared_bytes(cfg) > ctx->smem_optin)
+		snprintf(reason, len, "needs %u bytes of shared memory, the GPU allows %d per block",
+			 shared_bytes(cfg), ctx->smem_optin);
+	else
+		rc = FGO_OK;
+	if (rc == FGO_OK) {
+		gpu_jit_defines(cfg, defines, sizeof defines);
+		rc = gpu_jit_compile(algo->gpu_source, defines, ctx->arch, &image, &size, &cached,
+				     reason, len);
+	}
+	if (rc == FGO_OK && fgo_cu(hipModuleLoadData(&run->module, image)) != hipSuccess) {
+		snprintf(reason, len, "loading the compiled kernel failed");
+		rc = FGO_EFAIL;
+	}
+	free(image);
+	if (rc == FGO_OK && fgo_cu(hipModuleGetFunction(&run->main, run->module, "fgo_main")) != hipSuccess) {
+		snprintf(reason, len, "the kernel has no fgo_main");
+		rc = FGO_EFAIL;
+	}
+	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
+		run->wait = NULL;
+	if (rc == FGO_OK) {
+		struct sched_grid_counts { long tiles; } t;
+		long nw = cfg->n / cfg->world;
+		t.tiles = ((cfg->m + cfg->blk_m - 1) / cfg->blk_m) * ((nw + cfg->blk_n - 1) / cfg->blk_n);
+		run->threads = (unsigned int)threads;
+		run->smem = shared_bytes(cfg);
+		run->grid = cfg->gemm_sms > 0 ? (unsigned int)cfg->gemm_sms
+					      : (unsigned int)(t.tiles < ctx->sms * 8 ? t.tiles : ctx->sms * 8);
+		cuFuncSetAttribute(run->main, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)run->smem);
+		hipFuncGetAttribute(&info->registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, run->main);
+		hipFuncGetAttribute(&info->spills, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, run->main);
+		info->shared_bytes = (int)run->smem;
+		/* flags of this layout start from zero (stale heap bytes are not flags) */
+		if (run->lay.flags_count &&
+		    hipMemset(h->mine + run->lay.flags_offset, 0, run->lay.flags_count * 4) != hipSuccess)
+			rc = FGO_EFAIL;
+		hipMemset(h->mine + h->status_off, 0, 4);
+		hipDeviceSynchronize();
+	}
+	if (rc != FGO_OK) {
+		if (run->module)
+			hipModuleUnload(run->module);
+		free(run);
+		return rc;
+	}
+	*out = run;
+	return FGO_OK;
+}
+
+static int gpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
+		       const void *src, size_t bytes)
+{
+	struct gpu_heap *h = heap->priv;
+	(void)ctx;
+	return offset + bytes <= heap->bytes &&
+			       hipMemcpy(h->mine + offset, src, bytes, hipMemcpyHostToDevice) == hipSuccess
+		       ? FGO_OK
+		       : FGO_EFAIL;
+}
+
+static int gpu_copy_out(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
+			void *dst, size_t bytes)
+{
+	struct gpu_heap *h = heap->priv;
+	(void)ctx;
+	return offset + bytes <= heap->bytes &&
+			       hipMemcpy(dst, h->mine + offset, bytes, hipMemcpyDeviceToHost) == hipSuccess
+		       ? FGO_OK
+		       : FGO_EFAIL;
+}
+
+static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		      double timeout_s, double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	int rank = run->heap->rank, m = (int)mode;
+	unsigned int epoch = ++h->epoch, status = 0;
+	unsigned long long a = run->lay.a.offset, b = run->lay.b.offset, c = run->lay.c.offset,
+			   f = run->lay.flags_offset, s = h->status_off,
+			   t = (unsigned long long)(timeout_s * 1e9);
+	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &f, &s, &t };
+	float elapsed = 0;
+	CUresult r;
+
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
+				  (CUstream)ctx->stream, args, NULL);
+	if (r == CUDA_SUCCESS && run->wait && mode != FGO_MODE_GEMM_ONLY) {
+		long flags = (long)run->lay.flags_count;
+		r = hipModuleLaunchKernel(run->wait, (unsigned int)((flags + 255) / 256), 1, 1, 256, 1,
+					  1, 0, (CUstream)ctx->stream, args, NULL);
+	}
+	if (r != CUDA_SUCCESS) {
+		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
+		return FGO_EFAIL;
+	}
+	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
+	CHECK(hipEventSynchronize(ctx->stop), "running the kernel");
+	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
+	CHECK(hipMemcpy(&status, h->mine + h->status_off, 4, hipMemcpyDeviceToHost), "reading the status");
+	*ms = elapsed;
+	if (status) {
+		hipMemset(h->mine + h->status_off, 0, 4);
+		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)", timeout_s);
+		return FGO_ETIMEOUT;
+	}
+	return FGO_OK;
+}
+
+static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+			double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	(void)timeout_s;
+	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, run->heap->rank,
+				   h->mine, &run->scratch, ctx->start, ctx->stop, ms, err, len);
+}
+
+static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
+{
+	size_t bytes = (size_t)1 << 30;
+	char *src = NULL, *dst = NULL;
+	float best = 1e30f;
+	CHECK(hipMalloc((void **)&src, bytes), "allocating 1 GiB");
+	if (hipMalloc((void **)&dst, bytes) != hipSuccess) {
+		hipFree(src);
+		snprintf(err, len, "allocating 1 GiB failed");
+		return FGO_EFAIL;
+	}
+	for (int i = 0; i < 6; i++) {
+		float t = 0;
+		hipEventRecord(ctx->start, ctx->stream);
+		hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, ctx->stream);
+		hipEventRecord(ctx->stop, ctx->stream);
+		hipEventSynchronize(ctx->stop);
+		hipEventElapsedTime(&t, ctx->start, ctx->stop);
+		if (i > 0 && t < best)
+			best = t;
+	}
+	hipFree(src);
+	hipFree(dst);
+	*gbps = 2.0 * (double)bytes / (best * 1e-3) / 1e9; /* read + write */
+	return FGO_OK;
+}
+
+static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
+{
+	if (!run)
+		return;
+	hipStreamSynchronize(ctx->stream);
+	gpu_vendor_scratch_free(run->scratch);
+	hipModuleUnload(run->module);
+	free(run);
+}
+
+static void gpu_finish(struct fgo_backend_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	gpu_vendor_close(ctx->vendor);
+	hipEventDestroy(ctx->start);
+	hipEventDestroy(ctx->stop);
+	hipStreamDestroy(ctx->stream);
+	free(ctx);
+}
+
+const struct fgo_backend fgo_backend_gpu = {
+	.name = "gpu",
+	.available = gpu_available,
+	.init = gpu_init,
+	.describe = gpu_describe,
+	.heap_alloc = gpu_heap_alloc,
+	.heap_free = gpu_heap_free,
+	.prepare = gpu_prepare,
+	.copy_in = gpu_copy_in,
+	.copy_out = gpu_copy_out,
+	.launch = gpu_launch,
+	.baseline = gpu_baseline,
+	.memory_bandwidth = gpu_memory_bandwidth,
+	.release = gpu_release,
+	.finish = gpu_finish,
+};

@@ -1,0 +1,168 @@
+/* gpu_jit.c: NVRTC / hiprtc compilation of embedded kernels, cached on
+ * disk by a hash of (source and headers, options, architecture, compiler
+ * version), as Triton caches its kernels. */
+#include "gpu_jit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "embed.h"
+#include "fgo.h"
+#include "hip_port.h"
+#include "plot.h"
+
+/* The headers kernels may include, by the name they include them with. */
+static const char *const header_names[] = { "hip_port.h", "schedule.h", "gemm_core.h" };
+static const char *const header_paths[] = { "kernels/hip_port.h", "kernels/schedule.h",
+					    "kernels/gemm_core.h" };
+#define N_HEADERS 3
+
+#ifndef FGO_CUDA_INCLUDE
+#define FGO_CUDA_INCLUDE "/usr/local/cuda/include"
+#endif
+
+void gpu_jit_defines(const struct fgo_config *cfg, char *out, size_t len)
+{
+	long nw = cfg->n / (cfg->world > 0 ? cfg->world : 1);
+	snprintf(out, len,
+		 "-DDTYPE=%d -DWORLD=%d -DM_=%ldL -DN_=%ldL -DK_=%ldL -DNFULL=%ldL -DLDA=%ldL -DLDB=%ldL"
+		 " -DBLK_M=%d -DBLK_N=%d -DBLK_K=%d -DNUM_STAGES=%d -DNUM_WARPS=%d -DMMA=%d"
+		 " -DGSIZE_M=%d -DGEMM_SMS=%d -DCOMM_SMS=%d -DCOMM_BLK_M=%d -DCOMM_BLK_N=%d",
+		 (int)cfg->dtype, cfg->world, cfg->m, nw, cfg->k, cfg->n, cfg->k, nw, cfg->blk_m,
+		 cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->mma, cfg->gsize_m,
+		 cfg->gemm_sms, cfg->comm_sms, cfg->comm_blk_m, cfg->comm_blk_n);
+}
+
+const char *gpu_jit_cache_dir(void)
+{
+	static char dir[1024];
+	const char *env = getenv("FGOBENCH_CACHE"), *home = getenv("HOME");
+	if (env && *env)
+		snprintf(dir, sizeof dir, "%s", env);
+	else
+		snprintf(dir, sizeof dir, "%s/.cache/fgobench", home && *home ? home : "/tmp");
+	return dir;
+}
+
+static int read_file(const char *path, void **data, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat sb;
+	if (!f)
+		return -1;
+	if (fstat(fileno(f), &sb) != 0 || sb.st_size <= 0 || !(*data = malloc((size_t)sb.st_size))) {
+		fclose(f);
+		return -1;
+	}
+	*size = fread(*data, 1, (size_t)sb.st_size, f);
+	fclose(f);
+	if (*size != (size_t)sb.st_size) {
+		free(*data);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes to a temporary name then renames: ranks compiling the same kernel
+ * at once never see half a file. A cache that cannot be written is not an
+ * error (the kernel is just compiled again next time). */
+static void write_file(const char *path, const void *data, size_t size)
+{
+	char tmp[1300];
+	snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f)
+		return;
+	int ok = fwrite(data, 1, size, f) == size;
+	if (fclose(f) != 0 || !ok || rename(tmp, path) != 0)
+		remove(tmp);
+}
+
+/* Splits opts on blanks into argv (opts is modified). */
+static int split(char *opts, const char **argv, int max)
+{
+	int n = 0;
+	for (char *p = strtok(opts, " "); p && n < max; p = strtok(NULL, " "))
+		argv[n++] = p;
+	return n;
+}
+
+int gpu_jit_compile(const char *source, const char *defines, const char *arch, void **image,
+		    size_t *size, int *cached, char *err, size_t len)
+{
+	const char *text = embedded_text(source);
+	const char *headers[N_HEADERS];
+	char opts[2048], key_text[64], path[1200];
+	int major = 0, minor = 0;
+
+	*image = NULL;
+	*cached = 0;
+	if (!text) {
+		snprintf(err, len, "no kernel source %s in this build", source);
+		return FGO_EUSAGE;
+	}
+	for (int i = 0; i < N_HEADERS; i++)
+		headers[i] = embedded_text(header_paths[i]);
+	hiprtcVersion(&major, &minor);
+	snprintf(opts, sizeof opts, "%s --gpu-architecture=%s -I" FGO_CUDA_INCLUDE " --std=c++17 -default-device",
+		 defines, arch);
+
+	/* The cache key covers everything that changes the binary. */
+	uint64_t h = fnv1a64(text, strlen(text));
+	for (int i = 0; i < N_HEADERS; i++)
+		h ^= fnv1a64(headers[i], strlen(headers[i])) * (uint64_t)(i + 3);
+	h ^= fnv1a64(opts, strlen(opts)) * 7;
+	h += (uint64_t)(major * 1000 + minor);
+	snprintf(key_text, sizeof key_text, "%016llx", (unsigned long long)h);
+	const char *dir = gpu_jit_cache_dir();
+	snprintf(path, sizeof path, "%s/%s.bin", dir, key_text);
+	if (read_file(path, image, size) == 0) {
+		*cached = 1;
+		return FGO_OK;
+	}
+
+	hiprtcProgram prog;
+	const char *argv[64];
+	char work[2048];
+	snprintf(work, sizeof work, "%s", opts);
+	int argc = split(work, argv, 64);
+	hiprtcResult r = hiprtcCreateProgram(&prog, text, source, N_HEADERS, headers, header_names);
+	if (r != HIPRTC_SUCCESS) {
+		snprintf(err, len, "JIT: cannot create the program: %s", hiprtcGetErrorString(r));
+		return FGO_EFAIL;
+	}
+	r = hiprtcCompileProgram(prog, argc, argv);
+	if (r != HIPRTC_SUCCESS) {
+		size_t n = 0;
+		hiprtcGetProgramLogSize(prog, &n);
+		char *log = malloc(n + 1);
+		if (log) {
+			hiprtcGetProgramLog(prog, log);
+			log[n] = 0;
+			for (char *p = log; *p; p++)
+				if (*p == '\n')
+					*p = ' ';
+		}
+		snprintf(err, len, "does not compile for %s: %.400s", arch, log ? log : "(no log)");
+		free(log);
+		hiprtcDestroyProgram(&prog);
+		return FGO_EUSAGE;
+	}
+	hiprtcGetCodeSize(prog, size);
+	*image = malloc(*size);
+	if (!*image) {
+		hiprtcDestroyProgram(&prog);
+		snprintf(err, len, "out of memory for a %zu-byte kernel", *size);
+		return FGO_EFAIL;
+	}
+	hiprtcGetCode(prog, *image);
+	hiprtcDestroyProgram(&prog);
+	char mk[512];
+	if (plot_make_dir(dir, mk, sizeof mk) == FGO_OK)
+		write_file(path, *image, *size);
+	return FGO_OK;
+}

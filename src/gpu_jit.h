@@ -1,0 +1,24 @@
+/* gpu_jit.h: run-time compilation of the embedded kernel sources with
+ * NVRTC / hiprtc, and the on-disk kernel cache. Built with GPU=cuda|hip. */
+#ifndef FGO_GPU_JIT_H
+#define FGO_GPU_JIT_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+/* The -D options of cfg for kernel source `source` (a kernels/ path). */
+void gpu_jit_defines(const struct fgo_config *cfg, char *out, size_t len);
+
+/* Compiles (or finds in the cache) kernels/`source` with defines for arch
+ * (e.g. "sm_90a"). On success *image is a malloc'd cubin / code object of
+ * *size bytes and *cached tells whether it came from the cache. Returns
+ * FGO_OK, FGO_EUSAGE with the compiler log's first lines in err (the
+ * configuration does not compile: stored as invalid), or FGO_EFAIL. */
+int gpu_jit_compile(const char *source, const char *defines, const char *arch, void **image,
+		    size_t *size, int *cached, char *err, size_t len);
+
+/* The cache folder: $FGOBENCH_CACHE, else ~/.cache/fgobench. */
+const char *gpu_jit_cache_dir(void);
+
+#endif

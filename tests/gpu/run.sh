@@ -1,0 +1,21 @@
+#!/bin/sh
+# tests/gpu/run.sh CMD ARGS...: runs `fgobench CMD ARGS` on every GPU of a
+# GPU machine with the build made elsewhere (`make GPU=cuda`, carry
+# build/cuda), the store and logs written to $OUT (default ./gpu-out).
+# Nothing is built here: the GPU machines have no compiler time to spare.
+#   sh tests/gpu/run.sh sweep sweeps/gpu_smoke.json --tag gpu-smoke
+set -u
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# NCCL lives only inside the Python package on these machines
+nccl=$(python3 -c "import nvidia.nccl,os;print(os.path.join(list(nvidia.nccl.__path__)[0],'lib'))" 2>/dev/null || true)
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${nccl}:${LD_LIBRARY_PATH:-}
+export FGOBENCH_CACHE=${FGOBENCH_CACHE:-/tmp/fgobench-cache}
+export FGOBENCH_DB=${FGOBENCH_DB:-$OUT/fgobench.db}
+np=${NP:-$(nvidia-smi -L | wc -l)}
+nvidia-smi -L > "$OUT/gpus.txt" 2>&1
+cmd=$1
+shift
+mpirun -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x FGOBENCH_CACHE -x FGOBENCH_DB \
+	build/cuda/fgobench "$cmd" "$@" 2>&1 | tee -a "$OUT/$cmd.log"
