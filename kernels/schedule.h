@@ -4,7 +4,9 @@
 #ifndef FGO_SCHEDULE_H
 #define FGO_SCHEDULE_H
 
-#include <stdint.h>
+#if !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+#include <stdint.h> /* run-time compilers have no C library headers */
+#endif
 
 #if defined(__HIPCC__) || defined(__CUDACC__) || defined(__HIPCC_RTC__) || defined(__CUDACC_RTC__)
 #define SCHED_FN __host__ __device__ static inline
