@@ -12,6 +12,7 @@
 #include "gpu_jit.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
+#include "schedule.h"
 
 /* Bytes past the layout's heap that the backend keeps for itself: the
  * status word the wait kernels raise on a timeout. */
@@ -271,11 +272,11 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
 		run->wait = NULL;
 	if (rc == FGO_OK) {
-		struct sched_grid_counts { long tiles; } t;
-		long nw = cfg->n / cfg->world;
-		t.tiles = ((cfg->m + cfg->blk_m - 1) / cfg->blk_m) * ((nw + cfg->blk_n - 1) / cfg->blk_n);
+		struct sched_grid t = sched_grid_make(cfg->m, cfg->n / cfg->world, cfg->k, cfg->blk_m,
+						      cfg->blk_n, cfg->blk_k);
 		run->threads = (unsigned int)threads;
 		run->smem = shared_bytes(cfg);
+		/* persistent: at most 8 CTAs per SM, each walking tiles in grouped order */
 		run->grid = cfg->gemm_sms > 0 ? (unsigned int)cfg->gemm_sms
 					      : (unsigned int)(t.tiles < ctx->sms * 8 ? t.tiles : ctx->sms * 8);
 		cuFuncSetAttribute(run->main, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)run->smem);
