@@ -88,7 +88,7 @@ ifeq ($(GPU),cuda)
 	mkdir -p build/cuda/lib && cp -P /usr/lib/x86_64-linux-gnu/libcjson.so.1* build/cuda/lib/
 endif
 
-build/tests/%: tests/unit/%.c tests/unit/testlib.h build/obj/libfgo.a
+build/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/obj/libfgo.a
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/obj/libfgo.a $(LDLIBS)
 
