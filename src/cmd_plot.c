@@ -90,7 +90,7 @@ int cmd_plot(int argc, char **argv)
 	int worlds[WORLDS_MAX], n = 0;
 	if ((rc = view_open(db, &q.store)))
 		return rc;
-	if ((rc = plot_make_dir(q.dir, err, sizeof err))) {
+	if ((rc = make_dirs(q.dir, err, sizeof err))) {
 		error("%s", err);
 		goto out;
 	}

@@ -8,6 +8,7 @@
 #include "fgo.h"
 #include "regress.h"
 #include "table.h"
+#include "views.h"
 
 const char cmd_regress_usage[] =
 	"usage: fgobench regress --base TAG|SWEEP_ID --head TAG|SWEEP_ID [--threshold PCT]\n"
@@ -46,7 +47,7 @@ static struct fgo_table *report_table(const struct fgo_regress_report *rep)
 	for (size_t i = 0; i < rep->count; i++) {
 		const struct fgo_regress_pair *p = &rep->pairs[i];
 		char config[96];
-		regress_config_text(&p->cfg, config, sizeof config);
+		view_tile_text(&p->cfg, config, sizeof config);
 		table_add(t, "%s", p->cfg.algorithm);
 		table_add(t, "%s", dtype_name(p->cfg.dtype));
 		table_add(t, "%d", p->cfg.world);

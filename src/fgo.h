@@ -35,6 +35,10 @@ double now_seconds(void);
 /* FNV-1a 64-bit hash of a byte string (keys, cache names, seeds). */
 uint64_t fnv1a64(const void *data, size_t len);
 
+/* Creates dir and its missing parents (mkdir -p). FGO_OK, or FGO_EUSAGE
+ * with "cannot create PATH: why" in err. */
+int make_dirs(const char *dir, char *err, size_t len);
+
 /* Levenshtein distance, for "did you mean" suggestions. */
 int edit_distance(const char *a, const char *b);
 

@@ -13,7 +13,6 @@
 #include "embed.h"
 #include "fgo.h"
 #include "hip_port.h"
-#include "plot.h"
 
 /* The headers kernels may include, by the name they include them with. */
 static const char *const header_names[] = { "hip_port.h", "schedule.h", "gemm_core.h" };
@@ -162,7 +161,7 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 	hiprtcGetCode(prog, *image);
 	hiprtcDestroyProgram(&prog);
 	char mk[512];
-	if (plot_make_dir(dir, mk, sizeof mk) == FGO_OK)
+	if (make_dirs(dir, mk, sizeof mk) == FGO_OK)
 		write_file(path, *image, *size);
 	return FGO_OK;
 }

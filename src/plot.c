@@ -13,26 +13,6 @@
 
 extern char **environ;
 
-int plot_make_dir(const char *dir, char *err, size_t len)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s", dir);
-	for (char *p = path + 1;; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char c = *p;
-		*p = 0;
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			snprintf(err, len, "cannot create %s: %s", path, strerror(errno));
-			return FGO_EUSAGE;
-		}
-		*p = c;
-		if (!c)
-			break;
-	}
-	return FGO_OK;
-}
-
 FILE *plot_open_data(const char *dir, const char *base, char *err, size_t len)
 {
 	char path[4096];

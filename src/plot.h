@@ -12,9 +12,6 @@ struct plot_field {
 	const char *value;
 };
 
-/* Creates dir (and its parents) when missing. FGO_OK or FGO_EUSAGE with err. */
-int plot_make_dir(const char *dir, char *err, size_t len);
-
 /* Opens DIR/BASE.dat for writing; NULL with err on failure. */
 FILE *plot_open_data(const char *dir, const char *base, char *err, size_t len);
 

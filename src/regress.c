@@ -3,6 +3,7 @@
  * change against a threshold, Mann-Whitney U p-value against alpha), and
  * writes the JUnit report. Exports the functions of regress.h. */
 #include "regress.h"
+#include "views.h"
 
 #include <errno.h>
 #include <math.h>
@@ -30,19 +31,6 @@ const char *regress_verdict_name(enum fgo_verdict v)
 	case FGO_IMPROVEMENT: return "improvement";
 	default: return "same";
 	}
-}
-
-void regress_config_text(const struct fgo_config *cfg, char *out, size_t len)
-{
-	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
-			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
-			 cfg->comm_sms);
-	/* mma and the communication tile are part of the key: show them when
-	 * they are not the defaults, so two rows never read the same */
-	if (n > 0 && (size_t)n < len && cfg->mma != 16)
-		n += snprintf(out + n, len - (size_t)n, " mma%d", cfg->mma);
-	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
-		snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
 }
 
 /* One side: the newest ok run of each configuration, in key order. */
@@ -116,22 +104,6 @@ static const char runs_sql[] =
 	/* newest first within a key, so the first row of each key is the one kept */
 	" ORDER BY r.config_key, coalesce(r.ended_at, r.started_at) DESC, r.id DESC";
 
-static void row_config(sqlite3_stmt *st, struct fgo_config *c)
-{
-	memset(c, 0, sizeof *c);
-	snprintf(c->algorithm, sizeof c->algorithm, "%s", (const char *)sqlite3_column_text(st, 2));
-	if (dtype_parse((const char *)sqlite3_column_text(st, 3), &c->dtype))
-		c->dtype = FGO_FP32;
-	c->world = sqlite3_column_int(st, 4);
-	c->m = (long)sqlite3_column_int64(st, 5);
-	c->n = (long)sqlite3_column_int64(st, 6);
-	c->k = (long)sqlite3_column_int64(st, 7);
-	int *tun[] = { &c->blk_m, &c->blk_n, &c->blk_k, &c->num_stages, &c->num_warps, &c->mma,
-		       &c->gsize_m, &c->gemm_sms, &c->comm_sms, &c->comm_blk_m, &c->comm_blk_n };
-	for (size_t i = 0; i < FGO_ARRAY_SIZE(tun); i++)
-		*tun[i] = sqlite3_column_int(st, 8 + (int)i);
-}
-
 /* The fused samples of run r; a run stored without samples falls back to
  * its median as one sample (which can never be significant on its own). */
 static int load_samples(sqlite3_stmt *st, struct side_run *r, double fallback_ms)
@@ -197,7 +169,7 @@ static int side_load(sqlite3 *db, const char *path, const char *text, struct sid
 		memset(r, 0, sizeof *r);
 		snprintf(r->key, sizeof r->key, "%s", key);
 		r->id = sqlite3_column_int64(runs, 0);
-		row_config(runs, &r->cfg);
+		view_config(runs, 2, &r->cfg); /* columns 2.. are VIEW_CONFIG_COLUMNS */
 		if (load_samples(samples, r, sqlite3_column_double(runs, 19)) != FGO_OK) {
 			rc = sql_failed(db, path, err, len);
 			goto out;
@@ -393,7 +365,7 @@ static void junit_write(FILE *f, const struct fgo_regress_report *rep,
 	for (size_t i = 0; i < rep->count; i++) {
 		const struct fgo_regress_pair *p = &rep->pairs[i];
 		char config[96];
-		regress_config_text(&p->cfg, config, sizeof config);
+		view_tile_text(&p->cfg, config, sizeof config);
 		snprintf(text, sizeof text, "%s.%s.w%d", p->cfg.algorithm, dtype_name(p->cfg.dtype),
 			 p->cfg.world);
 		fputs("  <testcase classname=\"", f);

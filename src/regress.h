@@ -67,10 +67,6 @@ void regress_report_free(struct fgo_regress_report *rep);
 /* The exit status the report calls for: 1 with any regression, else 0. */
 int regress_exit_code(const struct fgo_regress_report *rep);
 
-/* The tunables of cfg in one short cell: "128x128x64 s2 w4 g8 sm0+0", plus
- * " mma32" and " c64x64" when those differ from the defaults. */
-void regress_config_text(const struct fgo_config *cfg, char *out, size_t len);
-
 /* Writes the report as JUnit XML (one testsuite, one testcase per pair, a
  * failure for each regression) to a temporary file beside path, then
  * renames it over path, so a reader never sees half a file. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 int fgo_mute;
 
@@ -96,4 +98,24 @@ const char *embedded_text(const char *path)
 		if (strcmp(f->path, path) == 0)
 			return f->text;
 	return NULL;
+}
+
+int make_dirs(const char *dir, char *err, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s", dir);
+	for (char *p = path + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			snprintf(err, len, "cannot create %s: %s", path, strerror(errno));
+			return FGO_EUSAGE;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	return FGO_OK;
 }

@@ -6,7 +6,6 @@
 
 #include "cmd.h"
 #include "fgo.h"
-#include "regress.h"
 
 void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
 {
@@ -47,5 +46,13 @@ int view_prepare(struct fgo_store *st, const char *sql, sqlite3_stmt **out)
 
 void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 {
-	regress_config_text(cfg, out, len);
+	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
+			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
+			 cfg->comm_sms);
+	/* mma and the communication tile are part of the key: show them when
+	 * they are not the defaults, so two rows never read the same */
+	if (n > 0 && (size_t)n < len && cfg->mma != 16)
+		n += snprintf(out + n, len - (size_t)n, " mma%d", cfg->mma);
+	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
+		snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
 }

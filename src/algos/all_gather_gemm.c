@@ -12,21 +12,6 @@
 #include "kit.h"
 #include "schedule.h"
 
-#define ALIGN 64
-
-static size_t align_up(size_t x)
-{
-	return (x + ALIGN - 1) / ALIGN * ALIGN;
-}
-
-static long pow2_ceil(long x)
-{
-	long p = 1;
-	while (p < x)
-		p <<= 1;
-	return p;
-}
-
 /* Tiles of one source's row block: M/W x N/W, full K. Tiles never straddle
  * two ranks' A shards, so a tile's A rows come from one rank. */
 static struct sched_grid block_grid(const struct fgo_config *cfg)
@@ -52,20 +37,20 @@ static void layout(const struct fgo_config *cfg, int rank, struct fgo_layout *la
 	memset(lay, 0, sizeof *lay);
 	lay->a = (struct fgo_matrix){ .offset = 0, .row0 = rank * mw, .rows = mw,
 				      .col0 = 0, .cols = cfg->k, .ld = cfg->k };
-	size_t off = align_up((size_t)mw * (size_t)cfg->k * es);
+	size_t off = kit_align((size_t)mw * (size_t)cfg->k * es);
 	lay->b = (struct fgo_matrix){ .offset = off, .row0 = 0, .rows = cfg->k,
 				      .col0 = rank * nw, .cols = nw, .ld = nw };
-	off = align_up(off + (size_t)cfg->k * (size_t)nw * es);
+	off = kit_align(off + (size_t)cfg->k * (size_t)nw * es);
 	lay->c = (struct fgo_matrix){ .offset = off, .row0 = 0, .rows = cfg->m,
 				      .col0 = rank * nw, .cols = nw, .ld = nw };
-	off = align_up(off + (size_t)cfg->m * (size_t)nw * es);
+	off = kit_align(off + (size_t)cfg->m * (size_t)nw * es);
 	lay->work_offset = off;
 	lay->work_bytes = (size_t)(push ? cfg->m : cfg->blk_m) * (size_t)cfg->k * es;
-	lay->flags_offset = align_up(off + lay->work_bytes);
+	lay->flags_offset = kit_align(off + lay->work_bytes);
 	lay->flags_count = push ? (size_t)sched_chunk_count(mw, push_chunk_rows(cfg)) *
 					  (size_t)cfg->world
 				: 0;
-	lay->heap_bytes = align_up(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
 }
 
 static void pull_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
@@ -91,10 +76,10 @@ static int push_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	if (pull_validate(cfg, reason, len))
 		return 1;
 	long mw = cfg->m / cfg->world;
-	if (cfg->comm_blk_m > pow2_ceil(mw)) {
+	if (cfg->comm_blk_m > kit_pow2_ceil(mw)) {
 		snprintf(reason, len,
 			 "comm_blk_m=%d exceeds the %ld rows of one A shard, M/world (use comm_blk_m <= %ld)",
-			 cfg->comm_blk_m, mw, pow2_ceil(mw));
+			 cfg->comm_blk_m, mw, kit_pow2_ceil(mw));
 		return 1;
 	}
 	return 0;

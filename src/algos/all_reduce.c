@@ -19,9 +19,9 @@ static void layout(const struct fgo_config *cfg, int rank, struct fgo_layout *la
 
 	lay->work_offset = off;
 	lay->work_bytes = (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
-	lay->flags_offset = ar_align(off + lay->work_bytes);
+	lay->flags_offset = kit_align(off + lay->work_bytes);
 	lay->flags_count = (size_t)g.tiles * (size_t)(cfg->world + (two_shot ? 1 : 0));
-	lay->heap_bytes = ar_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
 }
 
 static void one_shot_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)

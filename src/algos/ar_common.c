@@ -11,14 +11,6 @@
 #include "fgo.h"
 #include "kit.h"
 
-static long pow2_ceil(long x)
-{
-	long p = 1;
-	while (p < x)
-		p <<= 1;
-	return p;
-}
-
 static long min_long(long a, long b)
 {
 	return a < b ? a : b;
@@ -50,13 +42,13 @@ size_t ar_layout_inputs(const struct fgo_config *cfg, int rank, long c_row0, lon
 	memset(lay, 0, sizeof *lay);
 	lay->a = (struct fgo_matrix){ .offset = 0, .row0 = 0, .rows = cfg->m,
 				      .col0 = rank * ks, .cols = ks, .ld = ks };
-	size_t off = ar_align((size_t)cfg->m * (size_t)ks * es);
+	size_t off = kit_align((size_t)cfg->m * (size_t)ks * es);
 	lay->b = (struct fgo_matrix){ .offset = off, .row0 = rank * ks, .rows = ks,
 				      .col0 = 0, .cols = cfg->n, .ld = cfg->n };
-	off = ar_align(off + (size_t)ks * (size_t)cfg->n * es);
+	off = kit_align(off + (size_t)ks * (size_t)cfg->n * es);
 	lay->c = (struct fgo_matrix){ .offset = off, .row0 = c_row0, .rows = c_rows,
 				      .col0 = 0, .cols = cfg->n, .ld = cfg->n };
-	return ar_align(off + (size_t)c_rows * (size_t)cfg->n * es);
+	return kit_align(off + (size_t)c_rows * (size_t)cfg->n * es);
 }
 
 void ar_tile_gemm(const struct fgo_exec *ex, const struct ar_tile *t, long k_begin, long k_end,
@@ -120,13 +112,7 @@ int ar_validate(const struct fgo_config *cfg, long rows, long cols, char *reason
 	if (kit_check_tile(cfg, rows, cols, reason, len))
 		return 1;
 	/* BLK_K tiles this rank's K slice, not the global K. */
-	long ks = cfg->k / cfg->world;
-	if (cfg->blk_k > pow2_ceil(ks)) {
-		snprintf(reason, len, "BLK_K=%d exceeds the K slice of one rank, K/world=%ld (use BLK_K <= %ld)",
-			 cfg->blk_k, ks, pow2_ceil(ks));
-		return 1;
-	}
-	return 0;
+	return kit_check_tile_k(cfg, cfg->k / cfg->world, reason, len);
 }
 
 double ar_two_shot_link_bytes(const struct fgo_config *cfg)

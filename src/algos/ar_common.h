@@ -14,19 +14,12 @@
 #include "algo.h"
 #include "schedule.h"
 
-#define AR_ALIGN 64
-
 /* One output tile: its place in the global M x N and its (possibly
  * partial) extent. */
 struct ar_tile {
 	long row0, col0; /* global row and column of the tile's first element */
 	int rows, cols;  /* rows x cols elements, <= BLK_M x BLK_N */
 };
-
-static inline size_t ar_align(size_t x)
-{
-	return (x + AR_ALIGN - 1) / AR_ALIGN * AR_ALIGN;
-}
 
 /* The tile grid over a block of rows x cols of the output, with this rank's
  * K slice (K/W) as the MAC dimension. */

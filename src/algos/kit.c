@@ -98,7 +98,7 @@ int kit_streamk_fixup(const struct fgo_exec *ex, const struct sched_grid *g, int
 	return FGO_OK;
 }
 
-static long next_pow2(long x)
+long kit_pow2_ceil(long x)
 {
 	long p = 1;
 	while (p < x)
@@ -126,7 +126,7 @@ static int check_side(const char *blk, int side, char dim, long extent, long glo
 	char what[64];
 	/* 16 is the smallest MMA tile side, so a 16-row tile is how a GPU
 	 * handles M=1 (decode) and is never "too large". */
-	long limit = next_pow2(extent) < 16 ? 16 : next_pow2(extent);
+	long limit = kit_pow2_ceil(extent) < 16 ? 16 : kit_pow2_ceil(extent);
 	if (side <= limit)
 		return 0;
 	snprintf(reason, len, "%s=%d exceeds %s (use %s <= %ld)", blk, side,

@@ -29,6 +29,15 @@ static inline char *kit_at(const struct fgo_exec *ex, int rank, const struct fgo
 	       ((size_t)row * (size_t)m->ld + (size_t)col) * dtype_size(ex->cfg->dtype);
 }
 
+/* x rounded up to KIT_ALIGN. */
+static inline size_t kit_align(size_t x)
+{
+	return (x + KIT_ALIGN - 1) / KIT_ALIGN * KIT_ALIGN;
+}
+
+/* The smallest power of two >= x (1 for x <= 1). */
+long kit_pow2_ceil(long x);
+
 /* Layout building: returns the next KIT_ALIGN-aligned offset at or after
  * *cursor and moves *cursor past bytes from there. */
 static inline size_t kit_place(size_t *cursor, size_t bytes)

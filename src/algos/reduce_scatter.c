@@ -20,9 +20,9 @@ static void rs_layout(const struct fgo_config *cfg, int rank, struct fgo_layout 
 
 	lay->work_offset = off;
 	lay->work_bytes = (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
-	lay->flags_offset = ar_align(off + lay->work_bytes);
+	lay->flags_offset = kit_align(off + lay->work_bytes);
 	lay->flags_count = (size_t)g.tiles * (size_t)cfg->world;
-	lay->heap_bytes = ar_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
 }
 
 /* Tiles never straddle two ranks' row blocks: the tile space is one row

@@ -19,12 +19,12 @@
 static size_t slots_offset(const struct fgo_config *cfg, const struct fgo_layout *lay)
 {
 	return lay->work_offset +
-	       ar_align((size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype));
+	       kit_align((size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype));
 }
 
 static size_t slot_bytes(const struct fgo_config *cfg)
 {
-	return ar_align(sizeof(float) * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	return kit_align(sizeof(float) * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 }
 
 static void sk_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
@@ -35,9 +35,9 @@ static void sk_layout(const struct fgo_config *cfg, int rank, struct fgo_layout 
 
 	lay->work_offset = off;
 	lay->work_bytes = slots_offset(cfg, lay) - off + (size_t)ctas * slot_bytes(cfg);
-	lay->flags_offset = ar_align(off + lay->work_bytes);
+	lay->flags_offset = kit_align(off + lay->work_bytes);
 	lay->flags_count = (size_t)g.tiles * (size_t)cfg->world + (size_t)ctas;
-	lay->heap_bytes = ar_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
 }
 
 static int sk_validate(const struct fgo_config *cfg, char *reason, size_t len)

@@ -232,7 +232,7 @@ static void check_validate_bad(void)
 	BAD("bad-blk_n-exceeds-shard", "BLK_N=128 exceeds N/W=64 (use BLK_N <= 64)",
 	    c.n = 128; c.blk_n = 128);
 	BAD("bad-blk_k-exceeds-k", "BLK_K=64 exceeds K=20 (use BLK_K <= 32)", c.k = 20; c.blk_k = 64);
-	BAD("bad-blk_k-exceeds-k-slice", "exceeds the K slice of one rank, K/world=32",
+	BAD("bad-blk_k-exceeds-k-slice", "BLK_K=64 exceeds K/W=32 (use BLK_K <= 32)",
 	    ALGO("all_reduce_two_shot"); c.k = 64; c.blk_k = 64);
 	BAD("bad-sk_all_scatter-sms", "needs gemm_sms >= 1 and comm_sms >= 1",
 	    ALGO("sk_all_scatter"); c.comm_sms = 2);
