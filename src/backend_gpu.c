@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "backend.h"
+#include "embed.h"
 #include "fgo.h"
 #include "gpu_jit.h"
+#include "gpu_shape.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
@@ -208,13 +210,6 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	memset(heap, 0, sizeof *heap);
 }
 
-/* Shared memory of the SIMT core: the A and B panels in fp32. */
-static unsigned int shared_bytes(const struct fgo_config *cfg)
-{
-	return (unsigned int)(sizeof(float) * ((size_t)cfg->blk_m * cfg->blk_k +
-					       (size_t)cfg->blk_k * cfg->blk_n));
-}
-
 static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		       const struct fgo_config *cfg, struct fgo_heap *heap,
 		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
@@ -225,7 +220,8 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	char defines[1024];
 	void *image = NULL;
 	size_t size = 0;
-	int cached, rc, threads = 32 * cfg->num_warps;
+	struct gpu_shape shape;
+	int cached, rc;
 
 	memset(info, 0, sizeof *info);
 	if (!run) {
@@ -238,23 +234,14 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	run->heap = heap;
 	algo->layout(cfg, heap->rank, &run->lay);
 	rc = FGO_EUSAGE;
-	/* the fused families come one by one (issue 4): gemm and all_scatter first */
-	if (!algo->gpu_source ||
-	    (strcmp(algo->name, "gemm") != 0 && strcmp(algo->name, "all_scatter") != 0))
+	/* the fused families get their kernels one by one */
+	if (!algo->gpu_source || !embedded_text(algo->gpu_source))
 		snprintf(reason, len, "no GPU kernel for %s yet (CPU backend only)", algo->name);
 	else if (run->lay.heap_bytes > heap->bytes)
 		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
 			 run->lay.heap_bytes, heap->bytes);
-	else if (threads > 1024 || (cfg->blk_m * cfg->blk_n) % threads != 0 ||
-		 cfg->blk_m * cfg->blk_n / threads > 256)
-		snprintf(reason, len,
-			 "BLK_M x BLK_N = %d outputs do not split over %d threads (num_warps=%d) into at most 256 each",
-			 cfg->blk_m * cfg->blk_n, threads, cfg->num_warps);
-	else if ((int)shared_bytes(cfg) > ctx->smem_optin)
-		snprintf(reason, len, "needs %u bytes of shared memory, the GPU allows %d per block",
-			 shared_bytes(cfg), ctx->smem_optin);
 	else
-		rc = FGO_OK;
+		rc = gpu_shape_check(cfg, ctx->smem_optin, &shape, reason, len);
 	if (rc == FGO_OK) {
 		gpu_jit_defines(cfg, defines, sizeof defines);
 		rc = gpu_jit_compile(algo->gpu_source, defines, ctx->arch, &image, &size, &cached,
@@ -274,8 +261,8 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc == FGO_OK) {
 		struct sched_grid t = sched_grid_make(cfg->m, cfg->n / cfg->world, cfg->k, cfg->blk_m,
 						      cfg->blk_n, cfg->blk_k);
-		run->threads = (unsigned int)threads;
-		run->smem = shared_bytes(cfg);
+		run->threads = shape.threads;
+		run->smem = shape.smem_bytes;
 		/* persistent: at most 8 CTAs per SM, each walking tiles in grouped order */
 		run->grid = cfg->gemm_sms > 0 ? (unsigned int)cfg->gemm_sms
 					      : (unsigned int)(t.tiles < ctx->sms * 8 ? t.tiles : ctx->sms * 8);

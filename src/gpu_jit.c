@@ -14,11 +14,22 @@
 #include "fgo.h"
 #include "hip_port.h"
 
-/* The headers kernels may include, by the name they include them with. */
-static const char *const header_names[] = { "hip_port.h", "schedule.h", "gemm_core.h" };
-static const char *const header_paths[] = { "kernels/hip_port.h", "kernels/schedule.h",
-					    "kernels/gemm_core.h" };
-#define N_HEADERS 3
+/* The headers kernels may include: every embedded header under kernels/, by the
+ * name they include it with. */
+#define MAX_HEADERS 32
+
+static int kernel_headers(const char **names, const char **texts)
+{
+	int n = 0;
+	for (const struct fgo_embedded_file *f = fgo_embedded; f->path && n < MAX_HEADERS; f++) {
+		size_t l = strlen(f->path);
+		if (strncmp(f->path, "kernels/", 8) == 0 && l > 2 && strcmp(f->path + l - 2, ".h") == 0) {
+			names[n] = f->path + 8;
+			texts[n++] = f->text;
+		}
+	}
+	return n;
+}
 
 #ifndef FGO_CUDA_INCLUDE
 #define FGO_CUDA_INCLUDE "/usr/local/cuda/include"
@@ -94,7 +105,8 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 		    size_t *size, int *cached, char *err, size_t len)
 {
 	const char *text = embedded_text(source);
-	const char *headers[N_HEADERS];
+	const char *headers[MAX_HEADERS], *header_names[MAX_HEADERS];
+	int n_headers = kernel_headers(header_names, headers);
 	char opts[2048], key_text[64], path[1200];
 	int major = 0, minor = 0;
 
@@ -104,15 +116,13 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 		snprintf(err, len, "no kernel source %s in this build", source);
 		return FGO_EUSAGE;
 	}
-	for (int i = 0; i < N_HEADERS; i++)
-		headers[i] = embedded_text(header_paths[i]);
 	hiprtcVersion(&major, &minor);
 	snprintf(opts, sizeof opts, "%s --gpu-architecture=%s -I" FGO_CUDA_INCLUDE " --std=c++17 -default-device",
 		 defines, arch);
 
 	/* The cache key covers everything that changes the binary. */
 	uint64_t h = fnv1a64(text, strlen(text));
-	for (int i = 0; i < N_HEADERS; i++)
+	for (int i = 0; i < n_headers; i++)
 		h ^= fnv1a64(headers[i], strlen(headers[i])) * (uint64_t)(i + 3);
 	h ^= fnv1a64(opts, strlen(opts)) * 7;
 	h += (uint64_t)(major * 1000 + minor);
@@ -129,7 +139,7 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 	char work[2048];
 	snprintf(work, sizeof work, "%s", opts);
 	int argc = split(work, argv, 64);
-	hiprtcResult r = hiprtcCreateProgram(&prog, text, source, N_HEADERS, headers, header_names);
+	hiprtcResult r = hiprtcCreateProgram(&prog, text, source, n_headers, headers, header_names);
 	if (r != HIPRTC_SUCCESS) {
 		snprintf(err, len, "JIT: cannot create the program: %s", hiprtcGetErrorString(r));
 		return FGO_EFAIL;

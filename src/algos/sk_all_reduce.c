@@ -221,5 +221,5 @@ const struct fgo_algo algo_sk_all_reduce = {
 	.link_bytes = sk_link_bytes,
 	.cpu_run = sk_run,
 	.cpu_baseline = sk_baseline,
-	.gpu_source = "kernels/all_reduce.hip",
+	.gpu_source = "kernels/sk_all_reduce.hip",
 };

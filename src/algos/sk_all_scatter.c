@@ -164,5 +164,5 @@ const struct fgo_algo algo_sk_all_scatter = {
 	.link_bytes = as_link_bytes,
 	.cpu_run = sk_run,
 	.cpu_baseline = as_baseline,
-	.gpu_source = "kernels/all_scatter.hip",
+	.gpu_source = "kernels/sk_all_scatter.hip",
 };

@@ -1,0 +1,27 @@
+/* tile_shape.h: how a CTA's warps split the BLK_M x BLK_N tile and how much
+ * shared memory each GEMM core needs, as macros, so the kernels (compiled
+ * at run time) and the host checks (src/gpu_shape.c) use the same numbers. */
+#ifndef FGO_TILE_SHAPE_H
+#define FGO_TILE_SHAPE_H
+
+/* Warps along M in the mma core: the split that keeps a warp's tile about
+ * square (num_warps is a power of two; the rest of the warps go along N). */
+#define FGO_WARPS_M(nw, bm, bn)                                                        \
+	((nw) >= 16 ? 4 : (nw) == 8 ? ((bm) >= (bn) ? 4 : 2) : (nw) == 4 ? 2 :         \
+	 (nw) == 2 ? ((bm) >= (bn) ? 2 : 1) : 1)
+#define FGO_WARPS_N(nw, bm, bn) ((nw) / FGO_WARPS_M(nw, bm, bn))
+
+/* Shared-memory rows are padded by 8 16-bit elements (16 bytes): with an
+ * odd number of 16-byte units per row the 8 rows one ldmatrix reads fall
+ * in 8 different bank groups. */
+#define FGO_SMEM_PAD 8
+
+/* Bytes of one pipeline stage of the mma core (A panel BLK_M x BLK_K, then
+ * B panel BLK_K x BLK_N, 16-bit elements, padded rows). */
+#define FGO_MMA_STAGE_BYTES(bm, bn, bk)                                                \
+	(2 * ((bm) * ((bk) + FGO_SMEM_PAD) + (bk) * ((bn) + FGO_SMEM_PAD)))
+
+/* Bytes of the SIMT core: the A and B panels once, as fp32. */
+#define FGO_SIMT_SMEM_BYTES(bm, bn, bk) (4 * ((bm) * (bk) + (bk) * (bn)))
+
+#endif

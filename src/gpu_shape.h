@@ -1,0 +1,28 @@
+/* gpu_shape.h: which GEMM core a configuration gets on the GPU and whether
+ * it can launch there (threads, warp tiles, shared memory), decided without
+ * a GPU, so `fgobench compile` and the backend agree. */
+#ifndef FGO_GPU_SHAPE_H
+#define FGO_GPU_SHAPE_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+enum gpu_core {
+	GPU_CORE_SIMT = 0, /* FFMA on fp32 panels: fp32 inputs */
+	GPU_CORE_MMA = 1,  /* mma.sync m16n8k16 (NVIDIA) for fp16 and bf16 */
+};
+
+struct gpu_shape {
+	enum gpu_core core;
+	unsigned int threads;    /* per CTA */
+	unsigned int smem_bytes; /* dynamic shared memory per CTA */
+};
+
+/* Fills shape for cfg. Returns FGO_OK, or FGO_EUSAGE with a one-line reason
+ * when cfg cannot launch on a GPU allowing smem_limit bytes of shared
+ * memory per block (pass 0 to skip that check, as for a GPU not at hand). */
+int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_shape *shape,
+		    char *reason, size_t len);
+
+#endif
