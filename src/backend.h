@@ -43,6 +43,12 @@ struct fgo_kernel_info {
 	int spills;
 };
 
+/* Device state read around a run (0 where the backend cannot tell). */
+struct fgo_telemetry {
+	double sm_clock_mhz, mem_clock_mhz;
+	double temp_c, power_w;
+};
+
 struct fgo_backend {
 	const char *name; /* "cpu", "gpu" */
 
@@ -86,6 +92,27 @@ struct fgo_backend {
 	/* The vendor sequence: library GEMM then library collective. */
 	int (*baseline)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
 			double timeout_s, double *ms, char *err, size_t len);
+
+	/* (optional) `bulk`: fgobench's own GEMM core (GEMM-only mode) then the
+	 * vendor collective with the family's sharding, on one stream, timed as
+	 * one; separates GEMM efficiency from overlap. NULL: not measured. */
+	int (*bulk)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+		    double *ms, char *err, size_t len);
+
+	/* (optional) Clocks, temperature and power of this rank's device now. */
+	int (*telemetry)(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t);
+
+	/* (optional) Matrix peak in TFLOP/s of the vendor GEMM at 8192^3 in
+	 * dtype, for `calibrate`. */
+	int (*matrix_peak)(struct fgo_backend_ctx *ctx, enum fgo_dtype dtype, double *tflops,
+			   char *err, size_t len);
+
+	/* (optional, collective over heap->comm) One-direction bandwidth in
+	 * GB/s from this rank to each peer, one pair at a time: sm_gbps[p] by
+	 * SM stores into the peer's memory, ce_gbps[p] by the copy engine
+	 * (world entries each; 0 for this rank itself). */
+	int (*link_bandwidth)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *sm_gbps,
+			      double *ce_gbps, char *err, size_t len);
 
 	/* (optional) Streaming copy bandwidth of one device's own memory, GB/s,
 	 * for `calibrate`; NULL: memory_bw is not measured. */
