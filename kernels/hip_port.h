@@ -38,14 +38,23 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 
 #elif defined(__HIPCC_RTC__) || defined(__HIPCC__)
 /* ---- device code on AMD ---- */
-#include <hip/hip_bf16.h>
 #include <hip/hip_fp16.h>
 typedef __half fgo_half;
-typedef __hip_bfloat16 fgo_bf16;
 #define fgo_half2float(x) __half2float(x)
 #define fgo_float2half(x) __float2half(x)
+#if __has_include(<hip/hip_bf16.h>)
+#include <hip/hip_bf16.h>
+typedef __hip_bfloat16 fgo_bf16;
 #define fgo_bf162float(x) __bfloat162float(x)
 #define fgo_float2bf16(x) __float2bfloat16(x)
+#else
+/* HIP before 5.7 (Debian 12's 5.2) has only hip_bfloat16: a struct that
+ * converts to float and rounds to nearest even from it. */
+#include <hip/hip_bfloat16.h>
+typedef hip_bfloat16 fgo_bf16;
+#define fgo_bf162float(x) static_cast<float>(x)
+#define fgo_float2bf16(x) hip_bfloat16(x)
+#endif
 __device__ __forceinline__ void fgo_flag_release(unsigned int *flag, unsigned int v)
 {
 	__hip_atomic_store(flag, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
@@ -55,6 +64,14 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 #define fgo_fence_system() __threadfence_system()
+/* CUDA's __nanosleep, which HIP 5.2 lacks: s_sleep waits about 64 clocks
+ * per unit (the kernels only use it to back off in spin loops). */
+__device__ __forceinline__ void fgo_amd_nanosleep(unsigned int ns)
+{
+	for (unsigned int t = 0; t < ns; t += 64)
+		__builtin_amdgcn_s_sleep(1);
+}
+#define __nanosleep(ns) fgo_amd_nanosleep(ns)
 
 #elif defined(FGO_GPU_CUDA)
 /* ---- host code on NVIDIA: HIP names over the CUDA runtime, driver and NVRTC ---- */
