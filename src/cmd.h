@@ -27,6 +27,7 @@
 
 int cmd_best(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
@@ -37,6 +38,7 @@ int cmd_sweep(int argc, char **argv);
 
 extern const char cmd_best_usage[];
 extern const char cmd_calibrate_usage[];
+extern const char cmd_compile_usage[];
 extern const char cmd_info_usage[];
 extern const char cmd_list_usage[];
 extern const char cmd_plot_usage[];

@@ -49,7 +49,7 @@ void gpu_jit_defines(const struct fgo_config *cfg, char *out, size_t len)
 
 const char *gpu_jit_cache_dir(void)
 {
-	static char dir[1024];
+	static _Thread_local char dir[1024];
 	const char *env = getenv("FGOBENCH_CACHE"), *home = getenv("HOME");
 	if (env && *env)
 		snprintf(dir, sizeof dir, "%s", env);
@@ -77,16 +77,25 @@ static int read_file(const char *path, void **data, size_t *size)
 	return 0;
 }
 
-/* Writes to a temporary name then renames: ranks compiling the same kernel
- * at once never see half a file. A cache that cannot be written is not an
+/* Writes to a unique temporary name in the same folder (mkstemp: unique
+ * across processes, threads and hosts sharing the folder) then renames it
+ * over path, which is atomic: ranks compiling or reading the same kernel at
+ * once never see half a file. A cache that cannot be written is not an
  * error (the kernel is just compiled again next time). */
 static void write_file(const char *path, const void *data, size_t size)
 {
 	char tmp[1300];
-	snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-	FILE *f = fopen(tmp, "wb");
-	if (!f)
+	snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
 		return;
+	fchmod(fd, 0644); /* mkstemp makes it 0600: the cache may be shared */
+	FILE *f = fdopen(fd, "wb");
+	if (!f) {
+		close(fd);
+		remove(tmp);
+		return;
+	}
 	int ok = fwrite(data, 1, size, f) == size;
 	if (fclose(f) != 0 || !ok || rename(tmp, path) != 0)
 		remove(tmp);
@@ -96,7 +105,8 @@ static void write_file(const char *path, const void *data, size_t size)
 static int split(char *opts, const char **argv, int max)
 {
 	int n = 0;
-	for (char *p = strtok(opts, " "); p && n < max; p = strtok(NULL, " "))
+	char *save = NULL;
+	for (char *p = strtok_r(opts, " ", &save); p && n < max; p = strtok_r(NULL, " ", &save))
 		argv[n++] = p;
 	return n;
 }

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "best", cmd_best, 0, cmd_best_usage, "best configuration per shape from the store" },
 	{ "calibrate", cmd_calibrate, FGO_NEEDS_MPI, cmd_calibrate_usage,
 	  "measure and store this machine's ceilings" },
+	{ "compile", cmd_compile, 0, cmd_compile_usage,
+	  "JIT-compile a spec's GPU kernels into the cache (no GPU needed)" },
 	{ "info", cmd_info, FGO_NEEDS_MPI, cmd_info_usage, "backends, devices, algorithms, versions" },
 	{ "list", cmd_list, 0, cmd_list_usage, "sweeps in the store" },
 	{ "plot", cmd_plot, 0, cmd_plot_usage, "roofline, overlap and heatmap plots (gnuplot)" },

@@ -13,7 +13,7 @@ for page in man/fgobench-*.1; do
 		fail "man-$cmd" "SYNOPSIS of $page differs from \`fgobench $cmd --help\`: $(diff "$T/man" "$T/help" | head -5 | tr '\n' ' ')"
 	fi
 done
-for c in best calibrate info list plot regress run show sweep; do
+for c in best calibrate compile info list plot regress run show sweep; do
 	check "man-page-$c" "man/fgobench-$c.1 exists" [ -f "man/fgobench-$c.1" ]
 done
-check man-main "fgobench.1 lists every command page" sh -c 'for c in best calibrate info list plot regress run show sweep; do sed "s/\\\\-/-/g" man/fgobench.1 | grep -q "fgobench-$c" || exit 1; done'
+check man-main "fgobench.1 lists every command page" sh -c 'for c in best calibrate compile info list plot regress run show sweep; do sed "s/\\\\-/-/g" man/fgobench.1 | grep -q "fgobench-$c" || exit 1; done'
