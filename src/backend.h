@@ -1,7 +1,8 @@
 /* backend.h: the backend interface, a struct of function pointers (a driver).
  *
- * The runner drives every backend the same way:
- *   init -> heap_alloc (once per communicator) -> for each configuration:
+ * The session and the runner drive every backend the same way:
+ *   init -> precompile every configuration (optional, before any timing)
+ *   -> heap_alloc (once per communicator) -> for each configuration:
  *   prepare -> copy_in inputs -> launch (timed) ... -> copy_out output -> release
  *   -> heap_free -> finish.
  * The CPU backend (backend_cpu.c) is the reference; the GPU backend plugs in
@@ -76,6 +77,16 @@ struct fgo_backend {
 		       const struct fgo_config *cfg, struct fgo_heap *heap,
 		       struct fgo_runnable **out, struct fgo_kernel_info *info,
 		       char *reason, size_t len);
+
+	/* (optional) Compiles cfg's kernel into the kernel cache without loading
+	 * it, so that prepare finds it there: the session calls it for every
+	 * configuration before any timing, the ranks of a node sharing the list.
+	 * Returns FGO_OK (compiled or already cached), FGO_EUSAGE with a reason
+	 * when cfg has no kernel, cannot launch or does not compile here
+	 * (prepare reports it again when cfg runs), FGO_EFAIL. NULL: prepare
+	 * compiles each configuration when it comes. */
+	int (*precompile)(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+			  const struct fgo_config *cfg, char *err, size_t len);
 
 	/* Host <-> heap copies of this rank's own heap. */
 	int (*copy_in)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,

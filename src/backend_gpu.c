@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "embed.h"
 #include "fgo.h"
+#include "gpu_compile.h"
 #include "gpu_jit.h"
 #include "gpu_shape.h"
 #include "gpu_vendor.h"
@@ -287,6 +288,14 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	return FGO_OK;
 }
 
+/* Fills the kernel cache with cfg's kernel for this GPU (see gpu_compile.c). */
+static int gpu_precompile(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+			  const struct fgo_config *cfg, char *err, size_t len)
+{
+	struct gpu_compiled c;
+	return gpu_compile_config(algo, cfg, ctx->arch, ctx->smem_optin, 0, &c, err, len);
+}
+
 static int gpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
 		       const void *src, size_t bytes)
 {
@@ -412,6 +421,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.heap_alloc = gpu_heap_alloc,
 	.heap_free = gpu_heap_free,
 	.prepare = gpu_prepare,
+	.precompile = gpu_precompile,
 	.copy_in = gpu_copy_in,
 	.copy_out = gpu_copy_out,
 	.launch = gpu_launch,

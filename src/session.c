@@ -11,6 +11,7 @@
 
 #include "algo.h"
 #include "backend.h"
+#include "embed.h"
 #include "fgo.h"
 #include "runner.h"
 #include "store.h"
@@ -208,6 +209,65 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 	return bad ? FGO_EFAIL : FGO_OK;
 }
 
+/* Compiles the kernels of the items to run before any timing, the ranks of
+ * a node sharing them: node-local rank r of L takes kernels r, r+L, r+2L,
+ * ... into the kernel cache (where prepare finds them), then the node
+ * waits for all. Nothing for backends without precompile. Collective over
+ * comm. */
+static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan,
+		       const unsigned char *todo, const struct fgo_backend *be,
+		       struct fgo_backend_ctx *ctx, int show)
+{
+	int rank, local, locals;
+	size_t n = 0, k = 0;
+	long failed = 0, all_failed = 0;
+	char err[FGO_REASON_MAX];
+
+	if (!be->precompile)
+		return;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_rank(node, &local);
+	MPI_Comm_size(node, &locals);
+	unsigned char *kernel = calloc(plan->count + 1, 1);
+	if (!kernel)
+		return; /* prepare compiles them one by one */
+	for (size_t i = 0; i < plan->count; i++) {
+		const struct fgo_algo *algo = algo_find(plan->items[i].cfg.algorithm);
+		kernel[i] = todo[i] && algo && algo->gpu_source && embedded_text(algo->gpu_source);
+		n += kernel[i];
+	}
+	if (n == 0) {
+		free(kernel);
+		return;
+	}
+	double t0 = now_seconds();
+	if (rank == 0 && show) {
+		fprintf(stderr, "fgobench: compiling %zu kernel%s on %d rank%s ...", n, n == 1 ? "" : "s",
+			locals, locals == 1 ? "" : "s");
+		fflush(stderr);
+	}
+	for (size_t i = 0; i < plan->count; i++) {
+		if (!kernel[i] || k++ % (size_t)locals != (size_t)local)
+			continue;
+		if (be->precompile(ctx, algo_find(plan->items[i].cfg.algorithm), &plan->items[i].cfg,
+				   err, sizeof err) != FGO_OK)
+			failed++;
+	}
+	free(kernel);
+	/* the node barrier: a sum over the node (every node compiles the whole
+	 * list), then the worst node for rank 0 */
+	MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_LONG, MPI_SUM, node);
+	MPI_Reduce(&failed, &all_failed, 1, MPI_LONG, MPI_MAX, 0, comm);
+	if (rank == 0 && show) {
+		fprintf(stderr, " done in %.1f s", now_seconds() - t0);
+		if (all_failed)
+			fprintf(stderr, " (%ld cannot launch or do not compile here: each is stored as"
+				" invalid when it runs)",
+				all_failed);
+		fputc('\n', stderr);
+	}
+}
+
 int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_session *s)
 {
 	int rank, size;
@@ -273,10 +333,11 @@ int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_ses
 		MPI_Bcast(todo, (int)plan->count, MPI_UNSIGNED_CHAR, 0, comm);
 		MPI_Bcast(&o.ceilings, (int)sizeof o.ceilings, MPI_BYTE, 0, comm);
 		struct fgo_runner_sink sink = { sink_started, sink_finished, &p };
-		p.started = now_seconds();
 		if (rank == 0 && p.show)
 			note("%zu configurations to run (%zu invalid), world up to %d, backend %s",
 			     p.total, p.counts[FGO_INVALID], plan->max_world, be->name);
+		precompile(comm, node, plan, todo, be, ctx, p.show);
+		p.started = now_seconds();
 		rc = runner_run(comm, plan, todo, &o, &sink);
 		if (rank == 0)
 			rc = end(&p, s, rc);
