@@ -209,6 +209,15 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 	return bad ? FGO_EFAIL : FGO_OK;
 }
 
+/* The algorithm of item i when the item is to run and has a GPU kernel in
+ * this build, else NULL. */
+static const struct fgo_algo *kernel_of(const struct fgo_plan *plan, const unsigned char *todo,
+					size_t i)
+{
+	const struct fgo_algo *algo = todo[i] ? algo_find(plan->items[i].cfg.algorithm) : NULL;
+	return algo && algo->gpu_source && embedded_text(algo->gpu_source) ? algo : NULL;
+}
+
 /* Compiles the kernels of the items to run before any timing, the ranks of
  * a node sharing them: node-local rank r of L takes kernels r, r+L, r+2L,
  * ... into the kernel cache (where prepare finds them), then the node
@@ -228,18 +237,10 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_rank(node, &local);
 	MPI_Comm_size(node, &locals);
-	unsigned char *kernel = calloc(plan->count + 1, 1);
-	if (!kernel)
-		return; /* prepare compiles them one by one */
-	for (size_t i = 0; i < plan->count; i++) {
-		const struct fgo_algo *algo = algo_find(plan->items[i].cfg.algorithm);
-		kernel[i] = todo[i] && algo && algo->gpu_source && embedded_text(algo->gpu_source);
-		n += kernel[i];
-	}
-	if (n == 0) {
-		free(kernel);
+	for (size_t i = 0; i < plan->count; i++)
+		n += kernel_of(plan, todo, i) != NULL;
+	if (n == 0)
 		return;
-	}
 	double t0 = now_seconds();
 	if (rank == 0 && show) {
 		fprintf(stderr, "fgobench: compiling %zu kernel%s on %d rank%s ...", n, n == 1 ? "" : "s",
@@ -247,13 +248,12 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 		fflush(stderr);
 	}
 	for (size_t i = 0; i < plan->count; i++) {
-		if (!kernel[i] || k++ % (size_t)locals != (size_t)local)
+		const struct fgo_algo *algo = kernel_of(plan, todo, i);
+		if (!algo || k++ % (size_t)locals != (size_t)local)
 			continue;
-		if (be->precompile(ctx, algo_find(plan->items[i].cfg.algorithm), &plan->items[i].cfg,
-				   err, sizeof err) != FGO_OK)
+		if (be->precompile(ctx, algo, &plan->items[i].cfg, err, sizeof err) != FGO_OK)
 			failed++;
 	}
-	free(kernel);
 	/* the node barrier: a sum over the node (every node compiles the whole
 	 * list), then the worst node for rank 0 */
 	MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_LONG, MPI_SUM, node);
