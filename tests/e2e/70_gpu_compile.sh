@@ -1,0 +1,126 @@
+# 70_gpu_compile.sh: the GPU kernels compile, no GPU needed.
+#   compile-1  the CPU build: `compile --help`, its refusal (exit 2), bad usage
+#   compile-2  with the CUDA toolkit (/usr/local/cuda): `make GPU=cuda`, then
+#              `fgobench compile` of sweeps/smoke.json and sweeps/gpu_smoke.json
+#              for sm_90a (NVRTC), a fresh cache, a bad spec, a bad --arch
+#   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
+# A missing toolkit prints "SKIP ..." (counted neither way); with
+# FGOBENCH_REQUIRE_GPU_TOOLS=1 (CI) it is a failure instead. The smoke specs
+# compile into build/kernel-cache, kept between runs: a kernel whose source,
+# options and compiler are unchanged is found there (the cache key covers
+# them all), so only the first run pays for the ~160 compiles.
+. tests/e2e/lib.sh
+
+missing() { # ID WHAT
+	if [ "${FGOBENCH_REQUIRE_GPU_TOOLS:-0}" = 1 ]; then
+		fail "$1" "$2 (FGOBENCH_REQUIRE_GPU_TOOLS=1)"
+	else
+		echo "SKIP $1: $2"
+	fi
+}
+
+# csv_status FILE STATUS: rows of `compile --format csv` output with that status
+csv_status() { awk -F, -v s="$2" 'NR > 1 && $11 == s' "$1" | wc -l; }
+
+# ---- the CPU build ----
+expect_exit compile-1.1 0 "$FGO" compile --help
+check compile-1.2 "--help starts with the synopsis" grep -q '^usage: fgobench compile SPEC' "$T/out"
+expect_exit compile-1.3 2 "$FGO" compile sweeps/smoke.json
+expect_err compile-1.4 'this fgobench was built without a GPU backend: build it with `make GPU=cuda`'
+expect_exit compile-1.5 2 "$FGO" compile
+expect_err compile-1.6 "missing SPEC"
+expect_exit compile-1.7 2 "$FGO" compile sweeps/smoke.json --bogus
+expect_err compile-1.8 'unknown option "--bogus"'
+expect_exit compile-1.9 2 "$FGO" compile sweeps/smoke.json -j 0
+expect_exit compile-1.10 2 "$FGO" compile sweeps/smoke.json --format xml
+expect_exit compile-1.11 2 "$FGO" compile sweeps/smoke.json --arch
+
+# ---- the GPU build, NVRTC ----
+CUDA=${CUDA:-/usr/local/cuda}
+if [ ! -f "$CUDA/include/nvrtc.h" ]; then
+	missing compile-2 "no $CUDA (the CUDA toolkit): the GPU build and its kernel compiles were not checked"
+else
+	# a make started by `make test` must not inherit its jobserver
+	unset MAKEFLAGS MFLAGS MAKELEVEL
+	if make -s GPU=cuda -j"$(nproc 2>/dev/null || echo 2)" >"$T/build.log" 2>&1; then
+		pass compile-2.1
+	else
+		fail compile-2.1 "make GPU=cuda failed: $(tail -c 600 "$T/build.log")"
+	fi
+	GFGO=$PWD/build/cuda/fgobench
+	# the binary links libcuda.so.1: the toolkit's stub where no driver is installed
+	if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+		mkdir -p "$T/lib"
+		ln -s "$CUDA/lib64/stubs/libcuda.so" "$T/lib/libcuda.so.1"
+	fi
+	export LD_LIBRARY_PATH="$T/lib:$CUDA/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	unset FGOBENCH_CACHE
+
+	# one configuration (flags override the spec) into a fresh cache, then again
+	one="--algorithm gemm --dtype fp16 --world 1 -m 256 -n 256 -k 256 --BLK_M 64 --num_warps 4"
+	# shellcheck disable=SC2086
+	expect_exit compile-2.2 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
+	expect_eq compile-2.3 "1 compiled" "$(tail -n +2 "$T/out" | wc -l) $(awk -F, 'NR == 2 {print $11}' "$T/out")"
+	check compile-2.4 "registers read from the cubin" awk -F, 'NR == 2 && $12 > 0 {ok = 1} END {exit !ok}' "$T/out"
+	# shellcheck disable=SC2086
+	expect_exit compile-2.5 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
+	expect_eq compile-2.6 "cached" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
+	expect_eq compile-2.7 "1" "$(find "$T/cache" -type f | wc -l)"
+
+	for spec in smoke gpu_smoke; do
+		expect_exit "compile-2.$spec.1" 0 "$GFGO" compile "sweeps/$spec.json" --arch sm_90a \
+			--cache build/kernel-cache --quiet --format csv
+		cp "$T/out" "$T/$spec.csv"
+		expect_eq "compile-2.$spec.2" 0 "$(csv_status "$T/$spec.csv" error)"
+		expect_eq "compile-2.$spec.3" 0 "$(awk -F, 'NR > 1 && $11 !~ /^(compiled|cached|invalid|skipped)$/' "$T/$spec.csv" | wc -l)"
+		check "compile-2.$spec.4" "some kernel compiled or was cached" \
+			[ $(($(csv_status "$T/$spec.csv" compiled) + $(csv_status "$T/$spec.csv" cached))) -gt 0 ]
+	done
+	# gpu_smoke has a kernel for every configuration
+	expect_eq compile-2.8 0 "$(csv_status "$T/gpu_smoke.csv" skipped)"
+
+	printf '{"algorithm": "gemm", "M": 64, "N": 64, "K": 64, "BLK_MM": 32}\n' > "$T/bad.json"
+	expect_exit compile-2.9 2 "$GFGO" compile "$T/bad.json" --cache "$T/cache"
+	expect_err compile-2.10 "bad.json:1:"
+	expect_exit compile-2.11 2 "$GFGO" compile sweeps/smoke.json --arch sm_91 --cache "$T/cache"
+	expect_err compile-2.12 'unknown architecture "sm_91"'
+fi
+
+# ---- the AMD path, hipcc ----
+HIPCC=${HIPCC:-hipcc}
+if ! command -v "$HIPCC" >/dev/null 2>&1; then
+	missing compile-3 "no hipcc (apt-get install hipcc): the AMD compile of kernels/*.hip was not checked"
+else
+	mkdir -p "$T/k"
+	cp kernels/* "$T/k/"
+	if grep -q '%%globaltimer' kernels/gemm_core.h; then
+		echo "KNOWN compile-3: kernels/gemm_core.h reads %globaltimer in NVIDIA inline PTX (fgo_now_ns), which no AMD compiler takes; checked with it replaced by __builtin_readcyclecounter() until it moves behind kernels/hip_port.h"
+		sed -i 's/asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));/t = __builtin_readcyclecounter();/' "$T/k/gemm_core.h"
+	fi
+	# the -D options gpu_jit_defines writes for a typical configuration
+	# (world 2, M=256, N=256 split in two, K=256, tile 64x64x32, 4 warps)
+	defines="-DWORLD=2 -DM_=256L -DN_=128L -DK_=256L -DNFULL=256L -DLDA=256L -DLDB=128L
+		-DBLK_M=64 -DBLK_N=64 -DBLK_K=32 -DNUM_STAGES=2 -DNUM_WARPS=4 -DMMA=16
+		-DGSIZE_M=8 -DGEMM_SMS=0 -DCOMM_SMS=0 -DCOMM_BLK_M=0 -DCOMM_BLK_N=0"
+	# every kernel and dtype at once (a few seconds each), then the verdicts in order
+	for src in kernels/*.hip; do
+		name=$(basename "$src" .hip)
+		for dtype in 0 1 2; do
+			# shellcheck disable=SC2086
+			("$HIPCC" --offload-arch=gfx90a -c -x hip -DDTYPE=$dtype $defines -I"$T/k" \
+				"$T/k/$name.hip" -o "$T/$name.$dtype.o" >"$T/hip.$name.$dtype.log" 2>&1
+			 echo $? >"$T/hip.$name.$dtype.rc") &
+		done
+	done
+	wait
+	for src in kernels/*.hip; do
+		name=$(basename "$src" .hip)
+		for dtype in 0 1 2; do
+			if [ "$(cat "$T/hip.$name.$dtype.rc")" = 0 ]; then
+				pass "compile-3.$name.dtype$dtype"
+			else
+				fail "compile-3.$name.dtype$dtype" "hipcc --offload-arch=gfx90a failed: $(grep -m3 'error' "$T/hip.$name.$dtype.log" | tr '\n' ' ' | head -c 600)"
+			fi
+		done
+	done
+fi
