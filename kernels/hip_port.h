@@ -35,6 +35,14 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 	return v;
 }
 #define fgo_fence_system() __threadfence_system()
+/* Nanoseconds of the GPU's global timer (for wait timeouts). */
+__device__ __forceinline__ unsigned long long fgo_now_ns(void)
+{
+	unsigned long long t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+#define fgo_sleep() __nanosleep(256)
 
 #elif defined(__HIPCC_RTC__) || defined(__HIPCC__)
 /* ---- device code on AMD ---- */
@@ -55,6 +63,12 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 #define fgo_fence_system() __threadfence_system()
+/* wall_clock64() counts at a constant 100 MHz on CDNA GPUs. */
+__device__ __forceinline__ unsigned long long fgo_now_ns(void)
+{
+	return (unsigned long long)wall_clock64() * 10ull;
+}
+#define fgo_sleep() __builtin_amdgcn_s_sleep(2)
 
 #elif defined(FGO_GPU_CUDA)
 /* ---- host code on NVIDIA: HIP names over the CUDA runtime, driver and NVRTC ---- */
@@ -111,6 +125,7 @@ typedef nvrtcResult hiprtcResult;
 
 /* Modules go through the driver API, whose errors are CUresult: the
  * wrappers turn them into a runtime-style code and keep the text. */
+typedef CUresult fgo_drv_result;
 static inline hipError_t fgo_cu(CUresult r)
 {
 	return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
@@ -124,7 +139,12 @@ static inline const char *fgo_cu_text(CUresult r)
 #define hipModuleLoadData(m, image) cuModuleLoadData((m), (image))
 #define hipModuleGetFunction(f, m, name) cuModuleGetFunction((f), (m), (name))
 #define hipModuleUnload(m) cuModuleUnload(m)
-#define hipModuleLaunchKernel cuLaunchKernel
+#define hipModuleLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, args, extra) \
+	cuLaunchKernel((f), (gx), (gy), (gz), (bx), (by), (bz), (smem), (CUstream)(stream), (args), (extra))
+#define hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cuOccupancyMaxActiveBlocksPerMultiprocessor
+/* Kernels asking for more than 48 KiB of dynamic shared memory must say so. */
+#define fgo_func_max_dynamic_smem(f, bytes) \
+	cuFuncSetAttribute((f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (bytes))
 #define hipFuncGetAttribute(v, attr, f) cuFuncGetAttribute((v), (attr), (f))
 #define HIP_FUNC_ATTRIBUTE_NUM_REGS CU_FUNC_ATTRIBUTE_NUM_REGS
 #define HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
@@ -144,6 +164,7 @@ static inline const char *fgo_cu_text(CUresult r)
 #elif defined(FGO_GPU_HIP)
 #include <hip/hip_runtime.h>
 #include <hip/hiprtc.h>
+typedef hipError_t fgo_drv_result;
 static inline hipError_t fgo_cu(hipError_t r)
 {
 	return r;
@@ -152,6 +173,8 @@ static inline const char *fgo_cu_text(hipError_t r)
 {
 	return hipGetErrorString(r);
 }
+#define fgo_func_max_dynamic_smem(f, bytes) \
+	hipFuncSetAttribute((const void *)(f), hipFuncAttributeMaxDynamicSharedMemorySize, (bytes))
 #endif
 
 #endif

@@ -22,6 +22,8 @@
 
 struct fgo_backend_ctx {
 	int device, sms, smem_optin;
+	size_t l2_bytes;
+	char *l2_flush; /* 2 x L2 bytes, written before each timed launch of a small problem */
 	char arch[16];
 	hipStream_t stream;
 	hipEvent_t start, stop;
@@ -83,6 +85,13 @@ static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err,
 	hipDeviceGetAttribute(&ctx->sms, hipDeviceAttributeMultiprocessorCount, ctx->device);
 	hipDeviceGetAttribute(&ctx->smem_optin, hipDeviceAttributeMaxSharedMemoryPerBlockOptin,
 			      ctx->device);
+	{
+		int l2 = 0;
+		hipDeviceGetAttribute(&l2, hipDeviceAttributeL2CacheSize, ctx->device);
+		ctx->l2_bytes = (size_t)l2;
+	}
+	if (ctx->l2_bytes)
+		CHECK(hipMalloc((void **)&ctx->l2_flush, 2 * ctx->l2_bytes), "allocating the L2 flush buffer");
 	hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, ctx->device);
 	hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, ctx->device);
 	/* sm_90a: Hopper's own instructions (wgmma) need the "a" target */
@@ -220,7 +229,7 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	char defines[1024];
 	void *image = NULL;
 	size_t size = 0;
-	struct gpu_shape shape;
+	struct gpu_shape shape = { GPU_CORE_SIMT, 0, 0 };
 	int cached, rc;
 
 	memset(info, 0, sizeof *info);
@@ -261,12 +270,22 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc == FGO_OK) {
 		struct sched_grid t = sched_grid_make(cfg->m, cfg->n / cfg->world, cfg->k, cfg->blk_m,
 						      cfg->blk_n, cfg->blk_k);
+		int per_sm = 0;
 		run->threads = shape.threads;
 		run->smem = shape.smem_bytes;
-		/* persistent: at most 8 CTAs per SM, each walking tiles in grouped order */
+		fgo_func_max_dynamic_smem(run->main, (int)run->smem);
+		/* persistent: as many CTAs as fit on the GPU at once (or gemm_sms),
+		 * each walking tiles in grouped order */
+		if (fgo_cu(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, run->main, (int)run->threads,
+									    run->smem)) != hipSuccess ||
+		    per_sm < 1) {
+			snprintf(reason, len, "does not fit on an SM (%u threads, %u bytes of shared memory)",
+				 run->threads, run->smem);
+			rc = FGO_EUSAGE;
+		}
+		long resident = (long)per_sm * ctx->sms;
 		run->grid = cfg->gemm_sms > 0 ? (unsigned int)cfg->gemm_sms
-					      : (unsigned int)(t.tiles < ctx->sms * 8 ? t.tiles : ctx->sms * 8);
-		cuFuncSetAttribute(run->main, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)run->smem);
+					      : (unsigned int)(t.tiles < resident ? t.tiles : resident);
 		hipFuncGetAttribute(&info->registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, run->main);
 		hipFuncGetAttribute(&info->spills, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, run->main);
 		info->shared_bytes = (int)run->smem;
@@ -309,6 +328,16 @@ static int gpu_copy_out(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size
 		       : FGO_EFAIL;
 }
 
+/* Timed launches must not find their inputs in L2 from the iteration
+ * before: when this rank's working set is under 2 x L2, overwrite 2 x L2
+ * bytes on the stream first (outside the events). */
+static hipError_t flush_l2(struct fgo_backend_ctx *ctx, const struct fgo_runnable *run)
+{
+	if (!ctx->l2_flush || run->lay.heap_bytes >= 2 * ctx->l2_bytes)
+		return hipSuccess;
+	return hipMemsetAsync(ctx->l2_flush, 0, 2 * ctx->l2_bytes, ctx->stream);
+}
+
 static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
 		      double timeout_s, double *ms, char *err, size_t len)
 {
@@ -320,17 +349,18 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 			   t = (unsigned long long)(timeout_s * 1e9);
 	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &f, &s, &t };
 	float elapsed = 0;
-	CUresult r;
+	fgo_drv_result r;
 
+	CHECK(flush_l2(ctx, run), "flushing L2");
 	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
-				  (CUstream)ctx->stream, args, NULL);
-	if (r == CUDA_SUCCESS && run->wait && mode != FGO_MODE_GEMM_ONLY) {
+				  ctx->stream, args, NULL);
+	if (fgo_cu(r) == hipSuccess && run->wait && mode != FGO_MODE_GEMM_ONLY) {
 		long flags = (long)run->lay.flags_count;
 		r = hipModuleLaunchKernel(run->wait, (unsigned int)((flags + 255) / 256), 1, 1, 256, 1,
-					  1, 0, (CUstream)ctx->stream, args, NULL);
+					  1, 0, ctx->stream, args, NULL);
 	}
-	if (r != CUDA_SUCCESS) {
+	if (fgo_cu(r) != hipSuccess) {
 		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
 		return FGO_EFAIL;
 	}
@@ -352,6 +382,7 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 {
 	struct gpu_heap *h = run->heap->priv;
 	(void)timeout_s;
+	CHECK(flush_l2(ctx, run), "flushing L2");
 	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, run->heap->rank,
 				   h->mine, &run->scratch, ctx->start, ctx->stop, ms, err, len);
 }
@@ -398,6 +429,7 @@ static void gpu_finish(struct fgo_backend_ctx *ctx)
 	if (!ctx)
 		return;
 	gpu_vendor_close(ctx->vendor);
+	hipFree(ctx->l2_flush);
 	hipEventDestroy(ctx->start);
 	hipEventDestroy(ctx->stop);
 	hipStreamDestroy(ctx->stream);
