@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "embed.h"
 #include "fgo.h"
+#include "gpu_calibrate.h"
 #include "gpu_jit.h"
 #include "gpu_shape.h"
 #include "gpu_vendor.h"
@@ -387,31 +388,33 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 				   h->mine, &run->scratch, ctx->start, ctx->stop, ms, err, len);
 }
 
+/* The calibration runs on this rank's device, stream and events. */
+static struct gpu_calib_dev calib_dev(const struct fgo_backend_ctx *ctx)
+{
+	struct gpu_calib_dev d = { .device = ctx->device, .sms = ctx->sms, .arch = ctx->arch,
+				   .stream = ctx->stream, .start = ctx->start, .stop = ctx->stop };
+	return d;
+}
+
+static int gpu_matrix_peak(struct fgo_backend_ctx *ctx, enum fgo_dtype dtype, double *tflops,
+			   char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_matrix_peak(&d, dtype, GPU_CALIB_GEMM_SIZE, tflops, err, len);
+}
+
+static int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *sm_gbps,
+			      double *ce_gbps, char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_link_bandwidth(&d, heap, sm_gbps, ce_gbps, err, len);
+}
+
+/* The copy kernel of kernels/calibrate.hip (not hipMemcpy): what kernels reach. */
 static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
 {
-	size_t bytes = (size_t)1 << 30;
-	char *src = NULL, *dst = NULL;
-	float best = 1e30f;
-	CHECK(hipMalloc((void **)&src, bytes), "allocating 1 GiB");
-	if (hipMalloc((void **)&dst, bytes) != hipSuccess) {
-		hipFree(src);
-		snprintf(err, len, "allocating 1 GiB failed");
-		return FGO_EFAIL;
-	}
-	for (int i = 0; i < 6; i++) {
-		float t = 0;
-		hipEventRecord(ctx->start, ctx->stream);
-		hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, ctx->stream);
-		hipEventRecord(ctx->stop, ctx->stream);
-		hipEventSynchronize(ctx->stop);
-		hipEventElapsedTime(&t, ctx->start, ctx->stop);
-		if (i > 0 && t < best)
-			best = t;
-	}
-	hipFree(src);
-	hipFree(dst);
-	*gbps = 2.0 * (double)bytes / (best * 1e-3) / 1e9; /* read + write */
-	return FGO_OK;
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_memory_bandwidth(&d, GPU_CALIB_COPY_BYTES, gbps, err, len);
 }
 
 static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
@@ -448,6 +451,8 @@ const struct fgo_backend fgo_backend_gpu = {
 	.copy_out = gpu_copy_out,
 	.launch = gpu_launch,
 	.baseline = gpu_baseline,
+	.matrix_peak = gpu_matrix_peak,
+	.link_bandwidth = gpu_link_bandwidth,
 	.memory_bandwidth = gpu_memory_bandwidth,
 	.release = gpu_release,
 	.finish = gpu_finish,
