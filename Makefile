@@ -35,7 +35,7 @@ SRCS := $(filter-out src/main.c $(GPU_SRCS),$(wildcard src/*.c src/algos/*.c src
 endif
 OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(SRCS)) $(OBJ)/embedded.o $(OBJ)/revision.o
 HDRS := $(wildcard src/*.h src/algos/*.h src/cpu/*.h kernels/*.h)
-EMBED := db/schema.sql $(wildcard plots/*.gp) $(wildcard kernels/*.h kernels/*.hip)
+EMBED := db/schema.sql $(wildcard db/migrations/*.sql) $(wildcard plots/*.gp) $(wildcard kernels/*.h kernels/*.hip)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRCS))
 MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
@@ -60,7 +60,7 @@ $(OBJ)/%.o: src/%.c $(HDRS) | build/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# Schema and plot templates become C arrays, so the binary is the whole tool.
+# Schema, migrations and plot templates become C arrays, so the binary is the whole tool.
 build/embedded.c: $(EMBED) src/embed.sh
 	@mkdir -p build
 	sh src/embed.sh $(EMBED) > $@
