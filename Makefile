@@ -16,7 +16,7 @@ DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev g
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-GPU_SRCS := src/backend_gpu.c src/gpu_jit.c src/gpu_vendor.c
+GPU_SRCS := src/backend_gpu.c src/gpu_jit.c src/gpu_vendor.c src/gpu_telemetry.c
 # `make GPU=cuda` builds the GPU backend too, into build/cuda/fgobench (the
 # CPU build stays ./fgobench: a binary linked to the CUDA driver would not
 # start on a machine without one). Carry build/cuda to the GPU machine.

@@ -12,6 +12,7 @@
 #include "fgo.h"
 #include "gpu_jit.h"
 #include "gpu_shape.h"
+#include "gpu_telemetry.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
@@ -356,6 +357,64 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 				   h->mine, &run->scratch, ctx->start, ctx->stop, ms, err, len);
 }
 
+/* bulk: the configuration's own kernel in GEMM-only mode, then the vendor
+ * collective with the baseline's sharding, both on the stream between the
+ * two events, one time: fgobench's GEMM with nothing overlapped. The
+ * collective moves the baseline's buffers (the same bytes as this rank's
+ * output block; their contents do not change the time). The kernel
+ * arguments are gpu_launch's: keep the two in step. A missing NCCL fails it
+ * with that reason, as it fails the baseline. */
+static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+		    double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	int rank = run->heap->rank, m = (int)FGO_MODE_GEMM_ONLY, rc;
+	unsigned int epoch = ++h->epoch;
+	unsigned long long a = run->lay.a.offset, b = run->lay.b.offset, c = run->lay.c.offset,
+			   f = run->lay.flags_offset, s = h->status_off,
+			   t = (unsigned long long)(timeout_s * 1e9);
+	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &f, &s, &t };
+	float elapsed = 0;
+	CUresult r;
+
+	/* buffers first: cudaMalloc between the events would be timed */
+	if (gpu_vendor_scratch_alloc(&run->cfg, &run->scratch, err, len))
+		return FGO_EFAIL;
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
+				  (CUstream)ctx->stream, args, NULL);
+	if (r != CUDA_SUCCESS) {
+		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
+		return FGO_EFAIL;
+	}
+	rc = gpu_vendor_collective(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
+	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
+	CHECK(hipEventSynchronize(ctx->stop), "running the GEMM and the vendor collective");
+	if (rc != FGO_OK)
+		return rc;
+	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
+	*ms = elapsed;
+	return FGO_OK;
+}
+
+/* NVML for this process's GPU, opened on first use and kept for the
+ * process's life; when it cannot be opened that is said once and
+ * telemetry is not stored. */
+static struct gpu_nvml *nvml;
+static int nvml_tried;
+
+static int gpu_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!nvml_tried) {
+		char err[160];
+		nvml_tried = 1;
+		if (gpu_telemetry_open(ctx->device, &nvml, err, sizeof err) != FGO_OK)
+			warning("no GPU telemetry (clocks, temperature, power are not stored): %s", err);
+	}
+	return gpu_telemetry_read(nvml, t);
+}
+
 static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
 {
 	size_t bytes = (size_t)1 << 30;
@@ -416,6 +475,8 @@ const struct fgo_backend fgo_backend_gpu = {
 	.copy_out = gpu_copy_out,
 	.launch = gpu_launch,
 	.baseline = gpu_baseline,
+	.bulk = gpu_bulk,
+	.telemetry = gpu_telemetry,
 	.memory_bandwidth = gpu_memory_bandwidth,
 	.release = gpu_release,
 	.finish = gpu_finish,
