@@ -51,21 +51,31 @@ static int cpu_init(struct fgo_backend_ctx **ctx, MPI_Comm node_comm, char *err,
 }
 
 /* "Intel(R) Xeon(R) ..." from /proc/cpuinfo, or "" where there is none. */
+/* The value of a /proc/cpuinfo line "key<tabs>: value" when the line is
+ * key's, else NULL. */
+static const char *cpuinfo_value(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+	const char *colon = strchr(line, ':');
+	if (strncmp(line, key, n) != 0 || !colon ||
+	    strspn(line + n, " \t") != (size_t)(colon - line) - n)
+		return NULL;
+	return colon + 1 + strspn(colon + 1, " ");
+}
+
 static void cpu_model(char *out, size_t len)
 {
 	char line[512];
+	const char *v = NULL;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	out[0] = 0;
 	if (!f)
 		return;
-	while (fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':');
-		if (strncmp(line, "model name", 10) == 0 && colon) {
-			snprintf(out, len, "%s", colon + 2);
+	while (!v && fgets(line, sizeof line, f))
+		if ((v = cpuinfo_value(line, "model name")) != NULL) {
+			snprintf(out, len, "%s", v);
 			out[strcspn(out, "\n")] = 0;
-			break;
 		}
-	}
 	fclose(f);
 }
 
@@ -253,11 +263,10 @@ static double cpu_mhz(void)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':'), *end;
-		if (strncmp(line, "cpu MHz", 7) != 0 || !colon)
-			continue;
-		double mhz = strtod(colon + 1, &end);
-		if (end != colon + 1 && mhz > 0) {
+		const char *v = cpuinfo_value(line, "cpu MHz");
+		char *end;
+		double mhz = v ? strtod(v, &end) : 0;
+		if (v && end != v && mhz > 0) {
 			sum += mhz;
 			n++;
 		}
