@@ -13,6 +13,7 @@
 #include "gpu_calibrate.h"
 #include "gpu_jit.h"
 #include "gpu_shape.h"
+#include "gpu_telemetry.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
@@ -29,6 +30,7 @@ struct fgo_backend_ctx {
 	hipStream_t stream;
 	hipEvent_t start, stop;
 	struct gpu_vendor *vendor;
+	struct gpu_nvml *nvml; /* clocks, temperature, power; NULL: not stored */
 };
 
 struct gpu_heap {
@@ -100,6 +102,11 @@ static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err,
 	CHECK(hipStreamCreate(&ctx->stream), "creating a stream");
 	CHECK(hipEventCreate(&ctx->start), "creating an event");
 	CHECK(hipEventCreate(&ctx->stop), "creating an event");
+	{
+		char why[160];
+		if (gpu_telemetry_open(ctx->device, &ctx->nvml, why, sizeof why) != FGO_OK && local == 0)
+			warning("no GPU telemetry (clocks, temperature, power are not stored): %s", why);
+	}
 	return gpu_vendor_open(&ctx->vendor, ctx->stream, err, len);
 }
 
@@ -339,21 +346,20 @@ static hipError_t flush_l2(struct fgo_backend_ctx *ctx, const struct fgo_runnabl
 	return hipMemsetAsync(ctx->l2_flush, 0, 2 * ctx->l2_bytes, ctx->stream);
 }
 
-static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
-		      double timeout_s, double *ms, char *err, size_t len)
+/* Enqueues the configuration's kernel in mode on the stream (and, unless
+ * the mode has no communication, its flag wait), without events. */
+static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		   double timeout_s, char *err, size_t len)
 {
 	struct gpu_heap *h = run->heap->priv;
 	int rank = run->heap->rank, m = (int)mode;
-	unsigned int epoch = ++h->epoch, status = 0;
+	unsigned int epoch = ++h->epoch;
 	unsigned long long a = run->lay.a.offset, b = run->lay.b.offset, c = run->lay.c.offset,
 			   f = run->lay.flags_offset, s = h->status_off,
 			   t = (unsigned long long)(timeout_s * 1e9);
 	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &f, &s, &t };
-	float elapsed = 0;
 	fgo_drv_result r;
 
-	CHECK(flush_l2(ctx, run), "flushing L2");
-	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
 				  ctx->stream, args, NULL);
 	if (fgo_cu(r) == hipSuccess && run->wait && mode != FGO_MODE_GEMM_ONLY) {
@@ -365,6 +371,20 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
 		return FGO_EFAIL;
 	}
+	return FGO_OK;
+}
+
+static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		      double timeout_s, double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	unsigned int status = 0;
+	float elapsed = 0;
+
+	CHECK(flush_l2(ctx, run), "flushing L2");
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	if (enqueue(ctx, run, mode, timeout_s, err, len) != FGO_OK)
+		return FGO_EFAIL;
 	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
 	CHECK(hipEventSynchronize(ctx->stop), "running the kernel");
 	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
@@ -411,6 +431,42 @@ static int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap
 }
 
 /* The copy kernel of kernels/calibrate.hip (not hipMemcpy): what kernels reach. */
+/* bulk: the configuration's own kernel in GEMM-only mode, then the vendor
+ * collective with the baseline's sharding, both on the stream between the
+ * two events, one time: fgobench's GEMM with nothing overlapped. The
+ * collective moves the baseline's buffers (the same bytes as this rank's
+ * output block; their contents do not change the time). A missing NCCL
+ * fails it with that reason, as it fails the baseline. */
+static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+		    double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	float elapsed = 0;
+	int rc;
+
+	/* buffers first: cudaMalloc between the events would be timed */
+	if (gpu_vendor_scratch_alloc(&run->cfg, &run->scratch, err, len))
+		return FGO_EFAIL;
+	CHECK(flush_l2(ctx, run), "flushing L2");
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	if (enqueue(ctx, run, FGO_MODE_GEMM_ONLY, timeout_s, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	rc = gpu_vendor_collective(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
+	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
+	CHECK(hipEventSynchronize(ctx->stop), "running the GEMM and the vendor collective");
+	if (rc != FGO_OK)
+		return rc;
+	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
+	*ms = elapsed;
+	return FGO_OK;
+}
+
+static int gpu_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
+{
+	memset(t, 0, sizeof *t);
+	return gpu_telemetry_read(ctx->nvml, t);
+}
+
 static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
 {
 	struct gpu_calib_dev d = calib_dev(ctx);
@@ -432,6 +488,7 @@ static void gpu_finish(struct fgo_backend_ctx *ctx)
 	if (!ctx)
 		return;
 	gpu_vendor_close(ctx->vendor);
+	gpu_telemetry_close(ctx->nvml);
 	hipFree(ctx->l2_flush);
 	hipEventDestroy(ctx->start);
 	hipEventDestroy(ctx->stop);
@@ -453,6 +510,8 @@ const struct fgo_backend fgo_backend_gpu = {
 	.baseline = gpu_baseline,
 	.matrix_peak = gpu_matrix_peak,
 	.link_bandwidth = gpu_link_bandwidth,
+	.bulk = gpu_bulk,
+	.telemetry = gpu_telemetry,
 	.memory_bandwidth = gpu_memory_bandwidth,
 	.release = gpu_release,
 	.finish = gpu_finish,
