@@ -341,8 +341,32 @@ static int print_device_tables(const struct device_results *d, const struct fgo_
 	return rc;
 }
 
+/* Per-pair link rows ("sm 0->1", "ce 0->1", world ranks) beside the
+ * machine-wide link_bw the plots use. */
+static int store_link_pairs(struct fgo_store *st, const char *host, const char *backend,
+			    const struct device_results *d, char *err, size_t len)
+{
+	int rc = FGO_OK;
+	for (int i = 0; d && i < d->link_n && rc == FGO_OK; i++)
+		for (int j = 0; j < d->link_n && rc == FGO_OK; j++) {
+			char detail[64];
+			double sm = d->sm[i * d->link_n + j], ce = d->ce[i * d->link_n + j];
+			if (i == j)
+				continue;
+			snprintf(detail, sizeof detail, "sm %d->%d", d->link_rank[i], d->link_rank[j]);
+			if (sm > 0)
+				rc = store_ceiling_put_detail(st, host, backend, "link_bw", "", detail, sm,
+							      "GB/s", err, len);
+			snprintf(detail, sizeof detail, "ce %d->%d", d->link_rank[i], d->link_rank[j]);
+			if (rc == FGO_OK && ce > 0)
+				rc = store_ceiling_put_detail(st, host, backend, "link_bw", "", detail, ce,
+							      "GB/s", err, len);
+		}
+	return rc;
+}
+
 static int store_results(const char *db, const char *backend, const struct fgo_ceilings *c,
-			 double memory_bw)
+			 double memory_bw, const struct device_results *d)
 {
 	char host[128] = "unknown", err[512];
 	gethostname(host, sizeof host - 1);
@@ -371,6 +395,8 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 				       sizeof err);
 		printf("%-12s %-6s %12.4g  GB/s rank to rank\n", "link_bw", "-", c->link_bw);
 	}
+	if (rc == FGO_OK)
+		rc = store_link_pairs(st, host, backend, d, err, sizeof err);
 	if (rc != FGO_OK)
 		error("%s", err);
 	else
@@ -475,9 +501,9 @@ int cmd_calibrate(int argc, char **argv)
 		warning("memory bandwidth not measured: %s", err);
 		memory_bw = 0;
 	}
-	device_results_free(&dev);
 	if (rc == FGO_OK && rank == 0)
-		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw);
+		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev);
+	device_results_free(&dev);
 	if (rc == FGO_OK && rank == 0 && got.failures)
 		rc = FGO_EFAIL;
 	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
