@@ -16,7 +16,7 @@ DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev g
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-GPU_SRCS := src/backend_gpu.c src/gpu_compile.c src/gpu_jit.c src/gpu_vendor.c
+GPU_SRCS := src/backend_gpu.c src/gpu_calibrate.c src/gpu_compile.c src/gpu_jit.c src/gpu_telemetry.c src/gpu_vendor.c
 # `make GPU=cuda` builds the GPU backend too, into build/cuda/fgobench (the
 # CPU build stays ./fgobench: a binary linked to the CUDA driver would not
 # start on a machine without one). Carry build/cuda to the GPU machine.
@@ -35,7 +35,7 @@ SRCS := $(filter-out src/main.c $(GPU_SRCS),$(wildcard src/*.c src/algos/*.c src
 endif
 OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(SRCS)) $(OBJ)/embedded.o $(OBJ)/revision.o
 HDRS := $(wildcard src/*.h src/algos/*.h src/cpu/*.h kernels/*.h)
-EMBED := db/schema.sql $(wildcard plots/*.gp) $(wildcard kernels/*.h kernels/*.hip)
+EMBED := db/schema.sql $(wildcard db/migrations/*.sql) $(wildcard plots/*.gp) $(wildcard kernels/*.h kernels/*.hip)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRCS))
 MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
@@ -60,7 +60,7 @@ $(OBJ)/%.o: src/%.c $(HDRS) | build/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# Schema and plot templates become C arrays, so the binary is the whole tool.
+# Schema, migrations and plot templates become C arrays, so the binary is the whole tool.
 build/embedded.c: $(EMBED) src/embed.sh
 	@mkdir -p build
 	sh src/embed.sh $(EMBED) > $@

@@ -81,7 +81,14 @@ CREATE TABLE runs (
     shared_bytes    INTEGER,
     spills          INTEGER,
     started_at      TEXT NOT NULL,
-    ended_at        TEXT
+    ended_at        TEXT,
+    -- schema 2 (at the end, where ALTER TABLE ADD COLUMN puts them, so an
+    -- upgraded store and a new one list the columns in the same order)
+    t_bulk_ms       REAL,                 -- median of the bulk samples: own GEMM, then vendor collective
+    sm_clock_mhz    REAL,                 -- mean over ranks and readings around the timed iterations
+    mem_clock_mhz   REAL,                 --   (NULL: the backend cannot tell)
+    temp_c          REAL,                 -- the highest temperature read during the run
+    power_w         REAL                  -- mean board power per device
 );
 CREATE INDEX runs_sweep ON runs(sweep_id);
 CREATE INDEX runs_shape ON runs(algorithm, dtype, world, m, n, k);
@@ -89,7 +96,7 @@ CREATE UNIQUE INDEX runs_sweep_config ON runs(sweep_id, config_key);
 
 CREATE TABLE samples (
     run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    kind      TEXT NOT NULL CHECK (kind IN ('fused', 'gemm', 'comm', 'baseline')),
+    kind      TEXT NOT NULL CHECK (kind IN ('fused', 'gemm', 'comm', 'baseline', 'bulk')),
     iteration INTEGER NOT NULL,
     ms        REAL NOT NULL,              -- max over ranks of this iteration
     PRIMARY KEY (run_id, kind, iteration)
@@ -104,6 +111,8 @@ CREATE TABLE ceilings (
     dtype       TEXT NOT NULL DEFAULT '', -- for matrix_peak
     value       REAL NOT NULL,            -- TFLOP/s for matrix_peak, GB/s otherwise
     unit        TEXT NOT NULL,
-    measured_at TEXT NOT NULL
+    measured_at TEXT NOT NULL,
+    detail      TEXT NOT NULL DEFAULT ''  -- schema 2: what a partial value is of, e.g. 'gpu0->gpu1 sm'
+                                          -- ('' for the machine-wide value)
 );
-CREATE INDEX ceilings_lookup ON ceilings(machine, backend, what, dtype);
+CREATE INDEX ceilings_lookup ON ceilings(machine, backend, what, dtype, detail);

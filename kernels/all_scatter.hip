@@ -66,6 +66,6 @@ extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)
 			atomicMax(status, 1u);
 			return;
 		}
-		__nanosleep(256);
+		fgo_sleep();
 	}
 }

@@ -35,6 +35,14 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 	return v;
 }
 #define fgo_fence_system() __threadfence_system()
+/* Nanoseconds of the GPU's global timer (for wait timeouts). */
+__device__ __forceinline__ unsigned long long fgo_now_ns(void)
+{
+	unsigned long long t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+#define fgo_sleep() __nanosleep(256)
 
 #elif defined(__HIPCC_RTC__) || defined(__HIPCC__)
 /* ---- device code on AMD ---- */
@@ -64,14 +72,18 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 #define fgo_fence_system() __threadfence_system()
-/* CUDA's __nanosleep, which HIP 5.2 lacks: s_sleep waits about 64 clocks
- * per unit (the kernels only use it to back off in spin loops). */
-__device__ __forceinline__ void fgo_amd_nanosleep(unsigned int ns)
+/* wall_clock64() counts at a constant 100 MHz on CDNA GPUs. HIP 5.2
+ * declares it for the device pass only, and hipcc -c also parses device
+ * functions for the host, where this is never called. */
+__device__ __forceinline__ unsigned long long fgo_now_ns(void)
 {
-	for (unsigned int t = 0; t < ns; t += 64)
-		__builtin_amdgcn_s_sleep(1);
+#if defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC_RTC__)
+	return (unsigned long long)wall_clock64() * 10ull;
+#else
+	return 0;
+#endif
 }
-#define __nanosleep(ns) fgo_amd_nanosleep(ns)
+#define fgo_sleep() __builtin_amdgcn_s_sleep(2)
 
 #elif defined(FGO_GPU_CUDA)
 /* ---- host code on NVIDIA: HIP names over the CUDA runtime, driver and NVRTC ---- */
@@ -94,6 +106,7 @@ typedef nvrtcResult hiprtcResult;
 #define hipMemcpyHostToDevice cudaMemcpyHostToDevice
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define hipMemcpyDefault cudaMemcpyDefault /* direction from the pointers (UVA): peer copies */
 
 #define hipGetErrorString cudaGetErrorString
 #define hipGetDeviceCount cudaGetDeviceCount
@@ -128,6 +141,7 @@ typedef nvrtcResult hiprtcResult;
 
 /* Modules go through the driver API, whose errors are CUresult: the
  * wrappers turn them into a runtime-style code and keep the text. */
+typedef CUresult fgo_drv_result;
 static inline hipError_t fgo_cu(CUresult r)
 {
 	return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
@@ -141,7 +155,12 @@ static inline const char *fgo_cu_text(CUresult r)
 #define hipModuleLoadData(m, image) cuModuleLoadData((m), (image))
 #define hipModuleGetFunction(f, m, name) cuModuleGetFunction((f), (m), (name))
 #define hipModuleUnload(m) cuModuleUnload(m)
-#define hipModuleLaunchKernel cuLaunchKernel
+#define hipModuleLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, args, extra) \
+	cuLaunchKernel((f), (gx), (gy), (gz), (bx), (by), (bz), (smem), (CUstream)(stream), (args), (extra))
+#define hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cuOccupancyMaxActiveBlocksPerMultiprocessor
+/* Kernels asking for more than 48 KiB of dynamic shared memory must say so. */
+#define fgo_func_max_dynamic_smem(f, bytes) \
+	cuFuncSetAttribute((f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (bytes))
 #define hipFuncGetAttribute(v, attr, f) cuFuncGetAttribute((v), (attr), (f))
 #define HIP_FUNC_ATTRIBUTE_NUM_REGS CU_FUNC_ATTRIBUTE_NUM_REGS
 #define HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
@@ -161,6 +180,7 @@ static inline const char *fgo_cu_text(CUresult r)
 #elif defined(FGO_GPU_HIP)
 #include <hip/hip_runtime.h>
 #include <hip/hiprtc.h>
+typedef hipError_t fgo_drv_result;
 static inline hipError_t fgo_cu(hipError_t r)
 {
 	return r;
@@ -169,6 +189,8 @@ static inline const char *fgo_cu_text(hipError_t r)
 {
 	return hipGetErrorString(r);
 }
+#define fgo_func_max_dynamic_smem(f, bytes) \
+	hipFuncSetAttribute((const void *)(f), hipFuncAttributeMaxDynamicSharedMemorySize, (bytes))
 #endif
 
 #endif

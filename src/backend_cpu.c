@@ -1,7 +1,9 @@
 /* backend_cpu.c: the CPU backend. Ranks on one node share memory through an
  * MPI shared window (MPI_Win_allocate_shared), which is the symmetric heap:
  * every rank can load and store every other rank's part, as GPU peers do
- * over NVLink. A launch runs the algorithm's CPU implementation. */
+ * over NVLink. A launch runs the algorithm's CPU implementation. Telemetry
+ * is the core clock and the hottest thermal zone, where Linux shows them. */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,21 +51,31 @@ static int cpu_init(struct fgo_backend_ctx **ctx, MPI_Comm node_comm, char *err,
 }
 
 /* "Intel(R) Xeon(R) ..." from /proc/cpuinfo, or "" where there is none. */
+/* The value of a /proc/cpuinfo line "key<tabs>: value" when the line is
+ * key's, else NULL. */
+static const char *cpuinfo_value(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+	const char *colon = strchr(line, ':');
+	if (strncmp(line, key, n) != 0 || !colon ||
+	    strspn(line + n, " \t") != (size_t)(colon - line) - n)
+		return NULL;
+	return colon + 1 + strspn(colon + 1, " ");
+}
+
 static void cpu_model(char *out, size_t len)
 {
 	char line[512];
+	const char *v = NULL;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	out[0] = 0;
 	if (!f)
 		return;
-	while (fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':');
-		if (strncmp(line, "model name", 10) == 0 && colon) {
-			snprintf(out, len, "%s", colon + 2);
+	while (!v && fgets(line, sizeof line, f))
+		if ((v = cpuinfo_value(line, "model name")) != NULL) {
+			snprintf(out, len, "%s", v);
 			out[strcspn(out, "\n")] = 0;
-			break;
 		}
-	}
 	fclose(f);
 }
 
@@ -240,6 +252,61 @@ static int cpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 	return rc;
 }
 
+/* Mean of the "cpu MHz" lines of /proc/cpuinfo (one per logical CPU); 0
+ * where there are none (some virtual machines and architectures). */
+static double cpu_mhz(void)
+{
+	char line[512];
+	double sum = 0;
+	int n = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f)) {
+		const char *v = cpuinfo_value(line, "cpu MHz");
+		char *end;
+		double mhz = v ? strtod(v, &end) : 0;
+		if (v && end != v && mhz > 0) {
+			sum += mhz;
+			n++;
+		}
+	}
+	fclose(f);
+	return n ? sum / n : 0;
+}
+
+/* The hottest of /sys/class/thermal/thermal_zone*\/temp (millidegrees C);
+ * 0 where none can be read (containers, virtual machines). */
+static double cpu_temp_c(void)
+{
+	glob_t g;
+	double hottest = 0;
+	if (glob("/sys/class/thermal/thermal_zone*/temp", 0, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+		long milli = 0;
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &milli) == 1 && milli / 1000.0 > hottest)
+			hottest = milli / 1000.0;
+		fclose(f);
+	}
+	globfree(&g);
+	return hottest;
+}
+
+/* The core clock stands in for the compute (SM) clock; a CPU shows no
+ * memory clock or power here, so those stay 0 (cannot tell). */
+static int cpu_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
+{
+	(void)ctx;
+	memset(t, 0, sizeof *t);
+	t->sm_clock_mhz = cpu_mhz();
+	t->temp_c = cpu_temp_c();
+	return FGO_OK;
+}
+
 /* Copy bandwidth of one core's view of memory: bytes read + bytes written
  * over the best of a few copies of a buffer far larger than the caches. */
 static int cpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
@@ -294,6 +361,11 @@ const struct fgo_backend fgo_backend_cpu = {
 	.copy_out = cpu_copy_out,
 	.launch = cpu_launch,
 	.baseline = cpu_baseline,
+	/* No bulk: the CPU baseline already is the reference GEMM (the same
+	 * core the fused kernels use) then the MPI collective, which is what
+	 * bulk would measure. */
+	.bulk = NULL,
+	.telemetry = cpu_telemetry,
 	.memory_bandwidth = cpu_memory_bandwidth,
 	.release = cpu_release,
 	.finish = cpu_finish,

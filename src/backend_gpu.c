@@ -10,9 +10,11 @@
 #include "backend.h"
 #include "embed.h"
 #include "fgo.h"
+#include "gpu_calibrate.h"
 #include "gpu_compile.h"
 #include "gpu_jit.h"
 #include "gpu_shape.h"
+#include "gpu_telemetry.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
@@ -23,10 +25,13 @@
 
 struct fgo_backend_ctx {
 	int device, sms, smem_optin;
+	size_t l2_bytes;
+	char *l2_flush; /* 2 x L2 bytes, written before each timed launch of a small problem */
 	char arch[16];
 	hipStream_t stream;
 	hipEvent_t start, stop;
 	struct gpu_vendor *vendor;
+	struct gpu_nvml *nvml; /* clocks, temperature, power; NULL: not stored */
 };
 
 struct gpu_heap {
@@ -84,6 +89,13 @@ static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err,
 	hipDeviceGetAttribute(&ctx->sms, hipDeviceAttributeMultiprocessorCount, ctx->device);
 	hipDeviceGetAttribute(&ctx->smem_optin, hipDeviceAttributeMaxSharedMemoryPerBlockOptin,
 			      ctx->device);
+	{
+		int l2 = 0;
+		hipDeviceGetAttribute(&l2, hipDeviceAttributeL2CacheSize, ctx->device);
+		ctx->l2_bytes = (size_t)l2;
+	}
+	if (ctx->l2_bytes)
+		CHECK(hipMalloc((void **)&ctx->l2_flush, 2 * ctx->l2_bytes), "allocating the L2 flush buffer");
 	hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, ctx->device);
 	hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, ctx->device);
 	/* sm_90a: Hopper's own instructions (wgmma) need the "a" target */
@@ -91,6 +103,11 @@ static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err,
 	CHECK(hipStreamCreate(&ctx->stream), "creating a stream");
 	CHECK(hipEventCreate(&ctx->start), "creating an event");
 	CHECK(hipEventCreate(&ctx->stop), "creating an event");
+	{
+		char why[160];
+		if (gpu_telemetry_open(ctx->device, &ctx->nvml, why, sizeof why) != FGO_OK && local == 0)
+			warning("no GPU telemetry (clocks, temperature, power are not stored): %s", why);
+	}
 	return gpu_vendor_open(&ctx->vendor, ctx->stream, err, len);
 }
 
@@ -221,7 +238,7 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	char defines[1024];
 	void *image = NULL;
 	size_t size = 0;
-	struct gpu_shape shape;
+	struct gpu_shape shape = { GPU_CORE_SIMT, 0, 0 };
 	int cached, rc;
 
 	memset(info, 0, sizeof *info);
@@ -262,12 +279,22 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc == FGO_OK) {
 		struct sched_grid t = sched_grid_make(cfg->m, cfg->n / cfg->world, cfg->k, cfg->blk_m,
 						      cfg->blk_n, cfg->blk_k);
+		int per_sm = 0;
 		run->threads = shape.threads;
 		run->smem = shape.smem_bytes;
-		/* persistent: at most 8 CTAs per SM, each walking tiles in grouped order */
+		fgo_func_max_dynamic_smem(run->main, (int)run->smem);
+		/* persistent: as many CTAs as fit on the GPU at once (or gemm_sms),
+		 * each walking tiles in grouped order */
+		if (fgo_cu(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, run->main, (int)run->threads,
+									    run->smem)) != hipSuccess ||
+		    per_sm < 1) {
+			snprintf(reason, len, "does not fit on an SM (%u threads, %u bytes of shared memory)",
+				 run->threads, run->smem);
+			rc = FGO_EUSAGE;
+		}
+		long resident = (long)per_sm * ctx->sms;
 		run->grid = cfg->gemm_sms > 0 ? (unsigned int)cfg->gemm_sms
-					      : (unsigned int)(t.tiles < ctx->sms * 8 ? t.tiles : ctx->sms * 8);
-		cuFuncSetAttribute(run->main, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)run->smem);
+					      : (unsigned int)(t.tiles < resident ? t.tiles : resident);
 		hipFuncGetAttribute(&info->registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, run->main);
 		hipFuncGetAttribute(&info->spills, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, run->main);
 		info->shared_bytes = (int)run->smem;
@@ -318,31 +345,55 @@ static int gpu_copy_out(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size
 		       : FGO_EFAIL;
 }
 
-static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
-		      double timeout_s, double *ms, char *err, size_t len)
+/* Timed launches must not find their inputs in L2 from the iteration
+ * before: when this rank's working set is under 2 x L2, overwrite 2 x L2
+ * bytes on the stream first (outside the events). */
+static hipError_t flush_l2(struct fgo_backend_ctx *ctx, const struct fgo_runnable *run)
+{
+	if (!ctx->l2_flush || run->lay.heap_bytes >= 2 * ctx->l2_bytes)
+		return hipSuccess;
+	return hipMemsetAsync(ctx->l2_flush, 0, 2 * ctx->l2_bytes, ctx->stream);
+}
+
+/* Enqueues the configuration's kernel in mode on the stream (and, unless
+ * the mode has no communication, its flag wait), without events. */
+static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		   double timeout_s, char *err, size_t len)
 {
 	struct gpu_heap *h = run->heap->priv;
 	int rank = run->heap->rank, m = (int)mode;
-	unsigned int epoch = ++h->epoch, status = 0;
+	unsigned int epoch = ++h->epoch;
 	unsigned long long a = run->lay.a.offset, b = run->lay.b.offset, c = run->lay.c.offset,
 			   f = run->lay.flags_offset, s = h->status_off,
 			   t = (unsigned long long)(timeout_s * 1e9);
 	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &f, &s, &t };
-	float elapsed = 0;
-	CUresult r;
+	fgo_drv_result r;
 
-	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
-				  (CUstream)ctx->stream, args, NULL);
-	if (r == CUDA_SUCCESS && run->wait && mode != FGO_MODE_GEMM_ONLY) {
+				  ctx->stream, args, NULL);
+	if (fgo_cu(r) == hipSuccess && run->wait && mode != FGO_MODE_GEMM_ONLY) {
 		long flags = (long)run->lay.flags_count;
 		r = hipModuleLaunchKernel(run->wait, (unsigned int)((flags + 255) / 256), 1, 1, 256, 1,
-					  1, 0, (CUstream)ctx->stream, args, NULL);
+					  1, 0, ctx->stream, args, NULL);
 	}
-	if (r != CUDA_SUCCESS) {
+	if (fgo_cu(r) != hipSuccess) {
 		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
 		return FGO_EFAIL;
 	}
+	return FGO_OK;
+}
+
+static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		      double timeout_s, double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	unsigned int status = 0;
+	float elapsed = 0;
+
+	CHECK(flush_l2(ctx, run), "flushing L2");
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	if (enqueue(ctx, run, mode, timeout_s, err, len) != FGO_OK)
+		return FGO_EFAIL;
 	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
 	CHECK(hipEventSynchronize(ctx->stop), "running the kernel");
 	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
@@ -361,35 +412,74 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 {
 	struct gpu_heap *h = run->heap->priv;
 	(void)timeout_s;
+	CHECK(flush_l2(ctx, run), "flushing L2");
 	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, run->heap->rank,
 				   h->mine, &run->scratch, ctx->start, ctx->stop, ms, err, len);
 }
 
+/* The calibration runs on this rank's device, stream and events. */
+static struct gpu_calib_dev calib_dev(const struct fgo_backend_ctx *ctx)
+{
+	struct gpu_calib_dev d = { .device = ctx->device, .sms = ctx->sms, .arch = ctx->arch,
+				   .stream = ctx->stream, .start = ctx->start, .stop = ctx->stop };
+	return d;
+}
+
+static int gpu_matrix_peak(struct fgo_backend_ctx *ctx, enum fgo_dtype dtype, double *tflops,
+			   char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_matrix_peak(&d, dtype, GPU_CALIB_GEMM_SIZE, tflops, err, len);
+}
+
+static int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *sm_gbps,
+			      double *ce_gbps, char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_link_bandwidth(&d, heap, sm_gbps, ce_gbps, err, len);
+}
+
+/* The copy kernel of kernels/calibrate.hip (not hipMemcpy): what kernels reach. */
+/* bulk: the configuration's own kernel in GEMM-only mode, then the vendor
+ * collective with the baseline's sharding, both on the stream between the
+ * two events, one time: fgobench's GEMM with nothing overlapped. The
+ * collective moves the baseline's buffers (the same bytes as this rank's
+ * output block; their contents do not change the time). A missing NCCL
+ * fails it with that reason, as it fails the baseline. */
+static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+		    double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	float elapsed = 0;
+	int rc;
+
+	/* buffers first: cudaMalloc between the events would be timed */
+	if (gpu_vendor_scratch_alloc(&run->cfg, &run->scratch, err, len))
+		return FGO_EFAIL;
+	CHECK(flush_l2(ctx, run), "flushing L2");
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	if (enqueue(ctx, run, FGO_MODE_GEMM_ONLY, timeout_s, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	rc = gpu_vendor_collective(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
+	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
+	CHECK(hipEventSynchronize(ctx->stop), "running the GEMM and the vendor collective");
+	if (rc != FGO_OK)
+		return rc;
+	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
+	*ms = elapsed;
+	return FGO_OK;
+}
+
+static int gpu_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
+{
+	memset(t, 0, sizeof *t);
+	return gpu_telemetry_read(ctx->nvml, t);
+}
+
 static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
 {
-	size_t bytes = (size_t)1 << 30;
-	char *src = NULL, *dst = NULL;
-	float best = 1e30f;
-	CHECK(hipMalloc((void **)&src, bytes), "allocating 1 GiB");
-	if (hipMalloc((void **)&dst, bytes) != hipSuccess) {
-		hipFree(src);
-		snprintf(err, len, "allocating 1 GiB failed");
-		return FGO_EFAIL;
-	}
-	for (int i = 0; i < 6; i++) {
-		float t = 0;
-		hipEventRecord(ctx->start, ctx->stream);
-		hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, ctx->stream);
-		hipEventRecord(ctx->stop, ctx->stream);
-		hipEventSynchronize(ctx->stop);
-		hipEventElapsedTime(&t, ctx->start, ctx->stop);
-		if (i > 0 && t < best)
-			best = t;
-	}
-	hipFree(src);
-	hipFree(dst);
-	*gbps = 2.0 * (double)bytes / (best * 1e-3) / 1e9; /* read + write */
-	return FGO_OK;
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_memory_bandwidth(&d, GPU_CALIB_COPY_BYTES, gbps, err, len);
 }
 
 static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
@@ -407,6 +497,8 @@ static void gpu_finish(struct fgo_backend_ctx *ctx)
 	if (!ctx)
 		return;
 	gpu_vendor_close(ctx->vendor);
+	gpu_telemetry_close(ctx->nvml);
+	hipFree(ctx->l2_flush);
 	hipEventDestroy(ctx->start);
 	hipEventDestroy(ctx->stop);
 	hipStreamDestroy(ctx->stream);
@@ -426,6 +518,10 @@ const struct fgo_backend fgo_backend_gpu = {
 	.copy_out = gpu_copy_out,
 	.launch = gpu_launch,
 	.baseline = gpu_baseline,
+	.matrix_peak = gpu_matrix_peak,
+	.link_bandwidth = gpu_link_bandwidth,
+	.bulk = gpu_bulk,
+	.telemetry = gpu_telemetry,
 	.memory_bandwidth = gpu_memory_bandwidth,
 	.release = gpu_release,
 	.finish = gpu_finish,

@@ -1,4 +1,5 @@
-/* gpu_vendor.c: cuBLAS and a dlopen'ed NCCL for the GPU baseline. */
+/* gpu_vendor.c: cuBLAS and a dlopen'ed NCCL for the GPU baseline, and the
+ * baseline's collective alone for the bulk measurement. */
 #include "gpu_vendor.h"
 
 #include <dlfcn.h>
@@ -160,46 +161,105 @@ static cublasStatus_t gemm(struct gpu_vendor *v, enum fgo_dtype t, long m, long 
 			    (int)ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
-int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
-			const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
-			char *heap, void **scratch, hipEvent_t start, hipEvent_t stop, double *ms,
-			char *err, size_t len)
+/* Whether cfg's family has a collective in the vendor sequence: every
+ * family but plain gemm, on more than one rank. */
+static int gathers(const struct fgo_config *cfg)
 {
-	long nw = cfg->n / cfg->world;
-	size_t es = dtype_size(cfg->dtype), block = (size_t)cfg->m * (size_t)nw * es;
-	int gathers = strcmp(cfg->algorithm, "gemm") != 0 && cfg->world > 1;
-	struct scratch *s = *scratch;
-	float t = 0;
-	(void)rank;
+	return strcmp(cfg->algorithm, "gemm") != 0 && cfg->world > 1;
+}
 
-	if (gathers && !c) {
-		snprintf(err, len, "baseline needs NCCL, which was not found (put libnccl.so.2 on LD_LIBRARY_PATH)");
-		return FGO_EFAIL;
-	}
+/* The baseline buffers of cfg (this rank's M x N/W block, and all W
+ * blocks when it gathers), allocated on first use. */
+static int scratch_get(const struct fgo_config *cfg, void **scratch, struct scratch **out,
+		       char *err, size_t len)
+{
+	size_t block = (size_t)cfg->m * (size_t)(cfg->n / cfg->world) * dtype_size(cfg->dtype);
+	struct scratch *s = *scratch;
 	if (!s) {
 		s = calloc(1, sizeof *s);
 		if (!s || cudaMalloc((void **)&s->mine, block) != cudaSuccess ||
-		    (gathers && cudaMalloc((void **)&s->all, block * (size_t)cfg->world) != cudaSuccess)) {
+		    (gathers(cfg) &&
+		     cudaMalloc((void **)&s->all, block * (size_t)cfg->world) != cudaSuccess)) {
 			gpu_vendor_scratch_free(s);
 			snprintf(err, len, "out of GPU memory for the baseline buffers");
 			return FGO_EFAIL;
 		}
 		*scratch = s;
 	}
+	*out = s;
+	return FGO_OK;
+}
+
+/* Enqueues the family's collective on the stream: the all-gather of every
+ * rank's M x N/W block (the sharding of DESIGN.md's baseline row). */
+static ncclResult_t collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
+			       const struct fgo_config *cfg, struct scratch *s)
+{
+	if (!gathers(cfg))
+		return ncclSuccess;
+	return v->nccl.all_gather(s->mine, s->all, (size_t)cfg->m * (size_t)(cfg->n / cfg->world),
+				  nccl_type(cfg->dtype), c->comm, v->stream);
+}
+
+static const char *nccl_text(struct gpu_vendor *v, ncclResult_t r)
+{
+	return r == ncclSuccess ? "ok" : v->nccl.error_string ? v->nccl.error_string(r) : "error";
+}
+
+int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
+			  const struct fgo_config *cfg, void **scratch, char *err, size_t len)
+{
+	struct scratch *s;
+	if (gathers(cfg) && !c) {
+		snprintf(err, len, "the vendor collective needs NCCL, which was not found"
+			 " (put libnccl.so.2 on LD_LIBRARY_PATH)");
+		return FGO_EFAIL;
+	}
+	if (scratch_get(cfg, scratch, &s, err, len))
+		return FGO_EFAIL;
+	ncclResult_t nr = collective(v, c, cfg, s);
+	if (nr != ncclSuccess) {
+		snprintf(err, len, "the vendor collective failed: NCCL %s", nccl_text(v, nr));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}
+
+int gpu_vendor_scratch_alloc(const struct fgo_config *cfg, void **scratch, char *err, size_t len)
+{
+	struct scratch *s;
+	return scratch_get(cfg, scratch, &s, err, len);
+}
+
+int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
+			const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
+			char *heap, void **scratch, hipEvent_t start, hipEvent_t stop, double *ms,
+			char *err, size_t len)
+{
+	long nw = cfg->n / cfg->world;
+	struct scratch *s;
+	float t = 0;
+	(void)rank;
+
+	if (gathers(cfg) && !c) {
+		snprintf(err, len, "baseline needs NCCL, which was not found (put libnccl.so.2 on LD_LIBRARY_PATH)");
+		return FGO_EFAIL;
+	}
+	if (scratch_get(cfg, scratch, &s, err, len))
+		return FGO_EFAIL;
 	cudaEventRecord(start, v->stream);
 	/* GEMM of this rank's column block into a dense buffer, as the vendor
 	 * sequence would, then the all-gather of the blocks. */
 	cublasStatus_t bs = gemm(v, cfg->dtype, cfg->m, nw, cfg->k, heap + lay->a.offset, lay->a.ld,
 				 heap + lay->b.offset, lay->b.ld,
-				 gathers ? (void *)s->mine : (void *)(heap + lay->c.offset), nw);
+				 gathers(cfg) ? (void *)s->mine : (void *)(heap + lay->c.offset), nw);
 	ncclResult_t nr = ncclSuccess;
-	if (bs == CUBLAS_STATUS_SUCCESS && gathers)
-		nr = v->nccl.all_gather(s->mine, s->all, (size_t)cfg->m * (size_t)nw,
-					nccl_type(cfg->dtype), c->comm, v->stream);
+	if (bs == CUBLAS_STATUS_SUCCESS)
+		nr = collective(v, c, cfg, s);
 	cudaEventRecord(stop, v->stream);
 	if (cudaEventSynchronize(stop) != cudaSuccess || bs != CUBLAS_STATUS_SUCCESS || nr != ncclSuccess) {
 		snprintf(err, len, "baseline failed: cuBLAS status %d, NCCL %s", (int)bs,
-			 nr == ncclSuccess ? "ok" : v->nccl.error_string ? v->nccl.error_string(nr) : "error");
+			 nccl_text(v, nr));
 		return FGO_EFAIL;
 	}
 	cudaEventElapsedTime(&t, start, stop);

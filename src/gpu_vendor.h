@@ -36,4 +36,16 @@ int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 			char *err, size_t len);
 void gpu_vendor_scratch_free(void *scratch);
 
+/* The baseline's collective alone, with the same sharding and buffers
+ * (the all-gather of every rank's M x N/W block; nothing for plain gemm or
+ * one rank): enqueued on the stream, neither timed nor waited for, so a
+ * caller can put it behind its own GEMM between its own events. Scratch as
+ * for the baseline. Returns FGO_OK, or FGO_EFAIL with err filled (NCCL not
+ * found, out of GPU memory, NCCL refused the call). */
+int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
+			  const struct fgo_config *cfg, void **scratch, char *err, size_t len);
+/* Allocates the scratch buffers now (a no-op when they exist), so the first
+ * timed collective does not pay for cudaMalloc. */
+int gpu_vendor_scratch_alloc(const struct fgo_config *cfg, void **scratch, char *err, size_t len);
+
 #endif

@@ -27,7 +27,8 @@ const char *status_name(enum fgo_status s)
 /* Quantities that are undefined until measured are NaN rather than 0, so a
  * missing value cannot pass for a measured zero (the store writes NULL for
  * them): overlap without both halves, speedup without a baseline, sol
- * without ceilings, the errors without a validated launch. */
+ * without ceilings, the errors without a validated launch, telemetry
+ * nobody read. */
 void result_init(struct fgo_result *r)
 {
 	memset(r, 0, sizeof *r);
@@ -37,11 +38,15 @@ void result_init(struct fgo_result *r)
 	r->sol = NAN;
 	r->max_abs_err = NAN;
 	r->max_rel_err = NAN;
+	r->telemetry.sm_clock_mhz = NAN;
+	r->telemetry.mem_clock_mhz = NAN;
+	r->telemetry.temp_c = NAN;
+	r->telemetry.power_w = NAN;
 }
 
 void result_free(struct fgo_result *r)
 {
-	struct fgo_timing *all[] = { &r->fused, &r->gemm, &r->comm, &r->baseline };
+	struct fgo_timing *all[] = { &r->fused, &r->gemm, &r->comm, &r->baseline, &r->bulk };
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(all); i++) {
 		free(all[i]->ms);
 		all[i]->ms = NULL;

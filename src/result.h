@@ -29,6 +29,7 @@ struct fgo_result {
 	char reason[FGO_REASON_MAX];
 	int iterations, warmup;
 	struct fgo_timing fused, gemm, comm, baseline;
+	struct fgo_timing bulk;  /* own GEMM then vendor collective (n == 0: backend has no bulk) */
 	double tflops_total, tflops_per_rank; /* from fused median; 0 when not ok */
 	double link_gbps;
 	double overlap;   /* NaN when not defined (plain gemm) */
@@ -37,6 +38,10 @@ struct fgo_result {
 	int validated;
 	double max_abs_err, max_rel_err;
 	struct fgo_kernel_info kernel;
+	/* Read around the timed iterations on every rank: clocks and power the
+	 * means over ranks and readings, temp_c the highest; NaN where no
+	 * reading could tell (stored as NULL). */
+	struct fgo_telemetry telemetry;
 };
 
 void result_init(struct fgo_result *r);

@@ -1,7 +1,8 @@
 /* runner.c: runs a plan under MPI (see runner.h): node groups per world
  * size, one symmetric heap per group, then per configuration: prepare,
- * random inputs, poisoned output, one validated launch, and the four timed
- * measurements (fused, GEMM only, comm only, baseline) as DESIGN.md says. */
+ * random inputs, poisoned output, one validated launch, and the timed
+ * measurements (fused, GEMM only, comm only, baseline as DESIGN.md says;
+ * bulk where the backend has it) with device telemetry read around them. */
 #include "runner.h"
 
 #include <math.h>
@@ -117,21 +118,80 @@ static void timing_summarise(struct fgo_timing *t)
 	t->stddev = stats_stddev(t->ms, (size_t)t->n);
 }
 
-/* Warm-up, then opts->iterations launches between barriers; each sample
- * is the slowest rank's time. Returns the agreed result code. */
-static int measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_runnable *run,
-		   int baseline, enum fgo_mode mode, struct fgo_timing *t, char *reason,
-		   size_t len)
+/* This rank's telemetry readings during one run: per quantity a sum and a
+ * count of readings that told it (the backend reports 0 for what it cannot
+ * tell), and the highest temperature. */
+struct readings {
+	double sum[3], n[3]; /* SM clock, memory clock, power */
+	double temp_max;     /* 0 until a reading tells it */
+};
+
+static void telemetry_read(const struct fgo_runner_opts *o, struct readings *rd)
+{
+	struct fgo_telemetry t;
+	memset(&t, 0, sizeof t);
+	if (!o->backend->telemetry || o->backend->telemetry(o->ctx, &t) != FGO_OK)
+		return;
+	const double v[3] = { t.sm_clock_mhz, t.mem_clock_mhz, t.power_w };
+	for (int i = 0; i < 3; i++)
+		if (isfinite(v[i]) && v[i] > 0) {
+			rd->sum[i] += v[i];
+			rd->n[i]++;
+		}
+	if (isfinite(t.temp_c) && t.temp_c > rd->temp_max)
+		rd->temp_max = t.temp_c;
+}
+
+/* Means over the group's ranks and readings, the highest temperature;
+ * NaN where no reading told (collective over comm). */
+static void telemetry_summarise(const struct fgo_runner_opts *o, MPI_Comm comm,
+				const struct readings *rd, struct fgo_telemetry *out)
+{
+	if (!o->backend->telemetry)
+		return;
+	double all[6] = { rd->sum[0], rd->sum[1], rd->sum[2], rd->n[0], rd->n[1], rd->n[2] };
+	double temp = rd->temp_max;
+	MPI_Allreduce(MPI_IN_PLACE, all, 6, MPI_DOUBLE, MPI_SUM, comm);
+	MPI_Allreduce(MPI_IN_PLACE, &temp, 1, MPI_DOUBLE, MPI_MAX, comm);
+	out->sm_clock_mhz = all[3] > 0 ? all[0] / all[3] : NAN;
+	out->mem_clock_mhz = all[4] > 0 ? all[1] / all[4] : NAN;
+	out->power_w = all[5] > 0 ? all[2] / all[5] : NAN;
+	out->temp_c = temp > 0 ? temp : NAN;
+}
+
+/* What measure() times: a launch of the runnable in a mode, the vendor
+ * baseline, or the backend's bulk sequence. */
+enum measurement { MEASURE_LAUNCH, MEASURE_BASELINE, MEASURE_BULK };
+
+static int measure_once(const struct fgo_runner_opts *o, struct fgo_runnable *run,
+			enum measurement what, enum fgo_mode mode, double *ms, char *reason,
+			size_t len)
 {
 	const struct fgo_backend *be = o->backend;
+	switch (what) {
+	case MEASURE_BASELINE: return be->baseline(o->ctx, run, o->timeout_s, ms, reason, len);
+	case MEASURE_BULK: return be->bulk(o->ctx, run, o->timeout_s, ms, reason, len);
+	default: return be->launch(o->ctx, run, mode, o->timeout_s, ms, reason, len);
+	}
+}
+
+/* Warm-up, then opts->iterations launches between barriers; each sample
+ * is the slowest rank's time. Telemetry is read just before the timed
+ * launches (after the warm-up has brought the clocks up) and just after.
+ * Returns the agreed result code. */
+static int measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_runnable *run,
+		   enum measurement what, enum fgo_mode mode, struct fgo_timing *t,
+		   struct readings *rd, char *reason, size_t len)
+{
 	int total = o->warmup + o->iterations;
 	t->ms = calloc((size_t)o->iterations, sizeof *t->ms);
 	t->n = 0;
 	for (int i = 0; i < total; i++) {
 		double ms = 0, slowest;
+		if (i == o->warmup)
+			telemetry_read(o, rd);
 		MPI_Barrier(comm);
-		int rc = baseline ? be->baseline(o->ctx, run, o->timeout_s, &ms, reason, len)
-				  : be->launch(o->ctx, run, mode, o->timeout_s, &ms, reason, len);
+		int rc = measure_once(o, run, what, mode, &ms, reason, len);
 		rc = agree(comm, rc, reason, len);
 		if (rc != FGO_OK)
 			return rc;
@@ -139,6 +199,7 @@ static int measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_ru
 		if (i >= o->warmup)
 			t->ms[t->n++] = slowest;
 	}
+	telemetry_read(o, rd);
 	timing_summarise(t);
 	return FGO_OK;
 }
@@ -267,16 +328,25 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 	if (rc == FGO_OK && o->validate)
 		rc = validate_output(o, comm, heap, run, cfg, &lay, seed, r);
 	if (rc == FGO_OK && o->benchmark) {
-		rc = measure(o, comm, run, 0, FGO_MODE_FUSED, &r->fused, r->reason, sizeof r->reason);
+		struct readings rd;
+		memset(&rd, 0, sizeof rd);
+		rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_FUSED, &r->fused, &rd, r->reason,
+			     sizeof r->reason);
 		if (rc == FGO_OK && algo->needs_comm)
-			rc = measure(o, comm, run, 0, FGO_MODE_GEMM_ONLY, &r->gemm, r->reason,
-				     sizeof r->reason);
+			rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_GEMM_ONLY, &r->gemm, &rd,
+				     r->reason, sizeof r->reason);
 		if (rc == FGO_OK && algo->needs_comm)
-			rc = measure(o, comm, run, 0, FGO_MODE_COMM_ONLY, &r->comm, r->reason,
-				     sizeof r->reason);
+			rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_COMM_ONLY, &r->comm, &rd,
+				     r->reason, sizeof r->reason);
+		/* A failing baseline or bulk (no NCCL, say) fails the run with its
+		 * reason; what was measured before it is still stored. */
 		if (rc == FGO_OK)
-			rc = measure(o, comm, run, 1, FGO_MODE_FUSED, &r->baseline, r->reason,
+			rc = measure(o, comm, run, MEASURE_BASELINE, FGO_MODE_FUSED, &r->baseline, &rd,
+				     r->reason, sizeof r->reason);
+		if (rc == FGO_OK && o->backend->bulk)
+			rc = measure(o, comm, run, MEASURE_BULK, FGO_MODE_FUSED, &r->bulk, &rd, r->reason,
 				     sizeof r->reason);
+		telemetry_summarise(o, comm, &rd, &r->telemetry);
 	}
 	if (run)
 		o->backend->release(o->ctx, run);
@@ -293,16 +363,18 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 
 /* Result transport from a group leader to rank 0: the struct, then the
  * samples of each measurement. */
+#define TIMINGS 5
+
 static struct fgo_timing *timings(struct fgo_result *r, int i)
 {
-	struct fgo_timing *all[4] = { &r->fused, &r->gemm, &r->comm, &r->baseline };
+	struct fgo_timing *all[TIMINGS] = { &r->fused, &r->gemm, &r->comm, &r->baseline, &r->bulk };
 	return all[i];
 }
 
 static void result_send(struct fgo_result *r, int dest, MPI_Comm comm)
 {
 	MPI_Send(r, (int)sizeof *r, MPI_BYTE, dest, 1, comm);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < TIMINGS; i++)
 		if (timings(r, i)->n)
 			MPI_Send(timings(r, i)->ms, timings(r, i)->n, MPI_DOUBLE, dest, 2 + i, comm);
 }
@@ -310,7 +382,7 @@ static void result_send(struct fgo_result *r, int dest, MPI_Comm comm)
 static void result_recv(struct fgo_result *r, int src, MPI_Comm comm)
 {
 	MPI_Recv(r, (int)sizeof *r, MPI_BYTE, src, 1, comm, MPI_STATUS_IGNORE);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < TIMINGS; i++) {
 		struct fgo_timing *t = timings(r, i);
 		t->ms = NULL;
 		if (!t->n)

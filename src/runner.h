@@ -30,7 +30,7 @@ struct fgo_runner_opts {
 	int iterations;        /* timed launches per measurement */
 	int warmup;            /* untimed launches before each measurement */
 	int validate;          /* check the fused output against the reference */
-	int benchmark;         /* time the four measurements (0: validate only) */
+	int benchmark;         /* time the measurements, read telemetry (0: validate only) */
 	double timeout_s;      /* per launch */
 	size_t heap_limit;     /* bytes per rank a configuration may use */
 	struct fgo_ceilings ceilings;

@@ -1,6 +1,7 @@
 /* store.c: opening the SQLite store: creating it from the embedded schema,
  * refusing files that are not fgobench stores (or are newer) before writing a
- * byte, migrating older ones, and the connection settings. The queries that
+ * byte, migrating older ones (in place for a writer, in a private copy for a
+ * reader), and the connection settings. The queries that
  * write sweeps, runs and ceilings are in store_runs.c. */
 #include "store.h"
 
@@ -206,11 +207,14 @@ static int exec_sql(sqlite3 *db, const char *path, const char *what, const char 
 
 /* Upgrades from version `from` with db/migrations/<v>.sql, one transaction
  * per step so a failed step leaves the store at the previous version. The
- * files are embedded at build time like the schema. */
+ * files are embedded at build time like the schema. Each step reads
+ * user_version again under the write lock: another writer that opened the
+ * same old store at the same time may have applied it already. */
 static int migrate(sqlite3 *db, const char *path, int from, char *err, size_t len)
 {
 	for (int v = from + 1; v <= FGO_SCHEMA_VERSION; v++) {
 		char name[64], sql[160];
+		int now = 0;
 		snprintf(name, sizeof name, "db/migrations/%d.sql", v);
 		const char *text = embedded_text(name);
 		if (!text)
@@ -220,6 +224,21 @@ static int migrate(sqlite3 *db, const char *path, int from, char *err, size_t le
 				   path, v - 1, name);
 		if (exec_sql(db, path, "start the migration", "BEGIN IMMEDIATE", err, len))
 			return FGO_EFAIL;
+		if (user_version(db, &now) != 0) {
+			say(err, len, FGO_EFAIL, "%s: cannot read the store: %s", path,
+			    sqlite3_errmsg(db));
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			return FGO_EFAIL;
+		}
+		if (now > FGO_SCHEMA_VERSION) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			return version_error(path, now, err, len);
+		}
+		if (now >= v) {
+			if (exec_sql(db, path, "start the migration", "COMMIT", err, len))
+				return FGO_EFAIL;
+			continue;
+		}
 		snprintf(sql, sizeof sql,
 			 "PRAGMA user_version = %d; INSERT OR REPLACE INTO meta(key, value)"
 			 " VALUES ('schema_version', '%d');",
@@ -234,6 +253,39 @@ static int migrate(sqlite3 *db, const char *path, int from, char *err, size_t le
 		}
 	}
 	return FGO_OK;
+}
+
+/* A reader of an older store reads an upgraded copy: the store is copied
+ * (SQLite's backup API, a consistent snapshot) into a private temporary
+ * database, which SQLite deletes on close, and migrated there; the file
+ * itself is never written, so reading works without write permission and
+ * leaves the store as the version that wrote it. *db is replaced by the
+ * copy (the original connection is closed either way). The copy costs the
+ * store's size in temporary disk ($SQLITE_TMPDIR or /tmp), once per read
+ * until a sweep upgrades the file for good. */
+static int upgraded_copy(sqlite3 **db, const char *path, int version, char *err, size_t len)
+{
+	sqlite3 *copy = NULL;
+	sqlite3_backup *b = NULL;
+	int rc = sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc == SQLITE_OK && !(b = sqlite3_backup_init(copy, "main", *db, "main")))
+		rc = sqlite3_errcode(copy);
+	if (b) {
+		int step = sqlite3_backup_step(b, -1);
+		rc = sqlite3_backup_finish(b); /* the step's error, when it had one */
+		if (rc == SQLITE_OK && step != SQLITE_DONE)
+			rc = step;
+	}
+	if (rc != SQLITE_OK) {
+		say(err, len, FGO_EFAIL,
+		    "%s: cannot read the store (schema version %d) to upgrade a private copy: %s",
+		    path, version, copy ? sqlite3_errmsg(copy) : "out of memory");
+		sqlite3_close(copy);
+		return FGO_EFAIL;
+	}
+	sqlite3_close(*db);
+	*db = copy;
+	return migrate(copy, path, version, err, len);
 }
 
 /* Settings every connection gets; journal_mode and synchronous only when
@@ -421,13 +473,10 @@ static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **o
 	else if (version > FGO_SCHEMA_VERSION)
 		rc = version_error(path, version, err, len);
 	else if (version < FGO_SCHEMA_VERSION && mode == FGO_STORE_READ)
-		rc = say(err, len, FGO_EUSAGE,
-			 "%s: store has schema version %d, older than this fgobench's %d"
-			 " (a sweep into it upgrades it)",
-			 path, version, FGO_SCHEMA_VERSION);
+		rc = upgraded_copy(&db, path, version, err, len);
 	if (rc == FGO_OK)
 		rc = configure(db, path, mode, err, len);
-	if (rc == FGO_OK && version < FGO_SCHEMA_VERSION)
+	if (rc == FGO_OK && version < FGO_SCHEMA_VERSION && mode == FGO_STORE_WRITE)
 		rc = migrate(db, path, version, err, len);
 	if (rc != FGO_OK) {
 		sqlite3_close(db);

@@ -15,12 +15,13 @@
 #include "config.h"
 #include "result.h"
 
-#define FGO_SCHEMA_VERSION 1
+#define FGO_SCHEMA_VERSION 2
 
 struct fgo_store;
 
 enum fgo_store_mode {
-	FGO_STORE_READ = 0,   /* must exist and be a fgobench store; never written */
+	FGO_STORE_READ = 0,   /* must exist and be a fgobench store; never written (an older
+			       * one is read through an upgraded private copy) */
 	FGO_STORE_WRITE = 1,  /* created with the schema when missing; migrated when older */
 };
 
@@ -66,14 +67,26 @@ int store_run_finish(struct fgo_store *st, int64_t run_id, const struct fgo_resu
 int store_run_invalid(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
 		      const char *reason, char *err, size_t len);
 
-/* Ceilings. what: "matrix_peak" (TFLOP/s, per dtype), "memory_bw", "link_bw" (GB/s, dtype ""). */
+/* Ceilings. what: "matrix_peak" (TFLOP/s, per dtype), "memory_bw", "link_bw" (GB/s, dtype "").
+ * store_ceiling_put stores the machine-wide value (detail ""). */
 int store_ceiling_put(struct fgo_store *st, const char *machine, const char *backend,
 		      const char *what, const char *dtype, double value, const char *unit,
 		      char *err, size_t len);
-/* Latest value, or *found = 0. */
+/* A value with a detail saying what part of the machine it is of, e.g.
+ * "gpu0->gpu1 sm" for one pair's link bandwidth by SM stores; detail "" or
+ * NULL is the machine-wide value (the same as store_ceiling_put). */
+int store_ceiling_put_detail(struct fgo_store *st, const char *machine, const char *backend,
+			     const char *what, const char *dtype, const char *detail, double value,
+			     const char *unit, char *err, size_t len);
+/* Latest machine-wide value (detail ""), or *found = 0; per-pair values
+ * never stand in for it. */
 int store_ceiling_get(struct fgo_store *st, const char *machine, const char *backend,
 		      const char *what, const char *dtype, double *value, int *found,
 		      char *err, size_t len);
+/* Latest value with this detail ("" or NULL: machine-wide), or *found = 0. */
+int store_ceiling_get_detail(struct fgo_store *st, const char *machine, const char *backend,
+			     const char *what, const char *dtype, const char *detail,
+			     double *value, int *found, char *err, size_t len);
 
 /* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
 void store_timestamp(char out[32]);

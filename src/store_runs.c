@@ -25,7 +25,9 @@ static const char interrupted_reason[] =
 	" t_fused_std_ms = NULL, t_gemm_ms = NULL, t_comm_ms = NULL, t_baseline_ms = NULL," \
 	" tflops_total = NULL, tflops_per_rank = NULL, link_gbps = NULL, overlap = NULL,"   \
 	" speedup = NULL, sol = NULL, validated = 0, max_abs_err = NULL, max_rel_err = NULL," \
-	" registers = NULL, shared_bytes = NULL, spills = NULL, ended_at = NULL"
+	" registers = NULL, shared_bytes = NULL, spills = NULL, ended_at = NULL,"           \
+	" t_bulk_ms = NULL, sm_clock_mhz = NULL, mem_clock_mhz = NULL, temp_c = NULL,"     \
+	" power_w = NULL"
 
 static const char *db_path(sqlite3 *db)
 {
@@ -401,8 +403,9 @@ static int update_run(sqlite3 *db, int64_t run_id, const struct fgo_result *r, c
 		    " t_gemm_ms = ?9, t_comm_ms = ?10, t_baseline_ms = ?11, tflops_total = ?12,"
 		    " tflops_per_rank = ?13, link_gbps = ?14, overlap = ?15, speedup = ?16,"
 		    " sol = ?17, validated = ?18, max_abs_err = ?19, max_rel_err = ?20,"
-		    " registers = ?21, shared_bytes = ?22, spills = ?23, ended_at = ?24"
-		    " WHERE id = ?25",
+		    " registers = ?21, shared_bytes = ?22, spills = ?23, ended_at = ?24,"
+		    " t_bulk_ms = ?26, sm_clock_mhz = ?27, mem_clock_mhz = ?28, temp_c = ?29,"
+		    " power_w = ?30 WHERE id = ?25",
 		    &q, "store the run", err, len))
 		return FGO_EFAIL;
 	int f = r->fused.n > 0;
@@ -424,7 +427,11 @@ static int update_run(sqlite3 *db, int64_t run_id, const struct fgo_result *r, c
 		sqlite3_bind_int(q, 21, r->kernel.registers) |
 		sqlite3_bind_int(q, 22, r->kernel.shared_bytes) |
 		sqlite3_bind_int(q, 23, r->kernel.spills) | bind_text(q, 24, now) |
-		sqlite3_bind_int64(q, 25, run_id);
+		sqlite3_bind_int64(q, 25, run_id) |
+		bind_real(q, 26, r->bulk.median, r->bulk.n > 0) |
+		bind_real(q, 27, r->telemetry.sm_clock_mhz, 1) |
+		bind_real(q, 28, r->telemetry.mem_clock_mhz, 1) |
+		bind_real(q, 29, r->telemetry.temp_c, 1) | bind_real(q, 30, r->telemetry.power_w, 1);
 	if (b != SQLITE_OK) {
 		sqlite3_finalize(q);
 		return sql_fail(db, err, len, "store run %lld", (long long)run_id);
@@ -456,8 +463,9 @@ int store_run_finish(struct fgo_store *st, int64_t run_id, const struct fgo_resu
 		const struct {
 			const char *kind;
 			const struct fgo_timing *t;
-		} kinds[] = { { "fused", &r->fused }, { "gemm", &r->gemm },
-			      { "comm", &r->comm }, { "baseline", &r->baseline } };
+		} kinds[] = { { "fused", &r->fused },	    { "gemm", &r->gemm },
+			      { "comm", &r->comm },	    { "baseline", &r->baseline },
+			      { "bulk", &r->bulk } };
 		for (size_t i = 0; rc == FGO_OK && i < FGO_ARRAY_SIZE(kinds); i++)
 			rc = insert_samples(db, q, run_id, kinds[i].kind, kinds[i].t, err, len);
 	}
@@ -469,6 +477,14 @@ int store_ceiling_put(struct fgo_store *st, const char *machine, const char *bac
 		      const char *what, const char *dtype, double value, const char *unit,
 		      char *err, size_t len)
 {
+	return store_ceiling_put_detail(st, machine, backend, what, dtype, "", value, unit, err,
+					len);
+}
+
+int store_ceiling_put_detail(struct fgo_store *st, const char *machine, const char *backend,
+			     const char *what, const char *dtype, const char *detail, double value,
+			     const char *unit, char *err, size_t len)
+{
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *q;
 	char now[32];
@@ -478,13 +494,14 @@ int store_ceiling_put(struct fgo_store *st, const char *machine, const char *bac
 		return FGO_EUSAGE;
 	}
 	if (prepare(db,
-		    "INSERT INTO ceilings (machine, backend, what, dtype, value, unit, measured_at)"
-		    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		    "INSERT INTO ceilings (machine, backend, what, dtype, value, unit, measured_at,"
+		    " detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 		    &q, "store the ceiling", err, len))
 		return FGO_EFAIL;
 	if ((bind_text(q, 1, machine) | bind_text(q, 2, backend) | bind_text(q, 3, what) |
 	     bind_text(q, 4, dtype ? dtype : "") | sqlite3_bind_double(q, 5, value) |
-	     bind_text(q, 6, unit) | bind_text(q, 7, now)) != SQLITE_OK) {
+	     bind_text(q, 6, unit) | bind_text(q, 7, now) | bind_text(q, 8, detail ? detail : "")) !=
+	    SQLITE_OK) {
 		sqlite3_finalize(q);
 		return sql_fail(db, err, len, "store the ceiling");
 	}
@@ -495,16 +512,24 @@ int store_ceiling_get(struct fgo_store *st, const char *machine, const char *bac
 		      const char *what, const char *dtype, double *value, int *found,
 		      char *err, size_t len)
 {
+	return store_ceiling_get_detail(st, machine, backend, what, dtype, "", value, found, err,
+					len);
+}
+
+int store_ceiling_get_detail(struct fgo_store *st, const char *machine, const char *backend,
+			     const char *what, const char *dtype, const char *detail,
+			     double *value, int *found, char *err, size_t len)
+{
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *q;
 	*found = 0;
 	if (prepare(db,
 		    "SELECT value FROM ceilings WHERE machine = ?1 AND backend = ?2 AND what = ?3"
-		    " AND dtype = ?4 ORDER BY measured_at DESC, id DESC LIMIT 1",
+		    " AND dtype = ?4 AND detail = ?5 ORDER BY measured_at DESC, id DESC LIMIT 1",
 		    &q, "read the ceilings", err, len))
 		return FGO_EFAIL;
 	int rc = bind_text(q, 1, machine) | bind_text(q, 2, backend) | bind_text(q, 3, what) |
-		 bind_text(q, 4, dtype ? dtype : "");
+		 bind_text(q, 4, dtype ? dtype : "") | bind_text(q, 5, detail ? detail : "");
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW) {

@@ -13,6 +13,12 @@ expect_eq sweep-1.6 "$(sql "select sum(iterations) from runs where algorithm = '
 	"$(sql "select count(*) from samples join runs on runs.id = run_id where algorithm = 'gemm' and kind = 'fused'")"
 expect_eq sweep-1.7 "done 2 smoke" "$(sql "select status, mpi_ranks, tag from sweeps" | tr '|' ' ')"
 expect_eq sweep-1.8 "9" "$(sql "select count(distinct algorithm) from runs")"
+# the CPU backend has no bulk; its telemetry is the core clock (when
+# /proc/cpuinfo shows one) and the hottest thermal zone (when readable)
+expect_eq sweep-1.9 "0 0" "$(sql "select count(t_bulk_ms), (select count(*) from samples where kind = 'bulk') from runs" | tr '|' ' ')"
+if grep -q '^cpu MHz' /proc/cpuinfo; then want_mhz=$rows; else want_mhz=0; fi
+expect_eq sweep-1.10 "$want_mhz" "$(sql "select count(*) from runs where sm_clock_mhz > 0")"
+expect_eq sweep-1.11 "0 0 0" "$(sql "select count(mem_clock_mhz), count(power_w), count(*) filter (where temp_c <= 0) from runs" | tr '|' ' ')"
 
 # best --m answers from the store: the winner is the fastest ok run of its shape
 m=$(sql "select m from runs where algorithm = 'all_scatter' order by m desc limit 1")
@@ -35,6 +41,13 @@ id=$(sql "select id from runs order by id limit 1")
 expect_exit show-1.1 0 "$FGO" show "$id"
 check show-1.2 "reproduce line" grep -q "mpirun -np" "$T/out"
 check show-1.3 "environment" grep -q "cpu" "$T/out"
+check show-1.4 "bulk and telemetry fields" sh -c "grep -q '^t_bulk_ms ' '$T/out' && grep -q '^sm_clock_mhz ' '$T/out' && grep -q '^power_w ' '$T/out'"
+run_id=$(sql "select id from runs order by id limit 1")
+expect_exit show-1.5 0 "$FGO" show "$run_id" --format csv
+check show-1.6 "csv header names the new columns" sh -c "head -1 '$T/out' | grep -q ',t_bulk_ms,sm_clock_mhz,mem_clock_mhz,temp_c,power_w,'"
+expect_exit show-1.7 0 "$FGO" show "$run_id" --format json
+expect_eq show-1.8 "$(sql "select coalesce(sm_clock_mhz, 'null') || ' ' || coalesce(t_bulk_ms, 'null') from runs where id = $run_id")" \
+	"$(sqlite3 :memory: "select coalesce(json_extract(readfile('$T/out'), '\$[0].sm_clock_mhz'), 'null') || ' ' || coalesce(json_extract(readfile('$T/out'), '\$[0].t_bulk_ms'), 'null')")"
 
 # plots: real PNG and SVG files
 expect_exit plot-1.1 0 "$FGO" plot roofline --world 2 -o "$T/plots"

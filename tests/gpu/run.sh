@@ -4,6 +4,7 @@
 # build/cuda), the store and logs written to $OUT (default ./gpu-out).
 # Nothing is built here: the GPU machines have no compiler time to spare.
 #   sh tests/gpu/run.sh sweep sweeps/gpu_smoke.json --tag gpu-smoke
+#   sh tests/gpu/run.sh calibrate      (or tests/gpu/calibrate.sh: runs it and checks the store)
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -17,5 +18,10 @@ np=${NP:-$(nvidia-smi -L | wc -l)}
 nvidia-smi -L > "$OUT/gpus.txt" 2>&1
 cmd=$1
 shift
-mpirun -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x FGOBENCH_CACHE -x FGOBENCH_DB \
-	build/cuda/fgobench "$cmd" "$@" 2>&1 | tee -a "$OUT/$cmd.log"
+# the exit status is fgobench's, not tee's (sh has no pipefail)
+{
+	mpirun -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x FGOBENCH_CACHE -x FGOBENCH_DB \
+		build/cuda/fgobench "$cmd" "$@" 2>&1
+	echo $? > "$OUT/$cmd.rc"
+} | tee -a "$OUT/$cmd.log"
+exit "$(cat "$OUT/$cmd.rc")"

@@ -2,8 +2,11 @@
  * runner, at world sizes 1 to 4 (3 included: nothing may assume a power of
  * two), on shapes whose tiles are partial at the edges, for every dtype:
  * each run's output must match the reference. Then a few timed runs, whose
- * four measurements and ratios must all be there. Run under
- * `mpirun --oversubscribe -np 4`. */
+ * four measurements and ratios must all be there, with the CPU's telemetry;
+ * then the same through a CPU backend given a bulk and a telemetry that
+ * answer known numbers per rank (the runner's maxima and means), and a bulk
+ * that fails on one rank (the run is failed, what was measured is kept).
+ * Run under `mpirun --oversubscribe -np 4`. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -36,7 +39,7 @@ static int on_finished(void *arg, size_t item, const struct fgo_result *r)
 	struct fgo_result *mine = &o->results[item];
 	*mine = *r;
 	/* The samples belong to the runner; keep only their count. */
-	mine->fused.ms = mine->gemm.ms = mine->comm.ms = mine->baseline.ms = NULL;
+	mine->fused.ms = mine->gemm.ms = mine->comm.ms = mine->baseline.ms = mine->bulk.ms = NULL;
 	o->seen[item]++;
 	return 0;
 }
@@ -58,6 +61,59 @@ static void add(struct fgo_plan *p, size_t *cap, const struct fgo_config *cfg)
 /* Shapes divisible by 1..4 where the families need it, with edge tiles. */
 static const long shapes[][3] = { { 48, 96, 72 }, { 120, 72, 48 }, { 12, 24, 36 } };
 static const int tiles[][3] = { { 16, 16, 16 }, { 32, 32, 32 } };
+
+/* Stand-ins answering by world rank parity, so each group of two ranks
+ * (0-1, 2-3) has one of each: bulk 1 or 2 ms (the runner keeps the
+ * slowest, 2), SM clock 1000 or 1100 MHz (mean 1050), memory 2000, 40 or
+ * 50 C (max 50), power unknown (0). */
+static int world_rank(void)
+{
+	int r;
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	return r;
+}
+
+static int fake_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+		     double *ms, char *err, size_t len)
+{
+	(void)ctx, (void)run, (void)timeout_s, (void)err, (void)len;
+	*ms = 1.0 + world_rank() % 2;
+	return FGO_OK;
+}
+
+static int failing_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+			double *ms, char *err, size_t len)
+{
+	(void)ctx, (void)run, (void)timeout_s;
+	*ms = 1.0;
+	if (world_rank() % 2 == 0)
+		return FGO_OK;
+	snprintf(err, len, "bulk needs NCCL, which was not found");
+	return FGO_EFAIL;
+}
+
+static int fake_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
+{
+	(void)ctx;
+	t->sm_clock_mhz = 1000 + 100 * (world_rank() % 2);
+	t->mem_clock_mhz = 2000;
+	t->temp_c = 40 + 10 * (world_rank() % 2);
+	t->power_w = 0;
+	return FGO_OK;
+}
+
+/* Whether /proc/cpuinfo has "cpu MHz" lines (the CPU backend's clock). */
+static int cpuinfo_has_mhz(void)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	while (f && !found && fgets(line, sizeof line, f))
+		found = strncmp(line, "cpu MHz", 7) == 0;
+	if (f)
+		fclose(f);
+	return found;
+}
 
 static void build_plan(struct fgo_plan *p)
 {
@@ -168,10 +224,67 @@ int main(int argc, char **argv)
 						    : r->gemm.n == 0 && isnan(r->overlap);
 			T_CHECK(id, r->status == FGO_STATUS_OK && r->fused.n == 2 && r->baseline.n == 2 &&
 					    comm_ok && r->fused.median > 0 && r->tflops_total > 0 &&
-					    r->speedup > 0,
-				"status %s fused %d gemm %d comm %d baseline %d overlap %g speedup %g",
+					    r->speedup > 0 && r->bulk.n == 0,
+				"status %s fused %d gemm %d comm %d baseline %d bulk %d overlap %g"
+				" speedup %g",
 				status_name(r->status), r->fused.n, r->gemm.n, r->comm.n,
-				r->baseline.n, r->overlap, r->speedup);
+				r->baseline.n, r->bulk.n, r->overlap, r->speedup);
+			snprintf(id, sizeof id, "algos-timed-telemetry-%s-%zu", a->name, i);
+			int mhz = cpuinfo_has_mhz();
+			T_CHECK(id, (mhz ? r->telemetry.sm_clock_mhz > 0 : isnan(r->telemetry.sm_clock_mhz)) &&
+					    isnan(r->telemetry.mem_clock_mhz) && isnan(r->telemetry.power_w) &&
+					    (isnan(r->telemetry.temp_c) || r->telemetry.temp_c > 0),
+				"cpu MHz in /proc/cpuinfo: %d; sm %g mem %g temp %g power %g", mhz,
+				r->telemetry.sm_clock_mhz, r->telemetry.mem_clock_mhz,
+				r->telemetry.temp_c, r->telemetry.power_w);
+		}
+	}
+
+	/* A backend with bulk and telemetry: the slowest rank's bulk time per
+	 * iteration, means over ranks and readings, the hottest reading. */
+	struct fgo_backend with = fgo_backend_cpu;
+	with.bulk = fake_bulk;
+	with.telemetry = fake_telemetry;
+	opts.backend = &with;
+	rc = runner_run(MPI_COMM_WORLD, &plan, todo, &opts, &sink);
+	if (rank == 0) {
+		T_EQ_INT("bulk-timed-rc", rc, FGO_OK);
+		for (size_t i = 0; i < plan.count; i++) {
+			if (!todo[i])
+				continue;
+			const struct fgo_result *r = &o.results[i];
+			char id[96];
+			snprintf(id, sizeof id, "bulk-timed-%zu", i);
+			T_CHECK(id, r->status == FGO_STATUS_OK && r->bulk.n == 2 && r->bulk.median == 2.0 &&
+					    r->bulk.min == 2.0 && r->baseline.n == 2,
+				"status %s bulk %d median %g min %g: %s", status_name(r->status),
+				r->bulk.n, r->bulk.median, r->bulk.min, r->reason);
+			snprintf(id, sizeof id, "bulk-telemetry-%zu", i);
+			T_CHECK(id, r->telemetry.sm_clock_mhz == 1050 && r->telemetry.mem_clock_mhz == 2000 &&
+					    r->telemetry.temp_c == 50 && isnan(r->telemetry.power_w),
+				"sm %g mem %g temp %g power %g", r->telemetry.sm_clock_mhz,
+				r->telemetry.mem_clock_mhz, r->telemetry.temp_c, r->telemetry.power_w);
+		}
+	}
+
+	/* A bulk that fails on one rank of each group, as a missing NCCL
+	 * would: the run fails with that reason and keeps what it measured. */
+	with.bulk = failing_bulk;
+	rc = runner_run(MPI_COMM_WORLD, &plan, todo, &opts, &sink);
+	if (rank == 0) {
+		T_EQ_INT("bulk-failing-rc", rc, FGO_OK);
+		for (size_t i = 0; i < plan.count; i++) {
+			if (!todo[i])
+				continue;
+			const struct fgo_result *r = &o.results[i];
+			char id[96];
+			snprintf(id, sizeof id, "bulk-failing-%zu", i);
+			T_CHECK(id, r->status == FGO_FAILED && strstr(r->reason, "bulk needs NCCL") &&
+					    r->fused.n == 2 && r->baseline.n == 2 && r->bulk.n == 0 &&
+					    r->telemetry.sm_clock_mhz == 1050,
+				"status %s reason \"%s\" fused %d baseline %d bulk %d sm %g",
+				status_name(r->status), r->reason, r->fused.n, r->baseline.n, r->bulk.n,
+				r->telemetry.sm_clock_mhz);
 		}
 	}
 	fgo_backend_cpu.finish(ctx);

@@ -18,7 +18,7 @@ static void check_new_store(const char *path, struct fgo_store **out)
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'application'"));
 	T_EQ_STR("meta-application", got, "fgobench");
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
-	T_EQ_STR("meta-schema-version", got, "1");
+	T_EQ_STR("meta-schema-version", got, "2");
 	T_EQ_INT("user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 	snprintf(got, sizeof got, "%s", q_text(db, "PRAGMA journal_mode"));
 	T_EQ_STR("journal-wal", got, "wal");
@@ -151,11 +151,17 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	static const double gemm[] = { 1.5, 1.75, 1.25 };
 	static const double comm[] = { 1.0, 1.25, 0.75 };
 	static const double base[] = { 4.0, NAN, 4.5 }; /* the NaN sample is not stored */
+	static const double bulk[] = { 3.5, 3.25, 3.75 };
 	set_timing(&r.fused, fused, 5);
 	set_timing(&r.gemm, gemm, 3);
 	set_timing(&r.comm, comm, 3);
 	set_timing(&r.baseline, base, 3);
+	set_timing(&r.bulk, bulk, 3);
 	r.baseline.median = 4.25;
+	r.telemetry.sm_clock_mhz = 1755.5;
+	r.telemetry.mem_clock_mhz = 2619;
+	r.telemetry.temp_c = 67;
+	r.telemetry.power_w = 433.25;
 	r.tflops_total = 123.5;
 	r.tflops_per_rank = 30.875;
 	r.link_gbps = 45.5;
@@ -185,6 +191,9 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 		{ "validated", "1" },          { "max_abs_err", "0.001" },
 		{ "max_rel_err", "0.0002" },   { "registers", "96" },
 		{ "shared_bytes", "49152" },   { "spills", "2" },
+		{ "t_bulk_ms", "3.5" },        { "sm_clock_mhz", "1755.5" },
+		{ "mem_clock_mhz", "2619.0" }, { "temp_c", "67.0" },
+		{ "power_w", "433.25" },
 	};
 	char id[96];
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(done); i++) {
@@ -204,6 +213,8 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	T_EQ_STR("samples-comm", got, "1:1.0 2:1.25 3:0.75");
 	snprintf(got, sizeof got, "%s", samples_of(db, run1, "baseline"));
 	T_EQ_STR("samples-baseline-nan-skipped", got, "1:4.0 3:4.5");
+	snprintf(got, sizeof got, "%s", samples_of(db, run1, "bulk"));
+	T_EQ_STR("samples-bulk", got, "1:3.5 2:3.25 3:3.75");
 	rc = store_run_lookup(st, sweep, &c1, &status, &found, err, sizeof err);
 	T_CHECK("lookup-ok", rc == FGO_OK && status == FGO_STATUS_OK && found == run1,
 		"rc %d status %d id %lld", rc, status, (long long)found);
@@ -228,6 +239,7 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	r.sol = 0.75;
 	r.validated = 0;
 	r.max_abs_err = 0.5;
+	r.telemetry.temp_c = 55; /* the other readings told nothing: NULL */
 	rc = store_run_finish(st, run2, &r, err, sizeof err);
 	T_CHECK("run2-finish", rc == FGO_OK, "rc %d: %s", rc, err);
 	result_free(&r);
@@ -241,7 +253,8 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 		{ "t_baseline_ms", "NULL" }, { "tflops_total", "2.0" }, { "link_gbps", "NULL" },
 		{ "overlap", "NULL" },     { "speedup", "NULL" },      { "sol", "0.75" },
 		{ "validated", "0" },      { "max_abs_err", "NULL" },  { "max_rel_err", "NULL" },
-		{ "registers", "0" },
+		{ "registers", "0" },      { "t_bulk_ms", "NULL" },    { "sm_clock_mhz", "NULL" },
+		{ "mem_clock_mhz", "NULL" }, { "temp_c", "55.0" },     { "power_w", "NULL" },
 	};
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(partial); i++) {
 		snprintf(id, sizeof id, "partial-%s", partial[i].col);
@@ -284,6 +297,7 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	col_is(db, "restart-iterations", "runs", run2, "iterations", "20");
 	col_is(db, "restart-t_fused", "runs", run2, "t_fused_ms", "NULL");
 	col_is(db, "restart-sol", "runs", run2, "sol", "NULL");
+	col_is(db, "restart-temp_c", "runs", run2, "temp_c", "NULL");
 	col_is(db, "restart-ended_at", "runs", run2, "ended_at", "NULL");
 	snprintf(got, sizeof got, "%s", samples_of(db, run2, "fused"));
 	T_EQ_STR("restart-samples-gone", got, "");
@@ -484,6 +498,33 @@ static void check_ceilings(struct fgo_store *st)
 			       sizeof err);
 	rc |= store_ceiling_get(st, "node-17", "cpu", "matrix_peak", "fp16", &v, &found, err, sizeof err);
 	T_CHECK("ceiling-newest-put", rc == FGO_OK && v == 130.0, "value %g (want 130)", v);
+
+	/* Per-pair values carry a detail; the machine-wide value is the one
+	 * with none, and a detailed row never stands in for it. */
+	rc = store_ceiling_put_detail(st, "node-17", "cpu", "link_bw", "", "cpu0->cpu1 sm", 8.5,
+				      "GB/s", err, sizeof err);
+	rc |= store_ceiling_put_detail(st, "node-17", "cpu", "link_bw", NULL, "cpu1->cpu0 sm", 9.5,
+				       "GB/s", err, sizeof err);
+	T_CHECK("ceiling-detail-put", rc == FGO_OK, "rc %d: %s", rc, err);
+	rc = store_ceiling_get(st, "node-17", "cpu", "link_bw", "", &v, &found, err, sizeof err);
+	T_CHECK("ceiling-detail-not-machine-wide", rc == FGO_OK && found == 0, "found %d value %g",
+		found, v);
+	rc = store_ceiling_get_detail(st, "node-17", "cpu", "link_bw", "", "cpu1->cpu0 sm", &v, &found,
+				      err, sizeof err);
+	T_CHECK("ceiling-detail-get", rc == FGO_OK && found == 1 && v == 9.5, "found %d value %g",
+		found, v);
+	rc = store_ceiling_put_detail(st, "node-17", "cpu", "link_bw", "", NULL, 7.0, "GB/s", err,
+				      sizeof err);
+	rc |= store_ceiling_get_detail(st, "node-17", "cpu", "link_bw", "", NULL, &v, &found, err,
+				       sizeof err);
+	T_CHECK("ceiling-detail-null-is-machine-wide", rc == FGO_OK && found == 1 && v == 7.0,
+		"found %d value %g", found, v);
+	snprintf(unit, sizeof unit, "%s",
+		 q_text(db, "SELECT group_concat(quote(detail), ' ') FROM (SELECT detail FROM ceilings"
+			    " WHERE what = 'link_bw' AND machine = 'node-17' ORDER BY id)"));
+	T_EQ_STR("ceiling-detail-stored", unit, "'cpu0->cpu1 sm' 'cpu1->cpu0 sm' ''");
+	T_EQ_INT("ceiling-put-detail-empty",
+		 count(db, "SELECT count(*) FROM ceilings WHERE what = 'matrix_peak' AND detail != ''"), 0);
 
 	/* Refused: not finite (nothing stored), unknown kind. */
 	long long before = count(db, "SELECT count(*) FROM ceilings");

@@ -1,0 +1,71 @@
+/* calibrate.hip: the kernels of `fgobench calibrate` (src/gpu_calibrate.c):
+ * a random fill of the vendor GEMM's inputs, a streaming copy for the
+ * device memory bandwidth, and SM stores into a peer's memory for the link
+ * bandwidth. The copy and the stores move 16 bytes per access (counts in
+ * 16-byte vectors); every loop is grid-stride, so any grid covers any size. */
+#include "hip_port.h"
+
+#ifndef CALIB_THREADS
+#error "CALIB_THREADS (threads per CTA) comes from the host: src/gpu_calibrate.c"
+#endif
+
+/* A value in [-1, 1) from (index, seed): a 32-bit integer hash, so every
+ * element differs and no two fills with different seeds agree. */
+__device__ __forceinline__ float calib_random(unsigned long long i, unsigned int seed)
+{
+	unsigned int x = (unsigned int)i * 0x9e3779b1u ^ (unsigned int)(i >> 32) ^ seed;
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return (float)(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+/* n elements of dtype (0 fp32, 1 fp16, 2 bf16: enum fgo_dtype) at p. */
+extern "C" __global__ void __launch_bounds__(CALIB_THREADS)
+	fgo_calib_fill(void *p, unsigned long long n, int dtype, unsigned int seed)
+{
+	unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+	for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += stride) {
+		float v = calib_random(i, seed);
+		if (dtype == 0)
+			((float *)p)[i] = v;
+		else if (dtype == 1)
+			((fgo_half *)p)[i] = fgo_float2half(v);
+		else
+			((fgo_bf16 *)p)[i] = fgo_float2bf16(v);
+	}
+}
+
+/* dst[i] = src[i] for n 16-byte vectors: four loads in flight per thread
+ * before their stores, so the memory system sees enough requests. */
+extern "C" __global__ void __launch_bounds__(CALIB_THREADS)
+	fgo_calib_copy(uint4 *__restrict__ dst, const uint4 *__restrict__ src, unsigned long long n)
+{
+	unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+	unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+	for (; i + 3 * stride < n; i += 4 * stride) {
+		uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+		dst[i] = a;
+		dst[i + stride] = b;
+		dst[i + 2 * stride] = c;
+		dst[i + 3 * stride] = d;
+	}
+	for (; i < n; i += stride)
+		dst[i] = src[i];
+}
+
+/* n 16-byte stores to dst (a peer's memory): values from registers, so
+ * only the link is measured, not this device's own memory reads. */
+extern "C" __global__ void __launch_bounds__(CALIB_THREADS)
+	fgo_calib_store(uint4 *dst, unsigned long long n, unsigned int seed)
+{
+	unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+	for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += stride) {
+		unsigned int lo = (unsigned int)i;
+		dst[i] = make_uint4(lo, lo ^ seed, (unsigned int)(i >> 32), ~lo);
+	}
+}

@@ -1,0 +1,109 @@
+-- fgobench store: the one source of the schema (embedded in the binary at build time).
+-- PRAGMA user_version holds the schema version; db/migrations/N.sql upgrades N-1 to N.
+-- Times are milliseconds; timestamps are UTC ISO-8601 text.
+
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+-- meta('application') = 'fgobench' marks a file as a fgobench store.
+
+CREATE TABLE sweeps (
+    id               INTEGER PRIMARY KEY,
+    tag              TEXT,                -- user label (--tag), e.g. nightly-2026-11-21
+    spec_path        TEXT,
+    spec_name        TEXT,
+    spec_text        TEXT,
+    spec_hash        TEXT,
+    command_line     TEXT,
+    host             TEXT,
+    fgobench_version TEXT,
+    git_revision     TEXT,
+    backend          TEXT,                -- cpu | gpu
+    devices          TEXT,
+    driver           TEXT,
+    runtime          TEXT,
+    arch             TEXT,
+    mpi_ranks        INTEGER,
+    iterations       INTEGER,
+    warmup           INTEGER,
+    started_at       TEXT NOT NULL,
+    ended_at         TEXT,
+    status           TEXT NOT NULL DEFAULT 'running'
+                     CHECK (status IN ('running', 'done', 'failed', 'interrupted'))
+);
+CREATE INDEX sweeps_tag ON sweeps(tag);
+
+CREATE TABLE runs (
+    id              INTEGER PRIMARY KEY,
+    sweep_id        INTEGER NOT NULL REFERENCES sweeps(id),
+    config_key      TEXT NOT NULL,        -- canonical key of every field below
+    config_hash     TEXT NOT NULL,
+    algorithm       TEXT NOT NULL,
+    dtype           TEXT NOT NULL,
+    world           INTEGER NOT NULL,
+    m               INTEGER NOT NULL,
+    n               INTEGER NOT NULL,
+    k               INTEGER NOT NULL,
+    blk_m           INTEGER NOT NULL,
+    blk_n           INTEGER NOT NULL,
+    blk_k           INTEGER NOT NULL,
+    num_stages      INTEGER NOT NULL,
+    num_warps       INTEGER NOT NULL,
+    mma             INTEGER NOT NULL,
+    gsize_m         INTEGER NOT NULL,
+    gemm_sms        INTEGER NOT NULL,
+    comm_sms        INTEGER NOT NULL,
+    comm_blk_m      INTEGER NOT NULL,
+    comm_blk_n      INTEGER NOT NULL,
+    status          TEXT NOT NULL
+                    CHECK (status IN ('started', 'ok', 'invalid', 'mismatch', 'failed', 'timeout')),
+    reason          TEXT,                 -- why invalid / mismatch / failed / timeout
+    iterations      INTEGER,
+    warmup          INTEGER,
+    t_fused_ms      REAL,                 -- median over iterations of the max over ranks
+    t_fused_min_ms  REAL,
+    t_fused_max_ms  REAL,
+    t_fused_std_ms  REAL,
+    t_gemm_ms       REAL,                 -- medians of the other three measurements
+    t_comm_ms       REAL,
+    t_baseline_ms   REAL,
+    tflops_total    REAL,                 -- 2*M*N*K / t_fused, all ranks together
+    tflops_per_rank REAL,                 -- tflops_total / world
+    link_gbps       REAL,                 -- bytes on the busiest link / t_fused
+    overlap         REAL,                 -- (t_gemm + t_comm - t_fused) / min(t_gemm, t_comm)
+    speedup         REAL,                 -- t_baseline / t_fused
+    sol             REAL,                 -- t_limit / t_fused (needs calibrated ceilings)
+    validated       INTEGER NOT NULL DEFAULT 0,
+    max_abs_err     REAL,
+    max_rel_err     REAL,
+    registers       INTEGER,
+    shared_bytes    INTEGER,
+    spills          INTEGER,
+    started_at      TEXT NOT NULL,
+    ended_at        TEXT
+);
+CREATE INDEX runs_sweep ON runs(sweep_id);
+CREATE INDEX runs_shape ON runs(algorithm, dtype, world, m, n, k);
+CREATE UNIQUE INDEX runs_sweep_config ON runs(sweep_id, config_key);
+
+CREATE TABLE samples (
+    run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind      TEXT NOT NULL CHECK (kind IN ('fused', 'gemm', 'comm', 'baseline')),
+    iteration INTEGER NOT NULL,
+    ms        REAL NOT NULL,              -- max over ranks of this iteration
+    PRIMARY KEY (run_id, kind, iteration)
+) WITHOUT ROWID;
+
+CREATE TABLE ceilings (
+    id          INTEGER PRIMARY KEY,
+    machine     TEXT NOT NULL,            -- host name (or a label)
+    backend     TEXT NOT NULL,
+    what        TEXT NOT NULL
+                CHECK (what IN ('matrix_peak', 'memory_bw', 'link_bw')),
+    dtype       TEXT NOT NULL DEFAULT '', -- for matrix_peak
+    value       REAL NOT NULL,            -- TFLOP/s for matrix_peak, GB/s otherwise
+    unit        TEXT NOT NULL,
+    measured_at TEXT NOT NULL
+);
+CREATE INDEX ceilings_lookup ON ceilings(machine, backend, what, dtype);

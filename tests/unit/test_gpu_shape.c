@@ -1,0 +1,85 @@
+/* test_gpu_shape.c: the GPU launch shape of a configuration (src/gpu_shape.c),
+ * decided without a GPU: which core, threads, shared memory, and the reasons
+ * a configuration cannot launch. The numbers are the ones the kernels
+ * compute from kernels/tile_shape.h. */
+#include "config.h"
+#include "fgo.h"
+#include "gpu_shape.h"
+#include "testlib.h"
+#include "tile_shape.h"
+
+static struct fgo_config gemm(enum fgo_dtype t, int bm, int bn, int bk, int stages, int warps)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	c.dtype = t;
+	c.m = c.n = c.k = 4096;
+	c.blk_m = bm;
+	c.blk_n = bn;
+	c.blk_k = bk;
+	c.num_stages = stages;
+	c.num_warps = warps;
+	return c;
+}
+
+static void check_warp_split(void)
+{
+	T_EQ_INT("warps-4", FGO_WARPS_M(4, 128, 128), 2);
+	T_EQ_INT("warps-8-tall", FGO_WARPS_M(8, 256, 128), 4);
+	T_EQ_INT("warps-8-wide", FGO_WARPS_M(8, 128, 256), 2);
+	T_EQ_INT("warps-16", FGO_WARPS_M(16, 256, 128) * FGO_WARPS_N(16, 256, 128), 16);
+	T_EQ_INT("warps-1", FGO_WARPS_M(1, 32, 32), 1);
+}
+
+static void check_mma(void)
+{
+	char why[256] = "";
+	struct gpu_shape s;
+	struct fgo_config c = gemm(FGO_BF16, 128, 256, 64, 3, 8);
+	T_EQ_INT("mma-ok", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("mma-core", s.core, GPU_CORE_MMA);
+	T_EQ_INT("mma-threads", s.threads, 256);
+	/* 3 stages of (128 x (64+8) + 64 x (256+8)) 16-bit elements */
+	T_EQ_INT("mma-smem", s.smem_bytes, 3 * 2 * (128 * 72 + 64 * 264));
+
+	c = gemm(FGO_BF16, 256, 128, 64, 4, 8);
+	T_EQ_INT("mma-smem-limit", gpu_shape_check(&c, 200000, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mma-smem-limit-reason", why, "shared memory");
+	T_EQ_INT("mma-smem-unknown-limit", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_OK);
+
+	c = gemm(FGO_FP16, 32, 32, 32, 2, 8); /* 8 warps: 4 x 2, warp tile 8 x 16 */
+	T_EQ_INT("mma-warp-tile-too-small", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mma-warp-tile-reason", why, "16 per warp");
+
+	c = gemm(FGO_BF16, 128, 128, 32, 2, 4);
+	c.mma = 32;
+	T_EQ_INT("mma-amd-shape", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mma-amd-shape-reason", why, "m16n8k16");
+
+	c = gemm(FGO_BF16, 256, 256, 32, 2, 4); /* 4 warps of 128 x 128: 512 accumulators */
+	T_EQ_INT("mma-too-many-accumulators", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mma-accumulators-reason", why, "accumulators");
+}
+
+static void check_simt(void)
+{
+	char why[256] = "";
+	struct gpu_shape s;
+	struct fgo_config c = gemm(FGO_FP32, 64, 64, 32, 2, 4);
+	T_EQ_INT("simt-ok", gpu_shape_check(&c, 49152, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("simt-core", s.core, GPU_CORE_SIMT);
+	T_EQ_INT("simt-smem", s.smem_bytes, 4 * (64 * 32 + 32 * 64));
+	c = gemm(FGO_FP32, 256, 256, 32, 2, 1); /* 2048 outputs per thread */
+	T_EQ_INT("simt-too-many-outputs", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	c = gemm(FGO_FP32, 64, 64, 32, 2, 64);
+	T_EQ_INT("threads-over-1024", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("threads-reason", why, "1024");
+}
+
+int main(void)
+{
+	check_warp_split();
+	check_mma();
+	check_simt();
+	T_DONE();
+}
