@@ -273,6 +273,13 @@ static int compile_all(const struct fgo_plan *plan, const size_t *work, size_t n
 			record(plan, &o, res, m);
 		}
 	}
+	for (size_t k = 0; k < n; k++) {
+		if (res[work[k]].status >= 0)
+			continue;
+		o = (struct outcome){ .item = work[k], .status = GPU_COMPILE_FAILED };
+		snprintf(o.detail, sizeof o.detail, "no compiler process was started for it");
+		record(plan, &o, res, m);
+	}
 	free(fds);
 	free(pids);
 	return rc;

@@ -79,6 +79,12 @@ else
 	# gpu_smoke has a kernel for every configuration
 	expect_eq compile-2.8 0 "$(csv_status "$T/gpu_smoke.csv" skipped)"
 
+	# a launch shape the GPU refuses is invalid with its reason, not an error
+	expect_exit compile-2.13 0 "$GFGO" compile sweeps/gpu_smoke.json --algorithm gemm --world 1 \
+		-m 256 -n 256 -k 256 --dtype fp16 --BLK_M 64 --num_warps 32 --cache "$T/cache" --format csv
+	expect_eq compile-2.14 invalid "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
+	check compile-2.15 "the reason names the warp split" grep -q 'num_warps=32 splits the tile' "$T/out"
+
 	printf '{"algorithm": "gemm", "M": 64, "N": 64, "K": 64, "BLK_MM": 32}\n' > "$T/bad.json"
 	expect_exit compile-2.9 2 "$GFGO" compile "$T/bad.json" --cache "$T/cache"
 	expect_err compile-2.10 "bad.json:1:"
