@@ -341,6 +341,7 @@ static int compile_spec(const struct compile_opts *opt)
 		return FGO_EFAIL;
 	}
 	dir = gpu_jit_cache_dir();
+	err[0] = 0;
 	if (make_dirs(dir, err, sizeof err) != FGO_OK || access(dir, W_OK) != 0) {
 		error("the kernel cache %s is not writable%s%s (use --cache DIR)", dir,
 		      err[0] ? ": " : "", err[0] ? err : "");
