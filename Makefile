@@ -2,9 +2,11 @@
 #   make            build ./fgobench (CPU backend)
 #   make test       unit + end-to-end tests; last line "N passed, N failed"
 #   make demo       smoke sweep under mpirun -np 2, best table, roofline PNG
+#   make bundle     GPU build + the sweeps' kernels compiled, to carry to a GPU machine
 #   make deps       install the Debian packages (apt-get as root, else prints the command)
 #   make install    PREFIX=/usr/local: binary and man pages
 PREFIX ?= /usr/local
+CUDA_HOME ?= /usr/local/cuda
 CC ?= gcc
 MPICC_COMPILE = $(shell mpicc --showme:compile 2>/dev/null)
 MPICC_LINK = $(shell mpicc --showme:link 2>/dev/null)
@@ -42,7 +44,7 @@ MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
 MPI_TEST_BINS := $(patsubst tests/mpi/%.c,build/tests/mpi_%,$(MPI_TEST_SRCS))
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)
 
-.PHONY: all test demo deps install clean check-deps cppcheck man FORCE
+.PHONY: all test demo deps install clean check-deps cppcheck man bundle FORCE
 
 all: build/.deps-ok $(BIN)
 
@@ -105,6 +107,22 @@ demo: all
 	mpirun --oversubscribe -np 2 ./fgobench sweep sweeps/smoke.json --tag demo
 	./fgobench best
 	./fgobench plot roofline -o plots/out
+
+# The GPU bundle: build/cuda (the binary, libcjson beside it, and the
+# kernels of BUNDLE_SPECS compiled for BUNDLE_ARCH into build/cuda/kcache),
+# made here, carried to a GPU machine and run there with tests/gpu/run.sh,
+# which finds the kernel cache beside the binary: no compiling there.
+BUNDLE_SPECS ?= sweeps/smoke.json sweeps/gpu_smoke.json sweeps/gpu_core.json sweeps/gemm_bench.json
+BUNDLE_ARCH ?= sm_90a
+bundle:
+	$(MAKE) --no-print-directory GPU=cuda
+	@mkdir -p build/cuda/stub && ln -sf $(CUDA_HOME)/lib64/stubs/libcuda.so build/cuda/stub/libcuda.so.1
+	for spec in $(BUNDLE_SPECS); do \
+		LD_LIBRARY_PATH=build/cuda/stub:$(CUDA_HOME)/lib64 build/cuda/fgobench compile $$spec \
+			--arch $(BUNDLE_ARCH) --cache build/cuda/kcache --quiet --format csv > /dev/null || exit 1; \
+	done
+	@echo "bundle: build/cuda ($$(du -sh build/cuda | cut -f1)); carry it, then run: sh tests/gpu/run.sh sweep SPEC"
+	@rm -rf build/cuda/stub
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

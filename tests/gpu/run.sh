@@ -12,6 +12,10 @@ export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 # NCCL lives only inside the Python package on these machines
 nccl=$(python3 -c "import nvidia.nccl,os;print(os.path.join(list(nvidia.nccl.__path__)[0],'lib'))" 2>/dev/null || true)
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${nccl}:${LD_LIBRARY_PATH:-}
+# the kernels `make bundle` compiled travel beside the binary
+if [ -z "${FGOBENCH_CACHE:-}" ] && [ -d build/cuda/kcache ]; then
+	FGOBENCH_CACHE=$PWD/build/cuda/kcache
+fi
 export FGOBENCH_CACHE=${FGOBENCH_CACHE:-/tmp/fgobench-cache}
 export FGOBENCH_DB=${FGOBENCH_DB:-$OUT/fgobench.db}
 np=${NP:-$(nvidia-smi -L | wc -l)}
