@@ -126,6 +126,7 @@ int plot_roofline(const struct plot_query *q)
 	char base[64], title[512], filters[256], name[192], prev[192] = "";
 	char *cmd_text = NULL, *plot_text = NULL;
 	size_t cmd_len = 0, series = 0, points = 0;
+	double x_min = 0, x_max = 0;
 	sqlite3_stmt *st;
 	int step = SQLITE_DONE, rc;
 	FILE *dat, *cmd;
@@ -154,8 +155,10 @@ int plot_roofline(const struct plot_query *q)
 			snprintf(prev, sizeof prev, "%s", name);
 			series++;
 		}
-		fprintf(dat, "%.6g %.6g\n", sqlite3_column_double(st, VIEW_CONFIG_NCOLS),
-			sqlite3_column_double(st, VIEW_CONFIG_NCOLS + 1));
+		double x = sqlite3_column_double(st, VIEW_CONFIG_NCOLS);
+		fprintf(dat, "%.6g %.6g\n", x, sqlite3_column_double(st, VIEW_CONFIG_NCOLS + 1));
+		x_min = points == 0 || x < x_min ? x : x_min;
+		x_max = points == 0 || x > x_max ? x : x_max;
 		points++;
 	}
 	rc = cmd ? step_failed(q, step) : FGO_EFAIL;
@@ -170,7 +173,9 @@ int plot_roofline(const struct plot_query *q)
 	if (cmd)
 		fclose(cmd);
 	if (rc == FGO_OK &&
-	    asprintf(&plot_text, "set cbrange [0:%zu]\n%s\n", series > 1 ? series - 1 : 1, cmd_text) < 0)
+	    asprintf(&plot_text, "set cbrange [0:%zu]\n%s%s\n", series > 1 ? series - 1 : 1,
+		     /* factor-of-two ticks collide over more than a few decades */
+		     x_max > 64 * x_min ? "set xtics 10\nset format x \"10^{%L}\"\n" : "", cmd_text) < 0)
 		rc = FGO_EFAIL;
 	if (rc == FGO_OK) {
 		snprintf(title, sizeof title, "fgobench roofline: world %d, %zu runs, %zu configurations%s",
