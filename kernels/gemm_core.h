@@ -44,10 +44,8 @@ __device__ __forceinline__ const elem_t *heap_elem(char *base, unsigned long lon
 }
 
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__))
-#define FGO_CORE_MMA 1
 #include "core_mma.h"
 #else
-#define FGO_CORE_MMA 0
 #include "core_simt.h"
 #endif
 

@@ -1,19 +1,16 @@
 /* backend_gpu.c: the GPU backend, HIP names through kernels/hip_port.h (CUDA
  * underneath on NVIDIA). One device per rank (by node-local rank), a
  * symmetric heap over IPC handles exchanged with MPI, kernels JIT-compiled
- * per configuration (gpu_jit.c), timed with events; the baseline is the
+ * per configuration (gpu_compile.c, gpu_jit.c), timed with events; the baseline is the
  * vendor GEMM then the vendor collective (gpu_vendor.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
-#include "embed.h"
 #include "fgo.h"
 #include "gpu_calibrate.h"
 #include "gpu_compile.h"
-#include "gpu_jit.h"
-#include "gpu_shape.h"
 #include "gpu_telemetry.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
@@ -235,13 +232,11 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 {
 	struct gpu_heap *h = heap->priv;
 	struct fgo_runnable *run = calloc(1, sizeof *run);
-	char defines[1024];
-	void *image = NULL;
-	size_t size = 0;
-	struct gpu_shape shape = { GPU_CORE_SIMT, 0, 0 };
-	int cached, rc;
+	struct gpu_compiled kernel;
+	int rc = FGO_EUSAGE;
 
 	memset(info, 0, sizeof *info);
+	memset(&kernel, 0, sizeof kernel);
 	if (!run) {
 		snprintf(reason, len, "out of host memory");
 		return FGO_EFAIL;
@@ -251,25 +246,16 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	run->cfg = *cfg;
 	run->heap = heap;
 	algo->layout(cfg, heap->rank, &run->lay);
-	rc = FGO_EUSAGE;
-	/* the fused families get their kernels one by one */
-	if (!algo->gpu_source || !embedded_text(algo->gpu_source))
-		snprintf(reason, len, "no GPU kernel for %s yet (CPU backend only)", algo->name);
-	else if (run->lay.heap_bytes > heap->bytes)
+	if (run->lay.heap_bytes > heap->bytes)
 		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
 			 run->lay.heap_bytes, heap->bytes);
-	else
-		rc = gpu_shape_check(cfg, ctx->smem_optin, &shape, reason, len);
-	if (rc == FGO_OK) {
-		gpu_jit_defines(cfg, defines, sizeof defines);
-		rc = gpu_jit_compile(algo->gpu_source, defines, ctx->arch, &image, &size, &cached,
-				     reason, len);
-	}
-	if (rc == FGO_OK && fgo_cu(hipModuleLoadData(&run->module, image)) != hipSuccess) {
+	else /* a kernel exists, its launch shape fits, it compiles (or is cached) */
+		rc = gpu_compile_config(algo, cfg, ctx->arch, ctx->smem_optin, 1, &kernel, reason, len);
+	if (rc == FGO_OK && fgo_cu(hipModuleLoadData(&run->module, kernel.image)) != hipSuccess) {
 		snprintf(reason, len, "loading the compiled kernel failed");
 		rc = FGO_EFAIL;
 	}
-	free(image);
+	free(kernel.image);
 	if (rc == FGO_OK && fgo_cu(hipModuleGetFunction(&run->main, run->module, "fgo_main")) != hipSuccess) {
 		snprintf(reason, len, "the kernel has no fgo_main");
 		rc = FGO_EFAIL;
@@ -280,8 +266,8 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		struct sched_grid t = sched_grid_make(cfg->m, cfg->n / cfg->world, cfg->k, cfg->blk_m,
 						      cfg->blk_n, cfg->blk_k);
 		int per_sm = 0;
-		run->threads = shape.threads;
-		run->smem = shape.smem_bytes;
+		run->threads = kernel.shape.threads;
+		run->smem = kernel.shape.smem_bytes;
 		fgo_func_max_dynamic_smem(run->main, (int)run->smem);
 		/* persistent: as many CTAs as fit on the GPU at once (or gemm_sms),
 		 * each walking tiles in grouped order */

@@ -15,6 +15,7 @@
 
 #include "fgo.h"
 #include "gpu_jit.h"
+#include "gpu_vendor.h"
 
 #define CALIB_SOURCE "kernels/calibrate.hip"
 #define CALIB_THREADS 256 /* threads per CTA of every calibration kernel (-DCALIB_THREADS) */
@@ -155,11 +156,6 @@ static int fill_random(const struct gpu_calib_dev *d, hipModule_t mod, void *p, 
 	return rc == FGO_OK ? enqueue(d, &fill, err, len) : rc;
 }
 
-static cudaDataType_t blas_type(enum fgo_dtype t)
-{
-	return t == FGO_FP32 ? CUDA_R_32F : t == FGO_FP16 ? CUDA_R_16F : CUDA_R_16BF;
-}
-
 int gpu_calib_matrix_peak(const struct gpu_calib_dev *d, enum fgo_dtype dtype, long size,
 			  double *tflops, char *err, size_t len)
 {
@@ -203,7 +199,7 @@ int gpu_calib_matrix_peak(const struct gpu_calib_dev *d, enum fgo_dtype dtype, l
 		goto done;
 	}
 	snprintf(what, sizeof what, "cublasGemmEx %s %ld^3", dtype_name(dtype), size);
-	struct op gemm = { .kind = OP_GEMM, .what = what, .blas = blas, .type = blas_type(dtype),
+	struct op gemm = { .kind = OP_GEMM, .what = what, .blas = blas, .type = gpu_vendor_blas_type(dtype),
 			   .size = (int)size, .a = a, .b = b, .c = c };
 	if ((rc = time_best(d, &gemm, 3, 10, &best, err, len)) == FGO_OK)
 		*tflops = 2.0 * (double)size * (double)size * (double)size / (best * 1e-3) / 1e12;

@@ -140,7 +140,7 @@ void gpu_vendor_scratch_free(void *scratch)
 	free(s);
 }
 
-static cudaDataType_t blas_type(enum fgo_dtype t)
+cudaDataType_t gpu_vendor_blas_type(enum fgo_dtype t)
 {
 	return t == FGO_FP32 ? CUDA_R_32F : t == FGO_FP16 ? CUDA_R_16F : CUDA_R_16BF;
 }
@@ -157,7 +157,7 @@ static cublasStatus_t gemm(struct gpu_vendor *v, enum fgo_dtype t, long m, long 
 {
 	const float one = 1.f, zero = 0.f;
 	return cublasGemmEx(v->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b,
-			    blas_type(t), (int)ldb, a, blas_type(t), (int)lda, &zero, c, blas_type(t),
+			    gpu_vendor_blas_type(t), (int)ldb, a, gpu_vendor_blas_type(t), (int)lda, &zero, c, gpu_vendor_blas_type(t),
 			    (int)ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 

@@ -15,6 +15,10 @@
 struct gpu_vendor;
 struct gpu_vendor_comm;
 
+/* The cuBLAS data type of dtype (for GemmEx: cuBLAS's own handles here and
+ * in calibrate). */
+cudaDataType_t gpu_vendor_blas_type(enum fgo_dtype t);
+
 int gpu_vendor_open(struct gpu_vendor **out, hipStream_t stream, char *err, size_t len);
 void gpu_vendor_close(struct gpu_vendor *v);
 void gpu_vendor_device_name(int device, char *out, size_t len);

@@ -79,6 +79,20 @@ else
 	# gpu_smoke has a kernel for every configuration
 	expect_eq compile-2.8 0 "$(csv_status "$T/gpu_smoke.csv" skipped)"
 
+	# calibrate.hip is no sweep's kernel: compiled through the JIT directly
+	# (tests/gpu/jit_compile.c), into an empty cache so NVRTC really runs
+	if cc -std=c11 -Isrc -Ikernels -DFGO_GPU_CUDA -I"$CUDA/include" $(mpicc --showme:compile) \
+		tests/gpu/jit_compile.c build/cuda/obj/libfgo.a -L"$CUDA/lib64" -L"$CUDA/lib64/stubs" \
+		-lnvrtc -lcuda -lcudart_static -lsqlite3 -lcjson -lm $(mpicc --showme:link) \
+		-ldl -lpthread -lrt -o "$T/jit_compile" >"$T/jit.log" 2>&1; then
+		mkdir -p "$T/jit-cache"
+		FGOBENCH_CACHE="$T/jit-cache" "$T/jit_compile" sm_90a kernels/calibrate.hip \
+			"-DCALIB_THREADS=256" >"$T/jit.out" 2>&1
+		check compile-2.20 "calibrate.hip compiles for sm_90a" grep -q '^PASS jit-' "$T/jit.out"
+	else
+		fail compile-2.20 "building tests/gpu/jit_compile.c failed: $(tail -c 400 "$T/jit.log")"
+	fi
+
 	# a launch shape the GPU refuses is invalid with its reason, not an error
 	expect_exit compile-2.13 0 "$GFGO" compile sweeps/gpu_smoke.json --algorithm gemm --world 1 \
 		-m 256 -n 256 -k 256 --dtype fp16 --BLK_M 64 --num_warps 32 --cache "$T/cache" --format csv

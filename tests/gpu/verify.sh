@@ -15,8 +15,8 @@ gpus=$(nvidia-smi -L | wc -l)
 step info
 sh "$here/run.sh" info > /dev/null 2>&1
 grep -q "auto picks    gpu" "$OUT/info.log" || { echo "no GPU backend here"; cat "$OUT/info.log"; exit 3; }
-step "calibrate on $gpus GPUs"
-sh "$here/run.sh" calibrate 2>&1 | tail -n 30
+step "calibrate on $gpus GPUs, checked"
+sh "$here/calibrate.sh" 2>&1 | tail -n 40
 step "GEMM cores checked (1 GPU)"
 NP=1 sh "$here/run.sh" sweep sweeps/gpu_core.json --tag gpu-core 2>&1 | tail -n 1
 if [ "$gpus" -ge 2 ]; then
