@@ -1,71 +1,57 @@
 /* all_scatter.hip: GEMM + all-scatter. Each CTA computes tiles of this
  * rank's column block of C (M x N, ld NFULL, own columns from rank * N_),
- * stores each into its own C and then straight into every peer's C, and
- * raises flag [rank * tiles + tile] on the peer with a system-scope release.
- * fgo_wait, launched after on the same stream, returns when every peer's
- * every tile has arrived (a separate kernel, so no CTA ever waits while a
- * tile it depends on is still unscheduled on its own GPU). */
-#include "gemm_core.h"
+ * stores each into its own C and then straight from registers into every
+ * peer's C, and raises flag [rank * tiles + tile] there with a
+ * system-scope release. fgo_wait, launched after on the same stream,
+ * returns when every peer's every tile has arrived (a separate kernel, so
+ * no CTA ever waits while a tile it depends on is still unscheduled on its
+ * own GPU). Comm-only mode copies the tiles already in this rank's C. */
+#include "comm.h"
 
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
-	const elem_t *a = heap_elem(bases[rank], a_off), *b = heap_elem(bases[rank], b_off);
-	struct sched_grid g = tile_grid();
+	const struct launch L = FGO_LAUNCH;
+	const elem_t *a = heap_at(&L, rank, a_off), *b = heap_at(&L, rank, b_off);
+	const struct sched_grid g = tile_grid();
 	float acc[ELEMS];
-	(void)status_off;
-	(void)timeout_ns;
+
 	for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
 		long tm, tn;
 		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
-		long r0 = tm * BLK_M, c0 = tn * BLK_N + (long)rank * N_;
-		elem_t *own = (elem_t *)(bases[rank] + c_off);
-		if (mode != 2) {
-			gemm_tile(a, b, tm * BLK_M, tn * BLK_N, acc);
-			store_tile(own + (long)rank * N_, NFULL, r0, tn * BLK_N, acc);
+		long r0 = tm * BLK_M, c0 = tn * BLK_N;
+		const long own = (long)rank * N_; /* this rank's first column of C */
+		if (mode != MODE_COMM_ONLY) {
+			gemm_tile(a, b, r0, c0, acc);
+			store_tile(heap_at(&L, rank, c_off) + own, NFULL, r0, c0, acc);
 		}
-		if (mode == 1)
+		if (mode == MODE_GEMM_ONLY)
 			continue;
-		for (int s = 1; s < WORLD; s++) {
-			int peer = sched_peer(rank, WORLD, s);
-			elem_t *dst = (elem_t *)(bases[peer] + c_off);
-			if (mode == 2)
-				copy_tile(dst + (long)rank * N_, own + (long)rank * N_, NFULL, r0, tn * BLK_N);
-			else
-				store_tile(dst + (long)rank * N_, NFULL, r0, tn * BLK_N, acc);
-		}
-		(void)c0;
-		__syncthreads();
-		if (threadIdx.x == 0) {
-			fgo_fence_system();
+		if (mode == MODE_COMM_ONLY) {
+			const long at = r0 * NFULL + own + c0;
+			const elem_t *src[1] = { heap_at(&L, rank, c_off) + at };
 			for (int s = 1; s < WORLD; s++) {
-				int peer = sched_peer(rank, WORLD, s);
-				unsigned int *flags = (unsigned int *)(bases[peer] + flags_off);
-				fgo_flag_release(flags + (long)rank * g.tiles + tile, epoch);
+				elem_t *dst[1] = { heap_at(&L, sched_peer(rank, WORLD, s), c_off) + at };
+				block_sum(dst, src, NFULL, tile_rows(tm, M_), tile_cols(tn, N_));
 			}
+		} else {
+			for (int s = 1; s < WORLD; s++)
+				store_tile(heap_at(&L, sched_peer(rank, WORLD, s), c_off) + own, NFULL, r0, c0,
+					   acc);
 		}
+		int peers[WORLD > 1 ? WORLD - 1 : 1];
+		for (int s = 1; s < WORLD; s++)
+			peers[s - 1] = sched_peer(rank, WORLD, s);
+		cta_publish(&L, peers, WORLD - 1, (long)rank * g.tiles + tile);
 	}
 }
 
 /* One thread per (source, tile) flag of this rank; gives up after
- * timeout_ns and records it in the status word (the host reports a timeout). */
+ * timeout_ns and records which flag in the status words. */
 extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)
 {
-	struct sched_grid g = tile_grid();
-	const unsigned int *flags = (const unsigned int *)(bases[rank] + flags_off);
-	unsigned int *status = (unsigned int *)(bases[rank] + status_off);
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
 	long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
-	(void)a_off;
-	(void)b_off;
-	(void)c_off;
-	(void)mode;
-	if (i >= (long)WORLD * g.tiles || i / g.tiles == rank)
-		return;
-	unsigned long long start = fgo_now_ns();
-	while ((int)(fgo_flag_acquire(flags + i) - epoch) < 0) {
-		if (fgo_now_ns() - start > timeout_ns) {
-			atomicMax(status, 1u);
-			return;
-		}
-		fgo_sleep();
-	}
+	if (i < (long)WORLD * g.tiles && i / g.tiles != rank)
+		wait_flag(&L, i);
 }

@@ -196,8 +196,21 @@ __device__ __forceinline__ void load_frags(unsigned int stage, struct frag_base 
 		ldmatrix_x4_trans(bf[j], stage + f.b + 2 * (kk * LDS_B + j * 16));
 }
 
+/* acc += one k16 step of this warp's part of the tile. */
+__device__ __forceinline__ void mma_step(const unsigned int (&af)[MI][4],
+					 const unsigned int (&bf)[NI / 2][4], float (&acc)[ELEMS])
+{
+#pragma unroll
+	for (int i = 0; i < MI; i++)
+#pragma unroll
+		for (int j = 0; j < NI; j++)
+			mma_16816(&acc[(i * NI + j) * 4], af[i], bf[j / 2][(j & 1) * 2],
+				  bf[j / 2][(j & 1) * 2 + 1]);
+}
+
 /* acc += the stage's A panel x B panel for this warp's part of the tile;
- * the fragments of step kk + 16 load while step kk multiplies. */
+ * the fragments of step kk + 16 load while step kk multiplies (the
+ * one-stage path; the ring prefetches across stages in gemm_tile_k). */
 __device__ __forceinline__ void mma_stage(unsigned int stage, struct frag_base f,
 					  float (&acc)[ELEMS])
 {
@@ -207,12 +220,7 @@ __device__ __forceinline__ void mma_stage(unsigned int stage, struct frag_base f
 	for (int s = 0; s < BLK_K / 16; s++) {
 		if (s + 1 < BLK_K / 16)
 			load_frags(stage, f, (s + 1) * 16, af[(s + 1) & 1], bf[(s + 1) & 1]);
-#pragma unroll
-		for (int i = 0; i < MI; i++)
-#pragma unroll
-			for (int j = 0; j < NI; j++)
-				mma_16816(&acc[(i * NI + j) * 4], af[s & 1][i], bf[s & 1][j / 2][(j & 1) * 2],
-					  bf[s & 1][j / 2][(j & 1) * 2 + 1]);
+		mma_step(af[s & 1], bf[s & 1], acc);
 	}
 }
 
@@ -223,12 +231,12 @@ __device__ __forceinline__ void warp_origin(int *wm0, int *wn0)
 	*wn0 = warp % WARPS_N * WARP_N;
 }
 
-__device__ __forceinline__ void gemm_tile(const elem_t *a, const elem_t *b, long r0, long c0,
-					  float (&acc)[ELEMS])
+/* acc = A[r0.., k] x B[k, c0..] over the BLK_K slices [kb, ke). */
+__device__ __forceinline__ void gemm_tile_k(const elem_t *a, const elem_t *b, long r0, long c0,
+					    int kb, int ke, float (&acc)[ELEMS])
 {
 	extern __shared__ __align__(16) unsigned char smem_raw[];
 	const unsigned int smem = smem_addr(smem_raw);
-	const int k_iters = (int)((K_ + BLK_K - 1) / BLK_K);
 	struct tile_loader l;
 	int wm0, wn0;
 	warp_origin(&wm0, &wn0);
@@ -239,7 +247,7 @@ __device__ __forceinline__ void gemm_tile(const elem_t *a, const elem_t *b, long
 		acc[i] = 0.f;
 	__syncthreads(); /* every warp is done with the previous tile's stages */
 #if NUM_STAGES == 1
-	for (int kt = 0; kt < k_iters; kt++) {
+	for (int kt = kb; kt < ke; kt++) {
 		load_stage(&l, smem, (long)kt * BLK_K);
 		cp_async_commit();
 		cp_async_wait<0>();
@@ -248,22 +256,50 @@ __device__ __forceinline__ void gemm_tile(const elem_t *a, const elem_t *b, long
 		__syncthreads();
 	}
 #else
+	/* The ring: slices kb .. kb + NUM_STAGES - 2 in flight before the
+	 * first multiply. Fragments are double-buffered across steps and
+	 * stages: during the last k16 step of a slice the first fragments of
+	 * the next slice load, so the tensor pipe never waits on ldmatrix at a
+	 * slice boundary. The barrier there also frees the slot the next
+	 * cp.async batch (issued at step 0 of the next slice) overwrites: every
+	 * warp has issued its reads of the slice before it. */
+	const int n = ke - kb;
 #pragma unroll
 	for (int s = 0; s < NUM_STAGES - 1; s++) {
-		if (s < k_iters)
-			load_stage(&l, smem + s * STAGE_BYTES, (long)s * BLK_K);
+		if (s < n)
+			load_stage(&l, smem + s * STAGE_BYTES, (long)(kb + s) * BLK_K);
 		cp_async_commit(); /* empty groups keep the count uniform */
 	}
+	unsigned int af[2][MI][4], bf[2][NI / 2][4];
 	int read = 0, write = NUM_STAGES - 1; /* ring slots */
-	for (int kt = 0; kt < k_iters; kt++) {
-		cp_async_wait<NUM_STAGES - 2>(); /* slice kt has landed (this thread's part) */
-		__syncthreads();                 /* ... everyone's, and slot kt-1 is free */
-		if (kt + NUM_STAGES - 1 < k_iters)
-			load_stage(&l, smem + write * STAGE_BYTES, (long)(kt + NUM_STAGES - 1) * BLK_K);
-		cp_async_commit();
-		mma_stage(smem + read * STAGE_BYTES, f, acc);
-		read = read + 1 == NUM_STAGES ? 0 : read + 1;
-		write = write + 1 == NUM_STAGES ? 0 : write + 1;
+	cp_async_wait<NUM_STAGES - 2>();
+	__syncthreads();
+	if (n > 0)
+		load_frags(smem, f, 0, af[0], bf[0]);
+	for (int i = 0; i < n; i++) {
+		const unsigned int stage = smem + read * STAGE_BYTES;
+#pragma unroll
+		for (int s = 0; s < BLK_K / 16; s++) {
+			/* first (with BLK_K = 16 the wait below needs this batch) */
+			if (s == 0) {
+				if (i + NUM_STAGES - 1 < n)
+					load_stage(&l, smem + write * STAGE_BYTES,
+						   (long)(kb + i + NUM_STAGES - 1) * BLK_K);
+				cp_async_commit();
+				write = write + 1 == NUM_STAGES ? 0 : write + 1;
+			}
+			if (s == BLK_K / 16 - 1) {
+				cp_async_wait<NUM_STAGES - 2>(); /* slice i + 1 landed (this thread's part) */
+				__syncthreads();                 /* ... everyone's; slice i's slot is free */
+				read = read + 1 == NUM_STAGES ? 0 : read + 1;
+				if (i + 1 < n)
+					load_frags(smem + read * STAGE_BYTES, f, 0, af[(s + 1) & 1],
+						   bf[(s + 1) & 1]);
+			} else {
+				load_frags(stage, f, (s + 1) * 16, af[(s + 1) & 1], bf[(s + 1) & 1]);
+			}
+			mma_step(af[s & 1], bf[s & 1], acc);
+		}
 	}
 	cp_async_wait<0>();
 #endif

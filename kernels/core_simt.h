@@ -10,15 +10,16 @@
 #define SMEM_A 0
 #define SMEM_B (BLK_M * BLK_K)
 
-__device__ __forceinline__ void gemm_tile(const elem_t *a, const elem_t *b, long r0, long c0,
-					  float (&acc)[ELEMS])
+/* acc = A[r0.., k] x B[k, c0..] over the BLK_K slices [kb, ke). */
+__device__ __forceinline__ void gemm_tile_k(const elem_t *a, const elem_t *b, long r0, long c0,
+					    int kb, int ke, float (&acc)[ELEMS])
 {
 	extern __shared__ float smem[];
 	float *as = smem + SMEM_A, *bs = smem + SMEM_B;
 #pragma unroll
 	for (int i = 0; i < ELEMS; i++)
 		acc[i] = 0.f;
-	for (long k0 = 0; k0 < K_; k0 += BLK_K) {
+	for (long k0 = (long)kb * BLK_K; k0 < (long)ke * BLK_K; k0 += BLK_K) {
 		for (int e = threadIdx.x; e < BLK_M * BLK_K; e += THREADS) {
 			long r = r0 + e / BLK_K, k = k0 + e % BLK_K;
 			as[e] = r < M_ && k < K_ ? to_float(a[r * LDA + k]) : 0.f;

@@ -6,6 +6,7 @@
  * tiles in grouped order, kernels/schedule.h). Two cores share one interface:
  *
  *   gemm_tile(a, b, r0, c0, acc)    acc = A[r0.., :] x B[:, c0..] (fp32)
+ *   gemm_tile_k(a, b, r0, c0, kb, ke, acc)   the same over BLK_K slices [kb, ke)
  *   store_tile(c, ldc, r0, c0, acc) C tile = acc, rounded to elem_t, masked
  *
  * where acc is float[ELEMS], ELEMS = BLK_M * BLK_N / THREADS, in a layout
@@ -22,6 +23,7 @@
 #include "tile_shape.h"
 
 #define THREADS (NUM_WARPS * 32)
+#define K_ITERS ((int)((K_ + BLK_K - 1) / BLK_K))
 #define ELEMS (BLK_M * BLK_N / THREADS)
 
 #if DTYPE == 0
@@ -49,6 +51,12 @@ __device__ __forceinline__ const elem_t *heap_elem(char *base, unsigned long lon
 #include "core_simt.h"
 #endif
 
+__device__ __forceinline__ void gemm_tile(const elem_t *a, const elem_t *b, long r0, long c0,
+					  float (&acc)[ELEMS])
+{
+	gemm_tile_k(a, b, r0, c0, 0, K_ITERS, acc);
+}
+
 /* Copies the tile at (r0, c0) from src to dst (both ld ldc), masked. */
 __device__ __forceinline__ void copy_tile(elem_t *dst, const elem_t *src, long ldc, long r0,
 					  long c0)
@@ -67,10 +75,13 @@ __device__ __forceinline__ struct sched_grid tile_grid(void)
 
 /* Launch parameters every fgobench kernel takes (the host passes them in
  * this order): the heap bases of all ranks, this rank, the launch epoch,
- * the mode (0 fused, 1 GEMM only, 2 comm only) and the layout offsets. */
+ * the mode (0 fused, 1 GEMM only, 2 comm only) and the layout offsets
+ * (work_off: the family's scratch; status_off: the status words a wait
+ * that gives up writes, see comm.h). */
 #define FGO_KERNEL_PARAMS                                                              \
 	char *const *bases, int rank, unsigned int epoch, int mode, unsigned long long a_off, \
-		unsigned long long b_off, unsigned long long c_off, unsigned long long flags_off, \
-		unsigned long long status_off, unsigned long long timeout_ns
+		unsigned long long b_off, unsigned long long c_off, unsigned long long work_off, \
+		unsigned long long flags_off, unsigned long long status_off,                   \
+		unsigned long long timeout_ns
 
 #endif

@@ -43,6 +43,8 @@ __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 	return t;
 }
 #define fgo_sleep() __nanosleep(256)
+/* A load that skips L1: for data another CTA or GPU wrote during this launch. */
+#define fgo_ldcg(p) __ldcg(p)
 
 #elif defined(__HIPCC_RTC__) || defined(__HIPCC__)
 /* ---- device code on AMD ---- */
@@ -84,6 +86,8 @@ __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 #endif
 }
 #define fgo_sleep() __builtin_amdgcn_s_sleep(2)
+/* The system-scope acquire before such loads already invalidates L1 on CDNA. */
+#define fgo_ldcg(p) (*(p))
 
 #elif defined(FGO_GPU_CUDA)
 /* ---- host code on NVIDIA: HIP names over the CUDA runtime, driver and NVRTC ---- */

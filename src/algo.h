@@ -56,6 +56,22 @@ struct fgo_exec {
 	double deadline;       /* now_seconds() value after which flag waits give up with FGO_ETIMEOUT */
 };
 
+/* The GEMM one rank runs, as the GPU kernels see it (their -D M_, N_, K_,
+ * LDA, LDB, BLOCKS): `blocks` tile spaces of m x n outputs each, over k,
+ * with A and B at leading dimensions lda and ldb. Which one a family has
+ * follows from its sharding (fgo_gemm_space). */
+struct fgo_gemm_dims {
+	long m, n, k, lda, ldb;
+	int blocks;
+};
+
+enum fgo_gemm_space {
+	FGO_SPACE_B_COLS = 0, /* A full, B column-sharded: M x N/W over K (gemm, all_scatter) */
+	FGO_SPACE_K = 1,      /* K-sharded: the partial M x N over K/W (all_reduce) */
+	FGO_SPACE_K_ROWS = 2, /* K-sharded, one M/W x N block per owner rank (reduce_scatter) */
+	FGO_SPACE_A_ROWS = 3, /* A row-sharded, B column-sharded: one M/W x N/W block per source (all_gather_gemm) */
+};
+
 struct fgo_algo {
 	const char *name;      /* registry key and spec value, e.g. "all_scatter" */
 	const char *family;    /* family name shared by variants, e.g. "all_reduce" */
@@ -81,11 +97,20 @@ struct fgo_algo {
 	int (*cpu_baseline)(const struct fgo_exec *ex);
 
 	const char *gpu_source; /* kernels/ file with the GPU kernel (optional: NULL = CPU only) */
+	const char *gpu_variant; /* -D switch that picks the variant in a shared source (e.g. "TWO_SHOT"), or NULL */
+	enum fgo_gemm_space space;
+	/* Communication CTAs (comm_sms) on the GPU: FGO_COMM_CTAS_NONE (comm_sms
+	 * must be 0), _OPTIONAL (work-group specialization: the last comm_sms
+	 * CTAs communicate), _REQUIRED (the Stream-K forms). */
+	enum { FGO_COMM_CTAS_NONE = 0, FGO_COMM_CTAS_OPTIONAL = 1, FGO_COMM_CTAS_REQUIRED = 2 } comm_ctas;
 };
 
 /* Registry (src/algos/registry.c): NULL-terminated, sorted by name. */
 extern const struct fgo_algo *const fgo_algos[];
 const struct fgo_algo *algo_find(const char *name);
+/* The GEMM dimensions of algo's tile space for cfg (see fgo_gemm_dims). */
+void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
+		    struct fgo_gemm_dims *d);
 /* Closest registered name, for "did you mean" (NULL when nothing is close). */
 const char *algo_suggest(const char *name);
 

@@ -17,8 +17,10 @@
 #include "schedule.h"
 
 /* Bytes past the layout's heap that the backend keeps for itself: the
- * status word the wait kernels raise on a timeout. */
+ * status words a flag wait writes when it gives up (kernels/comm.h):
+ * [0] = 1, [1] = the flag's index + 1. */
 #define PRIVATE_BYTES 256
+#define STATUS_BYTES 8
 
 struct fgo_backend_ctx {
 	int device, sms, smem_optin;
@@ -37,6 +39,7 @@ struct gpu_heap {
 	unsigned int epoch;
 	size_t status_off;
 	struct gpu_vendor_comm *coll; /* the vendor collective's communicator (NULL: none) */
+	int shared_gpu;               /* another rank of this heap runs on the same GPU */
 };
 
 struct fgo_runnable {
@@ -81,6 +84,16 @@ static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err,
 		return FGO_EUSAGE;
 	}
 	ctx->device = local % count;
+	{
+		int local_size = 1;
+		MPI_Comm_size(node_comm, &local_size);
+		/* allowed, for checking kernels with one GPU: the GPU time-slices
+		 * between the ranks' contexts, so waits still progress */
+		if (local_size > count && local == 0)
+			warning("%d ranks share %d GPU%s on this node: runs are validated, but their"
+				" times mean nothing and the vendor baseline (NCCL) cannot run",
+				local_size, count, count == 1 ? "" : "s");
+	}
 	CHECK(hipSetDevice(ctx->device), "selecting the GPU");
 	CHECK(hipFree(NULL), "creating the GPU context");
 	hipDeviceGetAttribute(&ctx->sms, hipDeviceAttributeMultiprocessorCount, ctx->device);
@@ -167,6 +180,8 @@ static int gpu_heap_alloc(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t byt
 		}
 		if (devices[r] != ctx->device)
 			hipDeviceCanAccessPeer(&can, ctx->device, devices[r]);
+		else
+			h->shared_gpu = 1;
 		if (!can) {
 			snprintf(err, len, "GPU %d (rank %d) cannot reach GPU %d (rank %d) as a peer",
 				 ctx->device, heap->rank, devices[r], r);
@@ -188,7 +203,10 @@ static int gpu_heap_alloc(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t byt
 			snprintf(err, len, "setting up the symmetric heap failed on another rank");
 		goto fail;
 	}
-	h->coll = gpu_vendor_comm_open(ctx->vendor, comm);
+	/* NCCL refuses two ranks on one GPU; every rank must agree to skip it */
+	MPI_Allreduce(MPI_IN_PLACE, &h->shared_gpu, 1, MPI_INT, MPI_MAX, comm);
+	if (!h->shared_gpu)
+		h->coll = gpu_vendor_comm_open(ctx->vendor, comm);
 	heap->priv = h;
 	free(all);
 	free(devices);
@@ -223,6 +241,30 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	}
 	free(heap->base);
 	memset(heap, 0, sizeof *heap);
+}
+
+/* The persistent grid: gemm_sms GEMM CTAs, or as many as there are tiles
+ * up to what the GPU holds at once, plus the comm_sms communication CTAs.
+ * CTAs that wait for each other's flags must all be resident, or a waiter
+ * could hold the SM its producer needs: a grid over `resident` is refused. */
+static int size_grid(const struct fgo_algo *algo, const struct fgo_config *cfg, long resident,
+		     unsigned int *grid, char *reason, size_t len)
+{
+	struct fgo_gemm_dims d;
+	algo_gemm_dims(algo, cfg, &d);
+	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
+	long tiles = t.tiles * d.blocks, comm = cfg->comm_sms;
+	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
+
+	if (algo->needs_comm && gemm + comm > resident) {
+		snprintf(reason, len,
+			 "%ld GEMM + %ld comm CTAs wait on each other but only %ld fit on the GPU at once"
+			 " (lower gemm_sms or comm_sms, or the tile's shared memory)",
+			 gemm, comm, resident);
+		return FGO_EUSAGE;
+	}
+	*grid = (unsigned int)(gemm + comm);
+	return FGO_OK;
 }
 
 static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
@@ -263,24 +305,19 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
 		run->wait = NULL;
 	if (rc == FGO_OK) {
-		struct sched_grid t = sched_grid_make(cfg->m, cfg->n / cfg->world, cfg->k, cfg->blk_m,
-						      cfg->blk_n, cfg->blk_k);
 		int per_sm = 0;
 		run->threads = kernel.shape.threads;
 		run->smem = kernel.shape.smem_bytes;
 		fgo_func_max_dynamic_smem(run->main, (int)run->smem);
-		/* persistent: as many CTAs as fit on the GPU at once (or gemm_sms),
-		 * each walking tiles in grouped order */
 		if (fgo_cu(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, run->main, (int)run->threads,
 									    run->smem)) != hipSuccess ||
 		    per_sm < 1) {
 			snprintf(reason, len, "does not fit on an SM (%u threads, %u bytes of shared memory)",
 				 run->threads, run->smem);
 			rc = FGO_EUSAGE;
+		} else {
+			rc = size_grid(algo, cfg, (long)per_sm * ctx->sms, &run->grid, reason, len);
 		}
-		long resident = (long)per_sm * ctx->sms;
-		run->grid = cfg->gemm_sms > 0 ? (unsigned int)cfg->gemm_sms
-					      : (unsigned int)(t.tiles < resident ? t.tiles : resident);
 		hipFuncGetAttribute(&info->registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, run->main);
 		hipFuncGetAttribute(&info->spills, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, run->main);
 		info->shared_bytes = (int)run->smem;
@@ -288,7 +325,7 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		if (run->lay.flags_count &&
 		    hipMemset(h->mine + run->lay.flags_offset, 0, run->lay.flags_count * 4) != hipSuccess)
 			rc = FGO_EFAIL;
-		hipMemset(h->mine + h->status_off, 0, 4);
+		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
 		hipDeviceSynchronize();
 	}
 	if (rc != FGO_OK) {
@@ -350,9 +387,10 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 	int rank = run->heap->rank, m = (int)mode;
 	unsigned int epoch = ++h->epoch;
 	unsigned long long a = run->lay.a.offset, b = run->lay.b.offset, c = run->lay.c.offset,
-			   f = run->lay.flags_offset, s = h->status_off,
+			   w = run->lay.work_offset, f = run->lay.flags_offset, s = h->status_off,
 			   t = (unsigned long long)(timeout_s * 1e9);
-	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &f, &s, &t };
+	/* in the order of FGO_KERNEL_PARAMS (kernels/gemm_core.h) */
+	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t };
 	fgo_drv_result r;
 
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
@@ -373,7 +411,7 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 		      double timeout_s, double *ms, char *err, size_t len)
 {
 	struct gpu_heap *h = run->heap->priv;
-	unsigned int status = 0;
+	unsigned int status[2] = { 0, 0 };
 	float elapsed = 0;
 
 	CHECK(flush_l2(ctx, run), "flushing L2");
@@ -383,14 +421,28 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
 	CHECK(hipEventSynchronize(ctx->stop), "running the kernel");
 	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
-	CHECK(hipMemcpy(&status, h->mine + h->status_off, 4, hipMemcpyDeviceToHost), "reading the status");
+	CHECK(hipMemcpy(status, h->mine + h->status_off, sizeof status, hipMemcpyDeviceToHost),
+	      "reading the status");
 	*ms = elapsed;
-	if (status) {
-		hipMemset(h->mine + h->status_off, 0, 4);
-		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)", timeout_s);
+	if (status[0]) {
+		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
+		snprintf(err, len,
+			 "a flag wait gave up after %g s: flag %u of rank %d (layout: %s) never arrived",
+			 timeout_s, status[1] - 1, run->heap->rank, run->algo->name);
 		return FGO_ETIMEOUT;
 	}
 	return FGO_OK;
+}
+
+/* The vendor collective needs one GPU per rank (a family without one,
+ * plain gemm, runs its vendor GEMM anyway). */
+static int shared_gpu_refusal(const struct fgo_runnable *run, char *err, size_t len)
+{
+	const struct gpu_heap *h = run->heap->priv;
+	if (!h->shared_gpu || !run->algo->needs_comm)
+		return 0;
+	snprintf(err, len, "ranks share a GPU: the vendor collective (NCCL) needs one GPU per rank");
+	return 1;
 }
 
 static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
@@ -398,6 +450,8 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 {
 	struct gpu_heap *h = run->heap->priv;
 	(void)timeout_s;
+	if (shared_gpu_refusal(run, err, len))
+		return FGO_EFAIL;
 	CHECK(flush_l2(ctx, run), "flushing L2");
 	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, run->heap->rank,
 				   h->mine, &run->scratch, ctx->start, ctx->stop, ms, err, len);
@@ -439,6 +493,8 @@ static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, doubl
 	float elapsed = 0;
 	int rc;
 
+	if (shared_gpu_refusal(run, err, len))
+		return FGO_EFAIL;
 	/* buffers first: cudaMalloc between the events would be timed */
 	if (gpu_vendor_scratch_alloc(&run->cfg, &run->scratch, err, len))
 		return FGO_EFAIL;

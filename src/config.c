@@ -106,6 +106,9 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	    (cfg->comm_blk_n && !is_pow2(cfg->comm_blk_n)))
 		INVALID("comm tile %dx%d: each side must be 0 (the GEMM tile) or a power of two",
 			cfg->comm_blk_m, cfg->comm_blk_n);
+	if (cfg->comm_sms > 0 && algo->comm_ctas == FGO_COMM_CTAS_NONE)
+		INVALID("%s has no communication CTAs (comm_sms=%d must be 0)", cfg->algorithm,
+			cfg->comm_sms);
 	if (algo->validate)
 		return algo->validate(cfg, reason, len);
 	return 0;

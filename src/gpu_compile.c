@@ -37,7 +37,7 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 		out->status = GPU_COMPILE_INVALID;
 		return FGO_EUSAGE;
 	}
-	gpu_jit_defines(cfg, defines, sizeof defines);
+	gpu_jit_defines(algo, cfg, defines, sizeof defines);
 	rc = gpu_jit_compile(algo->gpu_source, defines, arch, &out->image, &out->bytes, &cached,
 			     err, len);
 	out->seconds = now_seconds() - t0;

@@ -35,16 +35,23 @@ static int kernel_headers(const char **names, const char **texts)
 #define FGO_CUDA_INCLUDE "/usr/local/cuda/include"
 #endif
 
-void gpu_jit_defines(const struct fgo_config *cfg, char *out, size_t len)
+void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, char *out,
+		     size_t len)
 {
-	long nw = cfg->n / (cfg->world > 0 ? cfg->world : 1);
-	snprintf(out, len,
-		 "-DDTYPE=%d -DWORLD=%d -DM_=%ldL -DN_=%ldL -DK_=%ldL -DNFULL=%ldL -DLDA=%ldL -DLDB=%ldL"
-		 " -DBLK_M=%d -DBLK_N=%d -DBLK_K=%d -DNUM_STAGES=%d -DNUM_WARPS=%d -DMMA=%d"
-		 " -DGSIZE_M=%d -DGEMM_SMS=%d -DCOMM_SMS=%d -DCOMM_BLK_M=%d -DCOMM_BLK_N=%d",
-		 (int)cfg->dtype, cfg->world, cfg->m, nw, cfg->k, cfg->n, cfg->k, nw, cfg->blk_m,
-		 cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->mma, cfg->gsize_m,
-		 cfg->gemm_sms, cfg->comm_sms, cfg->comm_blk_m, cfg->comm_blk_n);
+	struct fgo_gemm_dims d;
+	int at;
+	algo_gemm_dims(algo, cfg, &d);
+	at = snprintf(out, len,
+		      "-DDTYPE=%d -DWORLD=%d -DM_=%ldL -DN_=%ldL -DK_=%ldL -DNFULL=%ldL -DMFULL=%ldL"
+		      " -DLDA=%ldL -DLDB=%ldL -DBLOCKS=%d"
+		      " -DBLK_M=%d -DBLK_N=%d -DBLK_K=%d -DNUM_STAGES=%d -DNUM_WARPS=%d -DMMA=%d"
+		      " -DGSIZE_M=%d -DGEMM_SMS=%d -DCOMM_SMS=%d -DCOMM_BLK_M=%d -DCOMM_BLK_N=%d",
+		      (int)cfg->dtype, cfg->world, d.m, d.n, d.k, cfg->n, cfg->m, d.lda, d.ldb,
+		      d.blocks, cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps,
+		      cfg->mma, cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms, cfg->comm_blk_m,
+		      cfg->comm_blk_n);
+	if (algo->gpu_variant && at > 0 && (size_t)at < len)
+		snprintf(out + at, len - (size_t)at, " -D%s=1", algo->gpu_variant);
 }
 
 const char *gpu_jit_cache_dir(void)

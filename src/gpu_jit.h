@@ -5,10 +5,13 @@
 
 #include <stddef.h>
 
+#include "algo.h"
 #include "config.h"
 
-/* The -D options of cfg for kernel source `source` (a kernels/ path). */
-void gpu_jit_defines(const struct fgo_config *cfg, char *out, size_t len);
+/* The -D options of cfg for algo's kernel: every tunable, the GEMM
+ * dimensions of the family's tile space (algo_gemm_dims) and its variant switch. */
+void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, char *out,
+		     size_t len);
 
 /* Compiles (or finds in the cache) kernels/`source` with defines for arch
  * (e.g. "sm_90a"). On success *image is a malloc'd cubin / code object of

@@ -30,22 +30,25 @@ const char *gpu_vendor_versions(struct gpu_vendor *v);
 struct gpu_vendor_comm *gpu_vendor_comm_open(struct gpu_vendor *v, MPI_Comm comm);
 void gpu_vendor_comm_close(struct gpu_vendor *v, struct gpu_vendor_comm *c);
 
-/* The baseline of cfg: vendor GEMM of this rank's shard then the family's
- * collective, on the stream, timed with the two events into *ms. Scratch
- * buffers are allocated on first use into *scratch (free with
- * gpu_vendor_scratch_free). */
+/* The baseline of cfg: the vendor sequence of its family's sharding
+ * (algo->space: GEMM then all-gather, all-reduce or reduce-scatter; for A
+ * row-sharded families the all-gather of A then the GEMM), on the stream,
+ * timed with the two events into *ms. Results go to private buffers (C
+ * only for plain gemm and one-rank column sharding). Scratch buffers are
+ * allocated on first use into *scratch (free with gpu_vendor_scratch_free). */
 int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 			const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
 			char *heap, void **scratch, hipEvent_t start, hipEvent_t stop, double *ms,
 			char *err, size_t len);
 void gpu_vendor_scratch_free(void *scratch);
 
-/* The baseline's collective alone, with the same sharding and buffers
- * (the all-gather of every rank's M x N/W block; nothing for plain gemm or
- * one rank): enqueued on the stream, neither timed nor waited for, so a
- * caller can put it behind its own GEMM between its own events. Scratch as
- * for the baseline. Returns FGO_OK, or FGO_EFAIL with err filled (NCCL not
- * found, out of GPU memory, NCCL refused the call). */
+/* The baseline's collective alone, with the same sharding, call and
+ * buffers (nothing for plain gemm or one rank; for A row-sharded families
+ * the all-gather of an A-shard-sized stand-in, as no heap is passed here):
+ * enqueued on the stream, neither timed nor waited for, so a caller can
+ * put it behind its own GEMM between its own events. Scratch as for the
+ * baseline. Returns FGO_OK, or FGO_EFAIL with err filled (NCCL not found,
+ * out of GPU memory, NCCL refused the call). */
 int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 			  const struct fgo_config *cfg, void **scratch, char *err, size_t len);
 /* Allocates the scratch buffers now (a no-op when they exist), so the first

@@ -286,6 +286,7 @@ const struct fgo_algo algo_all_gather_gemm_pull = {
 	.cpu_run = pull_run,
 	.cpu_baseline = baseline,
 	.gpu_source = "kernels/all_gather_gemm.hip",
+	.space = FGO_SPACE_A_ROWS,
 };
 
 const struct fgo_algo algo_all_gather_gemm_push = {
@@ -299,4 +300,7 @@ const struct fgo_algo algo_all_gather_gemm_push = {
 	.cpu_run = push_run,
 	.cpu_baseline = baseline,
 	.gpu_source = "kernels/all_gather_gemm.hip",
+	.space = FGO_SPACE_A_ROWS,
+	.gpu_variant = "PUSH",
+	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
 };

@@ -183,6 +183,8 @@ const struct fgo_algo algo_all_reduce_one_shot = {
 	.cpu_run = one_shot_run,
 	.cpu_baseline = baseline,
 	.gpu_source = "kernels/all_reduce.hip",
+	.space = FGO_SPACE_K,
+	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
 };
 
 const struct fgo_algo algo_all_reduce_two_shot = {
@@ -196,4 +198,7 @@ const struct fgo_algo algo_all_reduce_two_shot = {
 	.cpu_run = two_shot_run,
 	.cpu_baseline = baseline,
 	.gpu_source = "kernels/all_reduce.hip",
+	.space = FGO_SPACE_K,
+	.gpu_variant = "TWO_SHOT",
+	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
 };

@@ -111,4 +111,6 @@ const struct fgo_algo algo_reduce_scatter = {
 	.cpu_run = rs_run,
 	.cpu_baseline = rs_baseline,
 	.gpu_source = "kernels/reduce_scatter.hip",
+	.space = FGO_SPACE_K_ROWS,
+	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
 };

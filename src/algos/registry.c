@@ -40,6 +40,28 @@ const struct fgo_algo *algo_find(const char *name)
 	return NULL;
 }
 
+void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
+		    struct fgo_gemm_dims *d)
+{
+	int w = cfg->world > 0 ? cfg->world : 1;
+	long mw = cfg->m / w, nw = cfg->n / w, kw = cfg->k / w;
+
+	switch (algo->space) {
+	case FGO_SPACE_K:
+		*d = (struct fgo_gemm_dims){ cfg->m, cfg->n, kw, kw, cfg->n, 1 };
+		break;
+	case FGO_SPACE_K_ROWS:
+		*d = (struct fgo_gemm_dims){ mw, cfg->n, kw, kw, cfg->n, w };
+		break;
+	case FGO_SPACE_A_ROWS:
+		*d = (struct fgo_gemm_dims){ mw, nw, cfg->k, cfg->k, nw, w };
+		break;
+	default:
+		*d = (struct fgo_gemm_dims){ cfg->m, nw, cfg->k, cfg->k, nw, 1 };
+		break;
+	}
+}
+
 /* The closest name within edit distance 3; failing that, the first name
  * that starts with or contains what was typed ("scatter" -> "all_scatter"). */
 const char *algo_suggest(const char *name)

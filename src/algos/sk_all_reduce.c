@@ -222,4 +222,6 @@ const struct fgo_algo algo_sk_all_reduce = {
 	.cpu_run = sk_run,
 	.cpu_baseline = sk_baseline,
 	.gpu_source = "kernels/sk_all_reduce.hip",
+	.space = FGO_SPACE_K,
+	.comm_ctas = FGO_COMM_CTAS_REQUIRED,
 };

@@ -165,4 +165,5 @@ const struct fgo_algo algo_sk_all_scatter = {
 	.cpu_run = sk_run,
 	.cpu_baseline = as_baseline,
 	.gpu_source = "kernels/sk_all_scatter.hip",
+	.comm_ctas = FGO_COMM_CTAS_REQUIRED,
 };

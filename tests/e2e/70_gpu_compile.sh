@@ -76,8 +76,9 @@ else
 		check "compile-2.$spec.4" "some kernel compiled or was cached" \
 			[ $(($(csv_status "$T/$spec.csv" compiled) + $(csv_status "$T/$spec.csv" cached))) -gt 0 ]
 	done
-	# gpu_smoke has a kernel for every configuration
+	# both smoke specs have a kernel for every configuration
 	expect_eq compile-2.8 0 "$(csv_status "$T/gpu_smoke.csv" skipped)"
+	expect_eq compile-2.8b 0 "$(csv_status "$T/smoke.csv" skipped)"
 
 	# calibrate.hip is no sweep's kernel: compiled through the JIT directly
 	# (tests/gpu/jit_compile.c), into an empty cache so NVRTC really runs
@@ -115,36 +116,42 @@ else
 	cp kernels/* "$T/k/"
 	# the -D options gpu_jit_defines writes for a typical configuration
 	# (world 2, M=256, N=256 split in two, K=256, tile 64x64x32, 4 warps)
-	defines="-DWORLD=2 -DM_=256L -DN_=128L -DK_=256L -DNFULL=256L -DLDA=256L -DLDB=128L
-		-DBLK_M=64 -DBLK_N=64 -DBLK_K=32 -DNUM_STAGES=2 -DNUM_WARPS=4 -DMMA=16
-		-DGSIZE_M=8 -DGEMM_SMS=0 -DCOMM_SMS=0 -DCOMM_BLK_M=0 -DCOMM_BLK_N=0"
+	defines="-DWORLD=2 -DM_=256L -DN_=128L -DK_=256L -DNFULL=256L -DMFULL=256L -DLDA=256L -DLDB=128L
+		-DBLOCKS=1 -DBLK_M=64 -DBLK_N=64 -DBLK_K=32 -DNUM_STAGES=2 -DNUM_WARPS=4 -DMMA=16
+		-DGSIZE_M=8 -DGEMM_SMS=4 -DCOMM_SMS=2 -DCOMM_BLK_M=0 -DCOMM_BLK_N=0"
 	# every kernel and dtype at once (a few seconds each), then the verdicts
-	# in order; calibrate.hip takes only its thread count (src/gpu_calibrate.c)
+	# in order; calibrate.hip takes only its thread count (src/gpu_calibrate.c);
+	# the variants of shared sources (the algorithms' gpu_variant) once each
 	cases=""
 	for src in kernels/*.hip; do
 		name=$(basename "$src" .hip)
 		case $name in
-		calibrate) cases="$cases $name:x" ;;
-		*) cases="$cases $name:0 $name:1 $name:2" ;;
+		calibrate) cases="$cases $name:x:" ;;
+		*) cases="$cases $name:0: $name:1: $name:2:" ;;
 		esac
 	done
+	cases="$cases all_reduce:2:TWO_SHOT all_gather_gemm:1:PUSH"
 	for c in $cases; do
-		name=${c%:*} dtype=${c#*:}
+		name=${c%%:*} rest=${c#*:}
+		dtype=${rest%%:*} variant=${rest#*:}
 		if [ "$dtype" = x ]; then d="-DCALIB_THREADS=256"; else d="-DDTYPE=$dtype $defines"; fi
+		[ -z "$variant" ] || d="$d -D$variant=1"
 		# shellcheck disable=SC2086
 		("$HIPCC" --offload-arch=gfx90a -c -x hip $d -I"$T/k" "$T/k/$name.hip" \
-			-o "$T/$name.$dtype.o" >"$T/hip.$name.$dtype.log" 2>&1
-		 echo $? >"$T/hip.$name.$dtype.rc") &
+			-o "$T/$name.$dtype$variant.o" >"$T/hip.$name.$dtype$variant.log" 2>&1
+		 echo $? >"$T/hip.$name.$dtype$variant.rc") &
 	done
 	wait
 	for c in $cases; do
-		name=${c%:*} dtype=${c#*:}
+		name=${c%%:*} rest=${c#*:}
+		dtype=${rest%%:*} variant=${rest#*:}
 		id="compile-3.$name"
 		[ "$dtype" = x ] || id="$id.dtype$dtype"
-		if [ "$(cat "$T/hip.$name.$dtype.rc")" = 0 ]; then
+		[ -z "$variant" ] || id="$id.$variant"
+		if [ "$(cat "$T/hip.$name.$dtype$variant.rc")" = 0 ]; then
 			pass "$id"
 		else
-			fail "$id" "hipcc --offload-arch=gfx90a failed: $(grep -m3 'error' "$T/hip.$name.$dtype.log" | tr '\n' ' ' | head -c 600)"
+			fail "$id" "hipcc --offload-arch=gfx90a failed: $(grep -m3 'error' "$T/hip.$name.$dtype$variant.log" | tr '\n' ' ' | head -c 600)"
 		fi
 	done
 fi

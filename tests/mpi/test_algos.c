@@ -141,7 +141,9 @@ static void build_plan(struct fgo_plan *p)
 						c.gsize_m = 1 + (int)(s + t);
 						/* Stream-K: CTA counts that split tiles unevenly */
 						c.gemm_sms = 1 + (int)(3 * s + 2 * t + w) % 7;
-						c.comm_sms = 1 + (int)(s + w) % 3;
+						c.comm_sms = (*a)->comm_ctas == FGO_COMM_CTAS_NONE
+								     ? 0
+								     : 1 + (int)(s + w) % 3;
 						c.comm_blk_m = t ? 8 : 0;
 						add(p, &cap, &c);
 					}

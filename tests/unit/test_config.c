@@ -125,7 +125,7 @@ static void check_validate_good(void)
 		struct fgo_config c = good();
 		snprintf(c.algorithm, sizeof c.algorithm, "%s", (*a)->name);
 		c.gemm_sms = 4;
-		c.comm_sms = 2;
+		c.comm_sms = (*a)->comm_ctas == FGO_COMM_CTAS_NONE ? 0 : 2;
 		snprintf(id, sizeof id, "valid-%s", (*a)->name);
 		expect_valid(id, &c);
 	}
@@ -234,6 +234,8 @@ static void check_validate_bad(void)
 	BAD("bad-blk_k-exceeds-k", "BLK_K=64 exceeds K=20 (use BLK_K <= 32)", c.k = 20; c.blk_k = 64);
 	BAD("bad-blk_k-exceeds-k-slice", "BLK_K=64 exceeds K/W=32 (use BLK_K <= 32)",
 	    ALGO("all_reduce_two_shot"); c.k = 64; c.blk_k = 64);
+	BAD("bad-all_scatter-comm-ctas", "all_scatter has no communication CTAs (comm_sms=2 must be 0)",
+	    ALGO("all_scatter"); c.comm_sms = 2);
 	BAD("bad-sk_all_scatter-sms", "needs gemm_sms >= 1 and comm_sms >= 1",
 	    ALGO("sk_all_scatter"); c.comm_sms = 2);
 	BAD("bad-sk_all_reduce-sms", "needs gemm_sms >= 1 and comm_sms >= 1",

@@ -1,0 +1,271 @@
+/* comm.h: what the fused kernels share besides the GEMM core: the launch
+ * as one struct, CTA roles, bounded flag waits that say what they waited
+ * for, publishing, sums and copies of tile-sized blocks over the ranks'
+ * heaps, and the fp32 slots through which Stream-K CTAs hand over the head
+ * of a tile they split.
+ *
+ * Flags follow DESIGN.md: the writer raises a flag to the launch's epoch
+ * with a system-scope release after its data stores; the reader acquires it
+ * before its loads; epochs only grow, so no launch resets a flag. */
+#ifndef FGO_COMM_H
+#define FGO_COMM_H
+
+#include "gemm_core.h"
+
+/* Everything a kernel was launched with (FGO_KERNEL_PARAMS). */
+struct launch {
+	char *const *bases;
+	int rank, mode;
+	unsigned int epoch;
+	unsigned long long a_off, b_off, c_off, work_off, flags_off;
+	unsigned int *status; /* this rank's status words, see wait_flag */
+	unsigned long long timeout_ns;
+};
+
+#define FGO_LAUNCH                                                                            \
+	launch_make(bases, rank, epoch, mode, a_off, b_off, c_off, work_off, flags_off, status_off, \
+		    timeout_ns)
+
+__device__ __forceinline__ struct launch launch_make(char *const *bases, int rank,
+						     unsigned int epoch, int mode,
+						     unsigned long long a_off,
+						     unsigned long long b_off,
+						     unsigned long long c_off,
+						     unsigned long long work_off,
+						     unsigned long long flags_off,
+						     unsigned long long status_off,
+						     unsigned long long timeout_ns)
+{
+	struct launch L;
+	L.bases = bases;
+	L.rank = rank;
+	L.mode = mode;
+	L.epoch = epoch;
+	L.a_off = a_off;
+	L.b_off = b_off;
+	L.c_off = c_off;
+	L.work_off = work_off;
+	L.flags_off = flags_off;
+	L.status = (unsigned int *)(bases[rank] + status_off);
+	L.timeout_ns = timeout_ns;
+	return L;
+}
+
+enum { MODE_FUSED = 0, MODE_GEMM_ONLY = 1, MODE_COMM_ONLY = 2 };
+
+/* Rank r's copy of the buffer at heap offset off. */
+__device__ __forceinline__ elem_t *heap_at(const struct launch *L, int r, unsigned long long off)
+{
+	return (elem_t *)(L->bases[r] + off);
+}
+
+__device__ __forceinline__ unsigned int *flags_of(const struct launch *L, int r)
+{
+	return (unsigned int *)(L->bases[r] + L->flags_off);
+}
+
+/* Roles: with COMM_SMS > 0 the last COMM_SMS CTAs of the grid communicate
+ * and the others compute (work-group specialization); with 0 every CTA
+ * does both. */
+__device__ __forceinline__ int gemm_ctas(void)
+{
+	return COMM_SMS > 0 ? (int)gridDim.x - COMM_SMS : (int)gridDim.x;
+}
+
+/* Waits (sleeping between polls) until flags[index] of this rank reaches
+ * the epoch. False when it gives up: after timeout_ns, or at once when
+ * another wait of this launch gave up (the launch is lost; end it fast).
+ * The first to give up writes status[0] = 1 and status[1] = index + 1,
+ * which the host reports ("gave up waiting for flag N"). */
+__device__ __forceinline__ bool wait_flag(const struct launch *L, long index)
+{
+	const unsigned int *f = flags_of(L, L->rank) + index;
+	if ((int)(fgo_flag_acquire(f) - L->epoch) >= 0)
+		return true;
+	unsigned long long start = fgo_now_ns();
+	while ((int)(fgo_flag_acquire(f) - L->epoch) < 0) {
+		if (*(volatile unsigned int *)L->status)
+			return false;
+		if (fgo_now_ns() - start > L->timeout_ns) {
+			if (atomicCAS(L->status, 0u, 1u) == 0u)
+				L->status[1] = (unsigned int)(index + 1);
+			return false;
+		}
+		fgo_sleep();
+	}
+	return true;
+}
+
+/* The whole CTA waits for this rank's flags first, first + stride, ...
+ * (count of them); true, the same in every thread, when all arrived. */
+__device__ __forceinline__ bool cta_wait(const struct launch *L, long first, int count, long stride)
+{
+	bool ok = true;
+	for (int i = threadIdx.x; i < count; i += THREADS)
+		ok = wait_flag(L, first + i * stride) && ok;
+	return __syncthreads_and(ok) != 0;
+}
+
+/* After the CTA's data stores: all threads are past them (barrier), they
+ * are made visible system-wide (fence), then thread 0 raises flag `index`
+ * on each of the n ranks ranks[0..n). */
+__device__ __forceinline__ void cta_publish(const struct launch *L, const int *ranks, int n,
+					    long index)
+{
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		fgo_fence_system();
+		for (int i = 0; i < n; i++)
+			fgo_flag_release(flags_of(L, ranks[i]) + index, L->epoch);
+	}
+}
+
+/* Publishes on every rank (peers in sched_peer order, this rank first). */
+__device__ __forceinline__ void cta_publish_all(const struct launch *L, long index)
+{
+	int ranks[WORLD];
+#pragma unroll
+	for (int s = 0; s < WORLD; s++)
+		ranks[s] = sched_peer(L->rank, WORLD, s);
+	cta_publish(L, ranks, WORLD, index);
+}
+
+__device__ __forceinline__ void cta_publish_one(const struct launch *L, int r, long index)
+{
+	cta_publish(L, &r, 1, index);
+}
+
+/* Elements in 16 bytes. */
+#define VEC ((int)(16 / sizeof(elem_t)))
+
+/* dst[d] = sum over s of src[s] for a rows x cols block; every pointer is
+ * the block's first element, all with leading dimension ld. NS sources and
+ * ND destinations are compile-time, so the pointers stay in registers. Sums
+ * are fp32 with one rounding (NS = 1 is a plain copy); 16-byte vectors
+ * where rows are aligned, elements for the rest. Sources are read past L1
+ * (other GPUs and CTAs wrote them during this launch). */
+template <int NS, int ND>
+__device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t *const (&src)[NS],
+					  long ld, int rows, int cols)
+{
+	unsigned long long align = (unsigned long long)ld * sizeof(elem_t);
+#pragma unroll
+	for (int s = 0; s < NS; s++)
+		align |= (unsigned long long)src[s];
+#pragma unroll
+	for (int d = 0; d < ND; d++)
+		align |= (unsigned long long)dst[d];
+	int vpr = (align & 15) == 0 ? cols / VEC : 0; /* whole vectors per row */
+	int tail = cols - vpr * VEC;
+
+	for (int i = threadIdx.x; i < rows * vpr; i += THREADS) {
+		long off = (long)(i / vpr) * ld + (long)(i % vpr) * VEC;
+		uint4 out;
+		if (NS == 1) {
+			out = fgo_ldcg((const uint4 *)(src[0] + off));
+		} else {
+			float sum[VEC];
+#pragma unroll
+			for (int j = 0; j < VEC; j++)
+				sum[j] = 0.f;
+#pragma unroll
+			for (int s = 0; s < NS; s++) {
+				uint4 v = fgo_ldcg((const uint4 *)(src[s] + off));
+				const elem_t *e = (const elem_t *)&v;
+#pragma unroll
+				for (int j = 0; j < VEC; j++)
+					sum[j] += to_float(e[j]);
+			}
+			elem_t *o = (elem_t *)&out;
+#pragma unroll
+			for (int j = 0; j < VEC; j++)
+				o[j] = from_float(sum[j]);
+		}
+#pragma unroll
+		for (int d = 0; d < ND; d++)
+			*(uint4 *)(dst[d] + off) = out;
+	}
+	for (int i = threadIdx.x; i < rows * tail; i += THREADS) {
+		long off = (long)(i / tail) * ld + vpr * VEC + i % tail;
+		float sum = 0.f;
+#pragma unroll
+		for (int s = 0; s < NS; s++)
+			sum += to_float(fgo_ldcg(src[s] + off));
+#pragma unroll
+		for (int d = 0; d < ND; d++)
+			dst[d][off] = from_float(sum);
+	}
+}
+
+/* The extent of tile (tm, tn) in a rows x cols tile space. */
+__device__ __forceinline__ int tile_rows(long tm, long rows)
+{
+	return (int)(rows - tm * BLK_M < BLK_M ? rows - tm * BLK_M : BLK_M);
+}
+__device__ __forceinline__ int tile_cols(long tn, long cols)
+{
+	return (int)(cols - tn * BLK_N < BLK_N ? cols - tn * BLK_N : BLK_N);
+}
+
+/* Stream-K slots: the fp32 head of a split tile, in the accumulator's own
+ * per-thread order (coalesced; only CTAs of this launch read it). */
+__device__ __forceinline__ void slot_store(float *slot, const float (&acc)[ELEMS])
+{
+#pragma unroll
+	for (int e = 0; e < ELEMS; e++)
+		slot[e * THREADS + threadIdx.x] = acc[e];
+}
+
+__device__ __forceinline__ void slot_add(const float *slot, float (&acc)[ELEMS])
+{
+#pragma unroll
+	for (int e = 0; e < ELEMS; e++)
+		acc[e] += fgo_ldcg(slot + e * THREADS + threadIdx.x);
+}
+
+/* The Stream-K GEMM role of CTA cta (of GEMM_SMS): its even share of the
+ * tiles x K_ITERS MAC iterations (schedule.h), tile segment by segment. A
+ * segment that stops short of its tile's end leaves its head in the CTA's
+ * slot and raises slot flag slot_flag0 + cta; the segment that ends a tile
+ * adds the heads of the CTAs before it (waiting for their slot flags) and
+ * calls finish(tile, acc). In comm-only mode nothing is computed: finish
+ * is called for every tile the CTA would end, with acc untouched. False
+ * when a wait gave up. */
+template <typename Finish>
+__device__ __forceinline__ bool streamk_gemm(const struct launch *L, const struct sched_grid *g,
+					     int cta, const elem_t *a, const elem_t *b, float *slots,
+					     long slot_flag0, float (&acc)[ELEMS], Finish finish)
+{
+	const long kt = g->k_iters;
+	long it, end;
+	sched_streamk_range(g, GEMM_SMS, cta, &it, &end);
+	while (it < end) {
+		long tile = it / kt, k0 = it % kt;
+		long stop = (tile + 1) * kt < end ? (tile + 1) * kt : end;
+		long tm, tn;
+		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+		if (L->mode == MODE_COMM_ONLY) {
+			if (stop == (tile + 1) * kt)
+				finish(tile, tm, tn, acc);
+			it = stop;
+			continue;
+		}
+		gemm_tile_k(a, b, tm * BLK_M, tn * BLK_N, (int)k0, (int)(stop - tile * kt), acc);
+		if (stop < (tile + 1) * kt) {
+			slot_store(slots + (long)cta * BLK_M * BLK_N, acc);
+			cta_publish_one(L, L->rank, slot_flag0 + cta);
+		} else {
+			/* the CTAs that hold the earlier segments of this tile */
+			int first = sched_streamk_cta(g, GEMM_SMS, tile * kt);
+			if (k0 > 0 && !cta_wait(L, slot_flag0 + first, cta - first, 1))
+				return false;
+			for (int c = first; k0 > 0 && c < cta; c++)
+				slot_add(slots + (long)c * BLK_M * BLK_N, acc);
+			finish(tile, tm, tn, acc);
+		}
+		it = stop;
+	}
+	return true;
+}
+
+#endif

@@ -1,0 +1,48 @@
+/* sk_all_reduce.hip: Stream-K GEMM + one-shot all-reduce with a CU split.
+ * K-sharded as all_reduce (tile space M x N over K/W). The first GEMM_SMS
+ * CTAs split the MAC iterations evenly (streamk_gemm in comm.h); the CTA
+ * that ends a tile stores the partial into this rank's work area (M x N,
+ * ld N) and raises flag [tile * W + rank] on every rank. The last COMM_SMS
+ * CTAs sum finished tiles (the c-th of every COMM_SMS) over the W work
+ * areas into this rank's C. Heads of split tiles go through fp32 slots
+ * (one per GEMM CTA, after the partial C) with flags [tiles * W + cta]. */
+#include "comm.h"
+
+/* The slots start at the first 64-byte boundary after the partial C, as
+ * src/algos/sk_all_reduce.c places them. */
+#define SLOTS_AT ((M_ * N_ * (long)sizeof(elem_t) + 63) / 64 * 64)
+
+extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
+	float acc[ELEMS];
+
+	if ((int)blockIdx.x < GEMM_SMS) {
+		streamk_gemm(&L, &g, blockIdx.x, heap_at(&L, rank, a_off), heap_at(&L, rank, b_off),
+			     (float *)(bases[rank] + work_off + SLOTS_AT), g.tiles * WORLD, acc,
+			     [&](long tile, long tm, long tn, float(&acc)[ELEMS]) {
+				     if (L.mode != MODE_COMM_ONLY)
+					     store_tile(heap_at(&L, L.rank, L.work_off), N_, tm * BLK_M,
+							tn * BLK_N, acc);
+				     if (L.mode != MODE_GEMM_ONLY)
+					     cta_publish_all(&L, tile * WORLD + L.rank);
+			     });
+		return;
+	}
+	if (mode == MODE_GEMM_ONLY)
+		return;
+	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g.tiles; tile += COMM_SMS) {
+		if (!cta_wait(&L, tile * WORLD, WORLD, 1))
+			return;
+		long tm, tn;
+		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+		const long at = tm * BLK_M * N_ + tn * BLK_N;
+		const elem_t *src[WORLD];
+#pragma unroll
+		for (int s = 0; s < WORLD; s++)
+			src[s] = heap_at(&L, sched_peer(rank, WORLD, s), work_off) + at;
+		elem_t *dst[1] = { heap_at(&L, rank, c_off) + at };
+		block_sum(dst, src, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	}
+}
