@@ -19,6 +19,8 @@ export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
 GPU_SRCS := src/backend_gpu.c src/gpu_calibrate.c src/gpu_compile.c src/gpu_jit.c src/gpu_telemetry.c src/gpu_vendor.c
+# src/gpu_*_hip.c: the AMD halves of the GPU sources (empty in a CUDA build)
+GPU_SRCS += $(wildcard src/gpu_*_hip.c)
 # `make GPU=cuda` builds the GPU backend too, into build/cuda/fgobench (the
 # CPU build stays ./fgobench: a binary linked to the CUDA driver would not
 # start on a machine without one). Carry build/cuda to the GPU machine.
@@ -28,6 +30,18 @@ OBJ := build/cuda/obj
 BIN := build/cuda/fgobench
 CFLAGS += -DFGO_GPU_CUDA -I$(CUDA)/include -DFGO_CUDA_INCLUDE=\"$(CUDA)/include\"
 LDLIBS += -L$(CUDA)/lib64 -L$(CUDA)/lib64/stubs -lcuda -lcudart_static -lnvrtc -lcublas \
+	-ldl -lpthread -lrt -Wl,-rpath,'$$ORIGIN/lib'
+SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
+# `make GPU=hip` builds the same GPU backend against HIP, into build/hip/fgobench.
+# HIP_PATH: ROCm's root (/opt/rocm), or empty for Debian's packages
+# (libamdhip64-dev: headers in /usr/include/hip, libamdhip64 holds hiprtc).
+# rocBLAS, RCCL and ROCm SMI are loaded at run time (dlopen), never linked.
+else ifeq ($(GPU),hip)
+HIP_PATH ?= $(if $(wildcard /opt/rocm/include/hip/hip_runtime.h),/opt/rocm)
+OBJ := build/hip/obj
+BIN := build/hip/fgobench
+CFLAGS += -DFGO_GPU_HIP -D__HIP_PLATFORM_AMD__ $(if $(HIP_PATH),-I$(HIP_PATH)/include)
+LDLIBS += $(if $(HIP_PATH),-L$(HIP_PATH)/lib -Xlinker -rpath -Xlinker $(HIP_PATH)/lib) -lamdhip64 \
 	-ldl -lpthread -lrt -Wl,-rpath,'$$ORIGIN/lib'
 SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
 else
@@ -88,6 +102,9 @@ $(BIN): $(OBJ)/main.o $(OBJ)/libfgo.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 ifeq ($(GPU),cuda)
 	mkdir -p build/cuda/lib && cp -P /usr/lib/x86_64-linux-gnu/libcjson.so.1* build/cuda/lib/
+endif
+ifeq ($(GPU),hip)
+	mkdir -p build/hip/lib && cp -P /usr/lib/x86_64-linux-gnu/libcjson.so.1* build/hip/lib/
 endif
 
 build/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/obj/libfgo.a

@@ -264,6 +264,10 @@ __device__ __forceinline__ void gemm_tile_k(const elem_t *a, const elem_t *b, lo
 	 * cp.async batch (issued at step 0 of the next slice) overwrites: every
 	 * warp has issued its reads of the slice before it. */
 	const int n = ke - kb;
+	/* The next slice's first fragments go to buffer (BLK_K / 16) & 1, which
+	 * is buffer 0 of its step 0 only when a slice has an even number of
+	 * k16 steps; with BLK_K = 16 each slice loads its own fragments. */
+#define CROSS_PREFETCH (BLK_K / 16 % 2 == 0)
 #pragma unroll
 	for (int s = 0; s < NUM_STAGES - 1; s++) {
 		if (s < n)
@@ -274,7 +278,7 @@ __device__ __forceinline__ void gemm_tile_k(const elem_t *a, const elem_t *b, lo
 	int read = 0, write = NUM_STAGES - 1; /* ring slots */
 	cp_async_wait<NUM_STAGES - 2>();
 	__syncthreads();
-	if (n > 0)
+	if (CROSS_PREFETCH && n > 0)
 		load_frags(smem, f, 0, af[0], bf[0]);
 	for (int i = 0; i < n; i++) {
 		const unsigned int stage = smem + read * STAGE_BYTES;
@@ -288,17 +292,22 @@ __device__ __forceinline__ void gemm_tile_k(const elem_t *a, const elem_t *b, lo
 				cp_async_commit();
 				write = write + 1 == NUM_STAGES ? 0 : write + 1;
 			}
+			if (!CROSS_PREFETCH && s == 0)
+				load_frags(stage, f, 0, af[0], bf[0]);
 			if (s == BLK_K / 16 - 1) {
+				if (!CROSS_PREFETCH) /* multiply before waiting for the next slice */
+					mma_step(af[s & 1], bf[s & 1], acc);
 				cp_async_wait<NUM_STAGES - 2>(); /* slice i + 1 landed (this thread's part) */
 				__syncthreads();                 /* ... everyone's; slice i's slot is free */
 				read = read + 1 == NUM_STAGES ? 0 : read + 1;
-				if (i + 1 < n)
+				if (CROSS_PREFETCH && i + 1 < n)
 					load_frags(smem + read * STAGE_BYTES, f, 0, af[(s + 1) & 1],
 						   bf[(s + 1) & 1]);
 			} else {
 				load_frags(stage, f, (s + 1) * 16, af[(s + 1) & 1], bf[(s + 1) & 1]);
 			}
-			mma_step(af[s & 1], bf[s & 1], acc);
+			if (CROSS_PREFETCH || s != BLK_K / 16 - 1)
+				mma_step(af[s & 1], bf[s & 1], acc);
 		}
 	}
 	cp_async_wait<0>();

@@ -48,23 +48,42 @@ __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 
 #elif defined(__HIPCC_RTC__) || defined(__HIPCC__)
 /* ---- device code on AMD ---- */
+/* hiprtc (5.2) already declares the fp16 types in its preamble, and its
+ * headers for bf16 pull in <cmath>, which the preamble clashes with: under
+ * hiprtc (FGO_HIPRTC, set by src/gpu_jit.c: 5.2 defines no macro of its
+ * own) nothing is included, and bf16 is the project's own 16-bit type on
+ * every AMD path (hipcc too), so both compilers see the same code. */
+#if !defined(__HIPCC_RTC__) && !defined(FGO_HIPRTC)
+#include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
+#endif
 typedef __half fgo_half;
 #define fgo_half2float(x) __half2float(x)
 #define fgo_float2half(x) __float2half(x)
-#if __has_include(<hip/hip_bf16.h>)
-#include <hip/hip_bf16.h>
-typedef __hip_bfloat16 fgo_bf16;
-#define fgo_bf162float(x) __bfloat162float(x)
-#define fgo_float2bf16(x) __float2bfloat16(x)
-#else
-/* HIP before 5.7 (Debian 12's 5.2) has only hip_bfloat16: a struct that
- * converts to float and rounds to nearest even from it. */
-#include <hip/hip_bfloat16.h>
-typedef hip_bfloat16 fgo_bf16;
-#define fgo_bf162float(x) static_cast<float>(x)
-#define fgo_float2bf16(x) hip_bfloat16(x)
-#endif
+struct fgo_bf16 {
+	unsigned short bits; /* the top half of an fp32 */
+};
+union fgo_f32_bits { /* neither compiler declares __uint_as_float everywhere */
+	float f;
+	unsigned int u;
+};
+__device__ __forceinline__ float fgo_bf162float(fgo_bf16 v)
+{
+	union fgo_f32_bits c;
+	c.u = (unsigned int)v.bits << 16;
+	return c.f;
+}
+/* round to nearest even; NaN stays a (quiet) NaN */
+__device__ __forceinline__ fgo_bf16 fgo_float2bf16(float f)
+{
+	union fgo_f32_bits c;
+	fgo_bf16 v;
+	c.f = f;
+	v.bits = (c.u & 0x7fffffffu) > 0x7f800000u
+			 ? (unsigned short)0x7fc0
+			 : (unsigned short)((c.u + 0x7fffu + ((c.u >> 16) & 1u)) >> 16);
+	return v;
+}
 __device__ __forceinline__ void fgo_flag_release(unsigned int *flag, unsigned int v)
 {
 	__hip_atomic_store(flag, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
@@ -182,8 +201,15 @@ static inline const char *fgo_cu_text(CUresult r)
 #define hiprtcVersion nvrtcVersion
 
 #elif defined(FGO_GPU_HIP)
+/* ---- host code on AMD: HIP itself (runtime, modules, hiprtc); only the
+ * fgo_* helpers the NVIDIA section defines need an AMD meaning here ---- */
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__
+#endif
 #include <hip/hip_runtime.h>
 #include <hip/hiprtc.h>
+
+/* Modules are part of the HIP runtime: their errors are hipError_t already. */
 typedef hipError_t fgo_drv_result;
 static inline hipError_t fgo_cu(hipError_t r)
 {
@@ -193,8 +219,15 @@ static inline const char *fgo_cu_text(hipError_t r)
 {
 	return hipGetErrorString(r);
 }
-#define fgo_func_max_dynamic_smem(f, bytes) \
-	hipFuncSetAttribute((const void *)(f), hipFuncAttributeMaxDynamicSharedMemorySize, (bytes))
+/* No opt-in on AMD: a kernel may use all of the LDS a workgroup can have
+ * (64 KiB), which is also what the attribute below reports. */
+static inline hipError_t fgo_func_max_dynamic_smem(hipFunction_t f, int bytes)
+{
+	(void)f;
+	(void)bytes;
+	return hipSuccess;
+}
+#define hipDeviceAttributeMaxSharedMemoryPerBlockOptin hipDeviceAttributeMaxSharedMemoryPerBlock
 #endif
 
 #endif

@@ -4,11 +4,11 @@
 #ifndef FGO_SCHEDULE_H
 #define FGO_SCHEDULE_H
 
-#if !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+#if !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__) && !defined(FGO_HIPRTC)
 #include <stdint.h> /* run-time compilers have no C library headers */
 #endif
 
-#if defined(__HIPCC__) || defined(__CUDACC__) || defined(__HIPCC_RTC__) || defined(__CUDACC_RTC__)
+#if defined(__HIPCC__) || defined(__CUDACC__) || defined(__HIPCC_RTC__) || defined(__CUDACC_RTC__) || defined(FGO_HIPRTC)
 #define SCHED_FN __host__ __device__ static inline
 #else
 #define SCHED_FN static inline

@@ -106,10 +106,23 @@ static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err,
 	}
 	if (ctx->l2_bytes)
 		CHECK(hipMalloc((void **)&ctx->l2_flush, 2 * ctx->l2_bytes), "allocating the L2 flush buffer");
+#if defined(FGO_GPU_HIP)
+	/* the gfx target hiprtc compiles for: "gfx90a" of "gfx90a:sramecc+:xnack-" */
+	{
+		hipDeviceProp_t p;
+		(void)major;
+		(void)minor;
+		CHECK(hipGetDeviceProperties(&p, ctx->device), "reading the GPU's properties");
+		p.gcnArchName[sizeof p.gcnArchName - 1] = 0;
+		snprintf(ctx->arch, sizeof ctx->arch, "%.*s", (int)strcspn(p.gcnArchName, ":"),
+			 p.gcnArchName);
+	}
+#else
 	hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, ctx->device);
 	hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, ctx->device);
 	/* sm_90a: Hopper's own instructions (wgmma) need the "a" target */
 	snprintf(ctx->arch, sizeof ctx->arch, "sm_%d%d%s", major, minor, major == 9 ? "a" : "");
+#endif
 	CHECK(hipStreamCreate(&ctx->stream), "creating a stream");
 	CHECK(hipEventCreate(&ctx->start), "creating an event");
 	CHECK(hipEventCreate(&ctx->stop), "creating an event");

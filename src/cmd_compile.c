@@ -29,17 +29,24 @@ const char cmd_compile_usage[] =
 	"compiler rejected it: the configuration key and the compiler log's first\n"
 	"lines also go to stderr); then a summary on stderr. Exit status 0 when\n"
 	"every configuration with a kernel compiled, 1 when one did not, 2 on bad\n"
-	"usage or a bad spec. Only GPU builds (`make GPU=cuda`) compile.\n"
+	"usage or a bad spec. Only GPU builds (`make GPU=cuda` or `make GPU=hip`)\n"
+	"compile.\n"
 	"\n"
-	"  --arch A       target architecture (default sm_90a)\n"
+	"  --arch A       target architecture (default sm_90a; gfx90a in a HIP build)\n"
 	"  --cache DIR    the kernel cache (default $FGOBENCH_CACHE or ~/.cache/fgobench)\n"
 	"  -j N           compiler processes at a time (default: the CPUs here)\n"
 	"  --quiet        no progress lines\n"
 	"  --format F     table, md, csv or json (default table)\n";
 
+#if defined(FGO_GPU_HIP)
+#define DEFAULT_ARCH "gfx90a"
+#else
+#define DEFAULT_ARCH "sm_90a"
+#endif
+
 struct compile_opts {
 	const char *spec;
-	const char *arch;  /* default "sm_90a" */
+	const char *arch;  /* default DEFAULT_ARCH */
 	const char *cache; /* NULL: $FGOBENCH_CACHE or ~/.cache/fgobench */
 	int jobs;          /* 0: the CPUs here */
 	int quiet;
@@ -416,7 +423,7 @@ int cmd_compile(int argc, char **argv)
 	if (cmd_wants_help(argc, argv))
 		return cmd_help(cmd_compile_usage);
 
-	struct compile_opts opt = { .arch = "sm_90a", .fmt = FGO_FMT_TABLE };
+	struct compile_opts opt = { .arch = DEFAULT_ARCH, .fmt = FGO_FMT_TABLE };
 	static const char *const opts[] = { "--arch", "--cache", "-j", "--format" };
 	int rc = FGO_OK;
 	config_defaults(&opt.base);

@@ -1,8 +1,9 @@
-/* gpu_calibrate.c: the GPU ceilings of `fgobench calibrate`: cuBLAS matrix
- * peak per dtype, device memory bandwidth by a copy kernel, and link
- * bandwidth per ordered GPU pair by SM stores and by the copy engine. Each
- * measurement is a few launches timed one by one with the caller's events;
- * the best launch counts (ceilings are what the hardware can reach). */
+/* gpu_calibrate.c: the GPU ceilings of `fgobench calibrate`: the vendor
+ * GEMM's matrix peak per dtype (cuBLAS, rocBLAS: gpu_vendor_ops), device
+ * memory bandwidth by a copy kernel, and link bandwidth per ordered GPU
+ * pair by SM stores and by the copy engine. Each measurement is a few
+ * launches timed one by one with the caller's events; the best launch
+ * counts (ceilings are what the hardware can reach). */
 #include "gpu_calibrate.h"
 
 #include <limits.h>
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cublas_v2.h>
 #include <mpi.h>
 
 #include "fgo.h"
@@ -40,8 +40,8 @@ struct op {
 	hipFunction_t fn;          /* OP_KERNEL: CALIB_THREADS per CTA */
 	unsigned int grid;
 	void **args;
-	cublasHandle_t blas;       /* OP_GEMM: square size^3, C = A x B */
-	cudaDataType_t type;
+	void *blas;                /* OP_GEMM: square size^3, C = A x B (gpu_vendor_ops) */
+	enum fgo_dtype type;
 	int size;
 	const void *a, *b;
 	void *c;
@@ -53,20 +53,18 @@ struct op {
 static int enqueue(const struct gpu_calib_dev *d, const struct op *op, char *err, size_t len)
 {
 	if (op->kind == OP_KERNEL) {
-		CUresult r = hipModuleLaunchKernel(op->fn, op->grid, 1, 1, CALIB_THREADS, 1, 1, 0,
-						   (CUstream)d->stream, op->args, NULL);
-		if (r != CUDA_SUCCESS) {
+		fgo_drv_result r = hipModuleLaunchKernel(op->fn, op->grid, 1, 1, CALIB_THREADS, 1, 1,
+							 0, d->stream, op->args, NULL);
+		if (fgo_cu(r) != hipSuccess) {
 			snprintf(err, len, "launching %s failed: %s", op->what, fgo_cu_text(r));
 			return FGO_EFAIL;
 		}
 	} else if (op->kind == OP_GEMM) {
-		const float one = 1.f, zero = 0.f;
-		cublasStatus_t s = cublasGemmEx(op->blas, CUBLAS_OP_N, CUBLAS_OP_N, op->size, op->size,
-						op->size, &one, op->a, op->type, op->size, op->b,
-						op->type, op->size, &zero, op->c, op->type, op->size,
-						CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-		if (s != CUBLAS_STATUS_SUCCESS) {
-			snprintf(err, len, "%s failed: %s", op->what, cublasGetStatusString(s));
+		char why[FGO_REASON_MAX];
+		if (gpu_vendor_ops.gemm(op->blas, op->type, op->size, op->size, op->size, op->a,
+					op->size, op->b, op->size, op->c, op->size, why,
+					sizeof why) != FGO_OK) {
+			snprintf(err, len, "%s: %s", op->what, why);
 			return FGO_EFAIL;
 		}
 	} else {
@@ -114,7 +112,7 @@ static int load_kernels(const struct gpu_calib_dev *d, hipModule_t *mod, char *e
 	void *image = NULL;
 	size_t size = 0;
 	int cached = 0;
-	CUresult r;
+	fgo_drv_result r;
 
 	*mod = NULL;
 	snprintf(defines, sizeof defines, "-DCALIB_THREADS=%d", CALIB_THREADS);
@@ -125,7 +123,7 @@ static int load_kernels(const struct gpu_calib_dev *d, hipModule_t *mod, char *e
 	}
 	r = hipModuleLoadData(mod, image);
 	free(image);
-	if (r != CUDA_SUCCESS) {
+	if (fgo_cu(r) != hipSuccess) {
 		*mod = NULL;
 		snprintf(err, len, "loading %s for %s failed: %s", CALIB_SOURCE, d->arch, fgo_cu_text(r));
 		return FGO_EFAIL;
@@ -135,8 +133,8 @@ static int load_kernels(const struct gpu_calib_dev *d, hipModule_t *mod, char *e
 
 static int get_kernel(hipModule_t mod, const char *name, hipFunction_t *fn, char *err, size_t len)
 {
-	CUresult r = hipModuleGetFunction(fn, mod, name);
-	if (r != CUDA_SUCCESS) {
+	fgo_drv_result r = hipModuleGetFunction(fn, mod, name);
+	if (fgo_cu(r) != hipSuccess) {
 		snprintf(err, len, "%s has no kernel %s: %s", CALIB_SOURCE, name, fgo_cu_text(r));
 		return FGO_EFAIL;
 	}
@@ -160,11 +158,9 @@ int gpu_calib_matrix_peak(const struct gpu_calib_dev *d, enum fgo_dtype dtype, l
 			  double *tflops, char *err, size_t len)
 {
 	size_t elems = (size_t)size * (size_t)size, bytes = elems * dtype_size(dtype);
-	void *a = NULL, *b = NULL, *c = NULL;
-	cublasHandle_t blas = NULL;
+	void *a = NULL, *b = NULL, *c = NULL, *blas = NULL;
 	hipModule_t mod = NULL;
-	cublasStatus_t s;
-	char what[96];
+	char what[96], version[32];
 	float best = 0;
 	int rc = FGO_OK;
 
@@ -185,27 +181,18 @@ int gpu_calib_matrix_peak(const struct gpu_calib_dev *d, enum fgo_dtype dtype, l
 	if ((rc = fill_random(d, mod, a, elems, dtype, 1, err, len)) != FGO_OK ||
 	    (rc = fill_random(d, mod, b, elems, dtype, 2, err, len)) != FGO_OK)
 		goto done;
-	if ((s = cublasCreate(&blas)) != CUBLAS_STATUS_SUCCESS) {
-		blas = NULL;
-		snprintf(err, len, "cuBLAS could not start: %s", cublasGetStatusString(s));
-		rc = FGO_EFAIL;
+	/* its own handle, in fp32 true fp32 (no TF32) */
+	if ((rc = gpu_vendor_ops.blas_open(&blas, d->stream, version, sizeof version, err, len)) !=
+	    FGO_OK)
 		goto done;
-	}
-	/* the default math mode: CUBLAS_COMPUTE_32F stays true fp32 (no TF32) */
-	if ((s = cublasSetStream(blas, d->stream)) != CUBLAS_STATUS_SUCCESS ||
-	    (s = cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH)) != CUBLAS_STATUS_SUCCESS) {
-		snprintf(err, len, "setting up cuBLAS failed: %s", cublasGetStatusString(s));
-		rc = FGO_EFAIL;
-		goto done;
-	}
-	snprintf(what, sizeof what, "cublasGemmEx %s %ld^3", dtype_name(dtype), size);
-	struct op gemm = { .kind = OP_GEMM, .what = what, .blas = blas, .type = gpu_vendor_blas_type(dtype),
+	snprintf(what, sizeof what, "the %s GEMM %s %ld^3", gpu_vendor_ops.blas_name,
+		 dtype_name(dtype), size);
+	struct op gemm = { .kind = OP_GEMM, .what = what, .blas = blas, .type = dtype,
 			   .size = (int)size, .a = a, .b = b, .c = c };
 	if ((rc = time_best(d, &gemm, 3, 10, &best, err, len)) == FGO_OK)
 		*tflops = 2.0 * (double)size * (double)size * (double)size / (best * 1e-3) / 1e12;
 done:
-	if (blas)
-		cublasDestroy(blas);
+	gpu_vendor_ops.blas_close(blas);
 	hipFree(a);
 	hipFree(b);
 	hipFree(c);

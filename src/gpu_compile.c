@@ -1,7 +1,10 @@
 /* gpu_compile.c: one configuration into the kernel cache (see
- * gpu_compile.h), and the register count read back from a cubin. */
+ * gpu_compile.h), and the register count read back from a cubin (an AMD
+ * code object reads as 0: the backend then has the count from the loaded
+ * module). */
 #include "gpu_compile.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +57,12 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 	return FGO_OK;
 }
 
+#if defined(FGO_GPU_HIP)
+/* AMD's code object manager, which hiprtc compiles through: ROCm 7, 5 and 6. */
+static const char *const comgr_files[] = { "libamd_comgr.so.3", "libamd_comgr.so.2",
+					   "libamd_comgr.so", NULL };
+#endif
+
 int gpu_compile_arch_check(const char *arch, char *err, size_t len)
 {
 #if defined(FGO_GPU_CUDA)
@@ -81,10 +90,44 @@ int gpu_compile_arch_check(const char *arch, char *err, size_t len)
 		 list[0] ? list : "none it would list");
 	return FGO_EUSAGE;
 #else
-	/* AMD: gfxNNN[...]; hiprtc says the rest when it compiles */
-	if (strncmp(arch, "gfx", 3) == 0 && arch[3] >= '0' && arch[3] <= '9')
+	/* gfxNNN with optional target features (gfx90a, gfx90a:xnack-), NNN one
+	 * that hiprtc's code object manager (comgr) lists: hiprtc 5.2 aborts on
+	 * a target it does not know instead of failing. comgr stays loaded:
+	 * hiprtc uses the same copy, and the LLVM inside cannot load twice. */
+	size_t base = strcspn(arch, ":"), at = 0, n = 0;
+	char list[512] = "";
+	int known = 0, have_list, (*count)(size_t *) = NULL, (*name)(size_t, const char **) = NULL;
+	void *comgr = NULL;
+
+	if (strncmp(arch, "gfx", 3) != 0 || arch[3] < '0' || arch[3] > '9')
+		base = 0;
+	for (const char *const *f = comgr_files; *f && !comgr; f++)
+		comgr = dlopen(*f, RTLD_NOW | RTLD_LOCAL);
+	if (comgr) {
+		*(void **)&count = dlsym(comgr, "amd_comgr_get_isa_count");
+		*(void **)&name = dlsym(comgr, "amd_comgr_get_isa_name");
+	}
+	have_list = count && name && count(&n) == 0;
+	known = base && !have_list; /* no list: hiprtc will say */
+	for (size_t i = 0; have_list && i < n; i++) {
+		const char *isa = NULL, *target;
+		if (name(i, &isa) != 0 || !isa || !(target = strstr(isa, "--")))
+			continue;
+		target += 2;
+		size_t tl = strcspn(target, ":");
+		known |= base && tl == base && strncmp(target, arch, base) == 0;
+		if (strncmp(target, "gfx9", 4) == 0 && at < sizeof list) /* the compute GPUs, as a hint */
+			at += (size_t)snprintf(list + at, sizeof list - at, "%s%.*s", at ? ", " : "",
+					       (int)tl, target);
+	}
+	if (known)
 		return FGO_OK;
-	snprintf(err, len, "unknown architecture \"%s\" (expected an AMD target like gfx90a)", arch);
+	if (list[0])
+		snprintf(err, len, "unknown architecture \"%s\" (hiprtc here targets %s, among others;"
+			 " e.g. gfx90a)", arch, list);
+	else
+		snprintf(err, len, "unknown architecture \"%s\" (expected an AMD target like gfx90a)",
+			 arch);
 	return FGO_EUSAGE;
 #endif
 }

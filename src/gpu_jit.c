@@ -1,6 +1,7 @@
 /* gpu_jit.c: NVRTC / hiprtc compilation of embedded kernels, cached on
  * disk by a hash of (source and headers, options, architecture, compiler
- * version), as Triton caches its kernels. */
+ * version), as Triton caches its kernels. The image is a cubin on NVIDIA,
+ * an AMDGPU code object on AMD: either is what hipModuleLoadData takes. */
 #include "gpu_jit.h"
 
 #include <errno.h>
@@ -134,8 +135,14 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 		return FGO_EUSAGE;
 	}
 	hiprtcVersion(&major, &minor);
+#if defined(FGO_GPU_HIP)
+	/* hiprtc: arch is the gfx target (gfx90a, gfx942); hiprtc finds the
+	 * HIP headers itself (no -I) */
+	snprintf(opts, sizeof opts, "%s --offload-arch=%s -std=c++17 -DFGO_HIPRTC=1", defines, arch);
+#else
 	snprintf(opts, sizeof opts, "%s --gpu-architecture=%s -I" FGO_CUDA_INCLUDE " --std=c++17 -default-device",
 		 defines, arch);
+#endif
 
 	/* The cache key covers everything that changes the binary. */
 	uint64_t h = fnv1a64(text, strlen(text));

@@ -1,7 +1,9 @@
 /* gpu_telemetry.c: NVML through dlopen (see gpu_telemetry.h). The few NVML
  * types and entry points used are declared here, as in nvml.h (which the
  * CUDA toolkit does not always ship): every call returns an nvmlReturn_t,
- * 0 being NVML_SUCCESS, and the enums are passed as int. */
+ * 0 being NVML_SUCCESS, and the enums are passed as int. CUDA builds; the
+ * HIP build reads ROCm SMI instead (gpu_telemetry_hip.c). */
+#if !defined(FGO_GPU_HIP)
 #include "gpu_telemetry.h"
 
 #include <dlfcn.h>
@@ -139,3 +141,5 @@ void gpu_telemetry_close(struct gpu_nvml *n)
 	dlclose(n->lib);
 	free(n);
 }
+
+#endif

@@ -1,8 +1,11 @@
-/* gpu_vendor.c: cuBLAS and a dlopen'ed NCCL for the GPU baseline, and the
- * baseline's collective alone for the bulk measurement. Both follow the
- * sharding of the configuration's family (its enum fgo_gemm_space):
- * seq_of is the one place that turns a space into the vendor sequence
- * (which GEMM, which collective, which buffers); the rest only runs it. */
+/* gpu_vendor.c: the vendor GEMM and a dlopen'ed NCCL (RCCL on AMD) for the
+ * GPU baseline, and the baseline's collective alone for the bulk
+ * measurement. Both follow the sharding of the configuration's family (its
+ * enum fgo_gemm_space): seq_of is the one place that turns a space into the
+ * vendor sequence (which GEMM, which collective, which buffers); the rest
+ * only runs it, through this build's struct gpu_vendor_ops: cuBLAS below
+ * (CUDA builds), rocBLAS in gpu_vendor_hip.c (HIP builds). The collective
+ * is the NCCL API under both vendors. */
 #include "gpu_vendor.h"
 
 #include <dlfcn.h>
@@ -10,32 +13,116 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fgo.h"
+
+#if defined(FGO_GPU_CUDA)
 #include <cublas_v2.h>
 #include <nccl.h>
 
-#include "fgo.h"
+/* ---- cuBLAS, linked ---- */
+
+static cudaDataType_t cublas_type(enum fgo_dtype t)
+{
+	return t == FGO_FP32 ? CUDA_R_32F : t == FGO_FP16 ? CUDA_R_16F : CUDA_R_16BF;
+}
+
+static int cublas_open(void **handle, hipStream_t stream, char *version, size_t vlen, char *err,
+		       size_t len)
+{
+	cublasHandle_t h = NULL;
+	cublasStatus_t s = cublasCreate(&h);
+	int v = 0;
+
+	*handle = NULL;
+	if (s != CUBLAS_STATUS_SUCCESS) {
+		snprintf(err, len, "cuBLAS could not start: %s", cublasGetStatusString(s));
+		return FGO_EFAIL;
+	}
+	/* the default math mode: CUBLAS_COMPUTE_32F stays true fp32 (no TF32) */
+	if ((s = cublasSetStream(h, stream)) != CUBLAS_STATUS_SUCCESS ||
+	    (s = cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)) != CUBLAS_STATUS_SUCCESS) {
+		snprintf(err, len, "setting up cuBLAS failed: %s", cublasGetStatusString(s));
+		cublasDestroy(h);
+		return FGO_EFAIL;
+	}
+	if (cublasGetVersion(h, &v) == CUBLAS_STATUS_SUCCESS)
+		snprintf(version, vlen, "%d", v);
+	else
+		snprintf(version, vlen, "?");
+	*handle = h;
+	return FGO_OK;
+}
+
+/* Row-major C = A x B as cuBLAS's column-major C^T = B^T x A^T. */
+static int cublas_gemm(void *handle, enum fgo_dtype t, long m, long n, long k, const void *a,
+		       long lda, const void *b, long ldb, void *c, long ldc, char *err, size_t len)
+{
+	const float one = 1.f, zero = 0.f;
+	cudaDataType_t bt = cublas_type(t);
+	cublasStatus_t s = cublasGemmEx((cublasHandle_t)handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)n,
+					(int)m, (int)k, &one, b, bt, (int)ldb, a, bt, (int)lda,
+					&zero, c, bt, (int)ldc, CUBLAS_COMPUTE_32F,
+					CUBLAS_GEMM_DEFAULT);
+	if (s != CUBLAS_STATUS_SUCCESS) {
+		snprintf(err, len, "cublasGemmEx failed: %s", cublasGetStatusString(s));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}
+
+static void cublas_close(void *handle)
+{
+	if (handle)
+		cublasDestroy((cublasHandle_t)handle);
+}
+
+static const char *const nccl_files[] = { "libnccl.so.2", "libnccl.so", NULL };
+
+const struct gpu_vendor_ops gpu_vendor_ops = {
+	.blas_name = "cuBLAS",
+	.coll_name = "NCCL",
+	.coll_files = nccl_files,
+	.coll_hint = "put libnccl.so.2 on LD_LIBRARY_PATH",
+	.blas_open = cublas_open,
+	.gemm = cublas_gemm,
+	.blas_close = cublas_close,
+};
+
+#else
+/* The part of the NCCL API used here, as RCCL exports it (nccl.h is not
+ * installed on a HIP build machine): the types are NCCL's ABI, stable
+ * since NCCL 2.10 (bfloat16) and RCCL 2.10. */
+typedef struct {
+	char internal[128]; /* NCCL_UNIQUE_ID_BYTES */
+} ncclUniqueId;
+typedef struct ncclComm *ncclComm_t;
+typedef enum { ncclSuccess = 0 } ncclResult_t;
+typedef enum { ncclFloat16 = 6, ncclFloat32 = 7, ncclBfloat16 = 9 } ncclDataType_t;
+typedef enum { ncclSum = 0 } ncclRedOp_t;
+#endif
 
 struct nccl_api {
 	ncclResult_t (*get_unique_id)(ncclUniqueId *id);
 	ncclResult_t (*comm_init_rank)(ncclComm_t *comm, int n, ncclUniqueId id, int rank);
 	ncclResult_t (*comm_destroy)(ncclComm_t comm);
 	ncclResult_t (*all_gather)(const void *send, void *recv, size_t count, ncclDataType_t t,
-				   ncclComm_t comm, cudaStream_t stream);
+				   ncclComm_t comm, hipStream_t stream);
 	ncclResult_t (*all_reduce)(const void *send, void *recv, size_t count, ncclDataType_t t,
-				   ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+				   ncclRedOp_t op, ncclComm_t comm, hipStream_t stream);
 	ncclResult_t (*reduce_scatter)(const void *send, void *recv, size_t recvcount,
 				       ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm,
-				       cudaStream_t stream);
+				       hipStream_t stream);
 	ncclResult_t (*get_version)(int *version);
 	const char *(*error_string)(ncclResult_t r);
 };
 
 struct gpu_vendor {
-	cublasHandle_t blas;
+	void *blas;             /* the vendor BLAS's handle, NULL when it could not start */
+	char blas_why[160];     /* why not, for the baseline's message */
 	hipStream_t stream;
-	void *lib;         /* libnccl, NULL when not found */
+	void *lib;              /* the NCCL (RCCL) library, NULL when not found */
 	struct nccl_api nccl;
-	char versions[128];
+	char versions[128];     /* gpu_vendor_versions */
 };
 
 struct gpu_vendor_comm {
@@ -67,35 +154,44 @@ static int nccl_load(struct gpu_vendor *v)
 	       n->all_reduce && n->reduce_scatter;
 }
 
+/* dlopens the first of the vendor's collective library names that loads
+ * and has every entry point the baseline needs, into v->lib and v->nccl. */
+static void nccl_open(struct gpu_vendor *v)
+{
+	for (const char *const *f = gpu_vendor_ops.coll_files; *f && !v->lib; f++) {
+		v->lib = dlopen(*f, RTLD_NOW | RTLD_LOCAL);
+		if (v->lib && !nccl_load(v)) {
+			dlclose(v->lib);
+			v->lib = NULL;
+		}
+	}
+}
+
+/* A BLAS that cannot start is not an error here: the baseline (and only
+ * it) then fails with the reason, as it does without NCCL. */
 int gpu_vendor_open(struct gpu_vendor **out, hipStream_t stream, char *err, size_t len)
 {
+	const struct gpu_vendor_ops *ops = &gpu_vendor_ops;
 	struct gpu_vendor *v = calloc(1, sizeof *v);
-	int blas_version = 0, nccl_version = 0;
+	char blas_version[32] = "?", nccl_version[32] = "not found";
+	int nv = 0;
+
 	*out = v;
-	if (!v || cublasCreate(&v->blas) != CUBLAS_STATUS_SUCCESS) {
-		snprintf(err, len, "cuBLAS could not start");
+	if (!v) {
+		snprintf(err, len, "out of memory");
 		return FGO_EFAIL;
 	}
 	v->stream = stream;
-	if (cublasSetStream(v->blas, stream) != CUBLAS_STATUS_SUCCESS) {
-		snprintf(err, len, "cuBLAS refused the stream");
-		return FGO_EFAIL;
-	}
-	cublasGetVersion(v->blas, &blas_version); /* for the text only: 0 when it fails */
-	v->lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-	if (!v->lib)
-		v->lib = dlopen("libnccl.so", RTLD_NOW | RTLD_LOCAL);
-	if (v->lib && !nccl_load(v)) {
-		dlclose(v->lib);
-		v->lib = NULL;
-	} else if (v->lib && v->nccl.get_version) {
-		v->nccl.get_version(&nccl_version);
-	}
-	if (v->lib)
-		snprintf(v->versions, sizeof v->versions, "cuBLAS %d; NCCL %d", blas_version,
-			 nccl_version);
-	else
-		snprintf(v->versions, sizeof v->versions, "cuBLAS %d; NCCL not found", blas_version);
+	if (ops->blas_open(&v->blas, stream, blas_version, sizeof blas_version, v->blas_why,
+			   sizeof v->blas_why) != FGO_OK)
+		v->blas = NULL;
+	nccl_open(v);
+	if (v->lib && v->nccl.get_version && v->nccl.get_version(&nv) == ncclSuccess)
+		snprintf(nccl_version, sizeof nccl_version, "%d", nv);
+	else if (v->lib)
+		snprintf(nccl_version, sizeof nccl_version, "?");
+	snprintf(v->versions, sizeof v->versions, "%s %s; %s %s", ops->blas_name,
+		 v->blas ? blas_version : "unavailable", ops->coll_name, nccl_version);
 	return FGO_OK;
 }
 
@@ -103,8 +199,7 @@ void gpu_vendor_close(struct gpu_vendor *v)
 {
 	if (!v)
 		return;
-	if (v->blas)
-		cublasDestroy(v->blas);
+	gpu_vendor_ops.blas_close(v->blas);
 	if (v->lib)
 		dlclose(v->lib);
 	free(v);
@@ -112,9 +207,15 @@ void gpu_vendor_close(struct gpu_vendor *v)
 
 void gpu_vendor_device_name(int device, char *out, size_t len)
 {
+#if defined(FGO_GPU_CUDA)
 	struct cudaDeviceProp p;
 	if (cudaGetDeviceProperties(&p, device) == cudaSuccess)
 		snprintf(out, len, "%s", p.name);
+#else
+	hipDeviceProp_t p;
+	if (hipGetDeviceProperties(&p, device) == hipSuccess)
+		snprintf(out, len, "%s", p.name);
+#endif
 }
 
 const char *gpu_vendor_versions(struct gpu_vendor *v)
@@ -157,32 +258,15 @@ void gpu_vendor_scratch_free(void *scratch)
 	struct scratch *s = scratch;
 	if (!s)
 		return;
-	cudaFree(s->part);
-	cudaFree(s->recv);
-	cudaFree(s->shard);
+	hipFree(s->part);
+	hipFree(s->recv);
+	hipFree(s->shard);
 	free(s);
-}
-
-cudaDataType_t gpu_vendor_blas_type(enum fgo_dtype t)
-{
-	return t == FGO_FP32 ? CUDA_R_32F : t == FGO_FP16 ? CUDA_R_16F : CUDA_R_16BF;
 }
 
 static ncclDataType_t nccl_type(enum fgo_dtype t)
 {
 	return t == FGO_FP32 ? ncclFloat32 : t == FGO_FP16 ? ncclFloat16 : ncclBfloat16;
-}
-
-/* Row-major C (m x n, ldc) = A (m x k, lda) x B (k x n, ldb), as cuBLAS's
- * column-major C^T = B^T x A^T. */
-static cublasStatus_t gemm(struct gpu_vendor *v, enum fgo_dtype t, long m, long n, long k,
-			   const void *a, long lda, const void *b, long ldb, void *c, long ldc)
-{
-	const float one = 1.f, zero = 0.f;
-	cudaDataType_t bt = gpu_vendor_blas_type(t);
-	return cublasGemmEx(v->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, bt,
-			    (int)ldb, a, bt, (int)lda, &zero, c, bt, (int)ldc, CUBLAS_COMPUTE_32F,
-			    CUBLAS_GEMM_DEFAULT);
 }
 
 enum coll_kind {
@@ -248,10 +332,10 @@ static int seq_of(const struct fgo_config *cfg, struct seq *q)
 	return FGO_OK;
 }
 
-/* cudaMalloc of bytes into *p, nothing for 0 bytes; returns 0 on success. */
+/* hipMalloc of bytes into *p, nothing for 0 bytes; returns 0 on success. */
 static int device_alloc(char **p, size_t bytes)
 {
-	return bytes && cudaMalloc((void **)p, bytes) != cudaSuccess;
+	return bytes && hipMalloc((void **)p, bytes) != hipSuccess;
 }
 
 /* The buffers of q, allocated on first use (a run's cfg, hence q, is fixed,
@@ -277,17 +361,24 @@ static int scratch_get(const struct fgo_config *cfg, const struct seq *q, void *
 }
 
 /* cfg's sequence and its buffers, for the caller named what; fails when
- * the sequence has a collective and NCCL is missing. */
-static int prepare(struct gpu_vendor_comm *c, const struct fgo_config *cfg, struct seq *q,
-		   void **scratch, struct scratch **s, const char *what, char *err, size_t len)
+ * the sequence has a collective and NCCL (RCCL) is missing, or, with
+ * needs_blas, when the vendor BLAS could not start. */
+static int prepare(struct gpu_vendor *v, struct gpu_vendor_comm *c, const struct fgo_config *cfg,
+		   struct seq *q, int needs_blas, void **scratch, struct scratch **s,
+		   const char *what, char *err, size_t len)
 {
+	const struct gpu_vendor_ops *ops = &gpu_vendor_ops;
 	if (seq_of(cfg, q)) {
 		snprintf(err, len, "%s: unknown algorithm \"%s\"", what, cfg->algorithm);
 		return FGO_EFAIL;
 	}
+	if (needs_blas && !v->blas) {
+		snprintf(err, len, "%s needs %s: %s", what, ops->blas_name, v->blas_why);
+		return FGO_EFAIL;
+	}
 	if (q->coll != COLL_NONE && !c) {
-		snprintf(err, len, "%s needs NCCL, which was not found"
-			 " (put libnccl.so.2 on LD_LIBRARY_PATH)", what);
+		snprintf(err, len, "%s needs %s, which was not found (%s)", what, ops->coll_name,
+			 ops->coll_hint);
 		return FGO_EFAIL;
 	}
 	return scratch_get(cfg, q, scratch, s, err, len);
@@ -313,40 +404,41 @@ static ncclResult_t collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 	}
 }
 
-/* What one enqueued sequence returned: the first refusal stops it. */
-struct seq_status {
-	cublasStatus_t blas;
-	ncclResult_t nccl;
-};
-
-/* Enqueues q on the stream with this rank's inputs from heap: the
- * all-gather of A then the GEMM on the gathered A (A_ROWS), else the GEMM
- * then its collective. */
-static struct seq_status enqueue_seq(struct gpu_vendor *v, struct gpu_vendor_comm *c,
-				     const struct fgo_config *cfg, const struct fgo_layout *lay,
-				     char *heap, const struct seq *q, struct scratch *s)
-{
-	struct seq_status st = { CUBLAS_STATUS_SUCCESS, ncclSuccess };
-	const char *a = heap + lay->a.offset;
-	long lda = lay->a.ld;
-
-	if (q->gather_a && q->coll != COLL_NONE) {
-		st.nccl = collective(v, c, q, cfg->dtype, a, s);
-		a = s->recv; /* the gathered A: M x K, packed */
-		lda = q->k;
-	}
-	if (st.nccl != ncclSuccess)
-		return st;
-	st.blas = gemm(v, cfg->dtype, q->m, q->n, q->k, a, lda, heap + lay->b.offset, lay->b.ld,
-		       q->to_c ? heap + lay->c.offset : s->part, q->to_c ? lay->c.ld : q->n);
-	if (st.blas == CUBLAS_STATUS_SUCCESS && !q->gather_a)
-		st.nccl = collective(v, c, q, cfg->dtype, s->part, s);
-	return st;
-}
-
 static const char *nccl_text(struct gpu_vendor *v, ncclResult_t r)
 {
 	return r == ncclSuccess ? "ok" : v->nccl.error_string ? v->nccl.error_string(r) : "error";
+}
+
+/* Enqueues q on the stream with this rank's inputs from heap: the
+ * all-gather of A then the GEMM on the gathered A (A_ROWS), else the GEMM
+ * then its collective. The first refusal stops it: FGO_EFAIL with the
+ * library's word in err. */
+static int enqueue_seq(struct gpu_vendor *v, struct gpu_vendor_comm *c,
+		       const struct fgo_config *cfg, const struct fgo_layout *lay, char *heap,
+		       const struct seq *q, struct scratch *s, char *err, size_t len)
+{
+	const char *a = heap + lay->a.offset;
+	long lda = lay->a.ld;
+	ncclResult_t nr = ncclSuccess;
+
+	if (q->gather_a && q->coll != COLL_NONE) {
+		nr = collective(v, c, q, cfg->dtype, a, s);
+		a = s->recv; /* the gathered A: M x K, packed */
+		lda = q->k;
+	}
+	if (nr == ncclSuccess &&
+	    gpu_vendor_ops.gemm(v->blas, cfg->dtype, q->m, q->n, q->k, a, lda, heap + lay->b.offset,
+				lay->b.ld, q->to_c ? heap + lay->c.offset : s->part,
+				q->to_c ? lay->c.ld : q->n, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	if (nr == ncclSuccess && !q->gather_a)
+		nr = collective(v, c, q, cfg->dtype, s->part, s);
+	if (nr != ncclSuccess) {
+		snprintf(err, len, "%s refused the collective: %s", gpu_vendor_ops.coll_name,
+			 nccl_text(v, nr));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
 }
 
 int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
@@ -354,13 +446,14 @@ int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 {
 	struct seq q;
 	struct scratch *s;
-	if (prepare(c, cfg, &q, scratch, &s, "the vendor collective", err, len))
+	if (prepare(v, c, cfg, &q, 0, scratch, &s, "the vendor collective", err, len))
 		return FGO_EFAIL;
 	/* Bulk has no heap here: A_ROWS gathers the stand-in shard, the same
 	 * bytes as the A shard (contents do not change the time). */
 	ncclResult_t nr = collective(v, c, &q, cfg->dtype, q.gather_a ? s->shard : s->part, s);
 	if (nr != ncclSuccess) {
-		snprintf(err, len, "the vendor collective failed: NCCL %s", nccl_text(v, nr));
+		snprintf(err, len, "the vendor collective failed: %s %s", gpu_vendor_ops.coll_name,
+			 nccl_text(v, nr));
 		return FGO_EFAIL;
 	}
 	return FGO_OK;
@@ -384,29 +477,29 @@ int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 {
 	struct seq q;
 	struct scratch *s;
-	struct seq_status st = { CUBLAS_STATUS_SUCCESS, ncclSuccess };
-	cudaError_t ce;
+	char why[FGO_REASON_MAX] = "";
+	int rc = FGO_OK;
+	hipError_t e;
 	float t = 0;
 	(void)rank;
 
-	if (prepare(c, cfg, &q, scratch, &s, "baseline", err, len))
+	if (prepare(v, c, cfg, &q, 1, scratch, &s, "baseline", err, len))
 		return FGO_EFAIL;
-	ce = cudaEventRecord(start, v->stream);
-	if (ce == cudaSuccess) {
-		st = enqueue_seq(v, c, cfg, lay, heap, &q, s);
-		ce = cudaEventRecord(stop, v->stream);
+	e = hipEventRecord(start, v->stream);
+	if (e == hipSuccess) {
+		rc = enqueue_seq(v, c, cfg, lay, heap, &q, s, why, sizeof why);
+		e = hipEventRecord(stop, v->stream);
 	}
-	if (ce == cudaSuccess)
-		ce = cudaEventSynchronize(stop);
-	if (ce == cudaSuccess)
-		ce = cudaEventElapsedTime(&t, start, stop);
-	if (ce != cudaSuccess) {
-		snprintf(err, len, "baseline failed: CUDA %s", cudaGetErrorString(ce));
+	if (e == hipSuccess)
+		e = hipEventSynchronize(stop);
+	if (e == hipSuccess)
+		e = hipEventElapsedTime(&t, start, stop);
+	if (e != hipSuccess) {
+		snprintf(err, len, "baseline failed: %s", hipGetErrorString(e));
 		return FGO_EFAIL;
 	}
-	if (st.blas != CUBLAS_STATUS_SUCCESS || st.nccl != ncclSuccess) {
-		snprintf(err, len, "baseline failed: cuBLAS status %d, NCCL %s", (int)st.blas,
-			 nccl_text(v, st.nccl));
+	if (rc != FGO_OK) {
+		snprintf(err, len, "baseline failed: %s", why);
 		return FGO_EFAIL;
 	}
 	*ms = t;

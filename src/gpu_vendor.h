@@ -1,8 +1,11 @@
 /* gpu_vendor.h: the vendor libraries behind the baseline and calibrate:
- * cuBLAS (hipBLASLt on AMD) for the GEMM, NCCL (RCCL) for the collective,
+ * cuBLAS (rocBLAS on AMD) for the GEMM, NCCL (RCCL) for the collective,
  * loaded with dlopen from wherever it is (on the GPU machines NCCL lives
  * only inside the Python package), so a missing NCCL fails the baseline
- * with that reason instead of the whole tool. */
+ * with that reason instead of the whole tool. On AMD rocBLAS is loaded the
+ * same way (no ROCm math library is linked). The sequences (which GEMM,
+ * which collective, which buffers, per family) are shared by both vendors
+ * (gpu_vendor.c); each vendor fills one struct gpu_vendor_ops. */
 #ifndef FGO_GPU_VENDOR_H
 #define FGO_GPU_VENDOR_H
 
@@ -15,18 +18,39 @@
 struct gpu_vendor;
 struct gpu_vendor_comm;
 
-/* The cuBLAS data type of dtype (for GemmEx: cuBLAS's own handles here and
- * in calibrate). */
-cudaDataType_t gpu_vendor_blas_type(enum fgo_dtype t);
+/* One vendor's libraries: cuBLAS and NCCL (gpu_vendor.c, CUDA builds),
+ * rocBLAS and RCCL (gpu_vendor_hip.c, HIP builds). RCCL exports the NCCL
+ * API under NCCL's names, so for the collective only the file names
+ * differ; the BLAS hides behind three functions. */
+struct gpu_vendor_ops {
+	const char *blas_name;         /* "cuBLAS", "rocBLAS" */
+	const char *coll_name;         /* "NCCL", "RCCL" */
+	const char *const *coll_files; /* dlopen names of the collective library, in order, NULL-ended */
+	const char *coll_hint;         /* what to do when none is found, for messages */
+	/* A BLAS handle whose work goes on stream into *handle, its library's
+	 * version as text into version (vlen bytes; "?" when unknown). FGO_OK,
+	 * or FGO_EFAIL with the reason in err (library missing, would not start). */
+	int (*blas_open)(void **handle, hipStream_t stream, char *version, size_t vlen, char *err,
+			 size_t len);
+	/* Enqueues row-major C (m x n, ldc) = A (m x k, lda) x B (k x n, ldb):
+	 * inputs and output in t, fp32 accumulation (true fp32 for FGO_FP32, no
+	 * TF32). FGO_OK, or FGO_EFAIL with the library's status in err. */
+	int (*gemm)(void *handle, enum fgo_dtype t, long m, long n, long k, const void *a, long lda,
+		    const void *b, long ldb, void *c, long ldc, char *err, size_t len);
+	void (*blas_close)(void *handle); /* NULL is fine */
+};
+
+/* This build's vendor. */
+extern const struct gpu_vendor_ops gpu_vendor_ops;
 
 int gpu_vendor_open(struct gpu_vendor **out, hipStream_t stream, char *err, size_t len);
 void gpu_vendor_close(struct gpu_vendor *v);
 void gpu_vendor_device_name(int device, char *out, size_t len);
-/* "cuBLAS 13.0.0; NCCL 2.27.3" (or "NCCL not found"). */
+/* "cuBLAS 130000; NCCL 22703" (or "NCCL not found"; rocBLAS, RCCL on AMD). */
 const char *gpu_vendor_versions(struct gpu_vendor *v);
 
-/* A collective communicator over comm (collective call); NULL when NCCL is
- * missing or comm has one rank. */
+/* A collective communicator over comm (collective call); NULL when NCCL
+ * (RCCL) is missing or comm has one rank. */
 struct gpu_vendor_comm *gpu_vendor_comm_open(struct gpu_vendor *v, MPI_Comm comm);
 void gpu_vendor_comm_close(struct gpu_vendor *v, struct gpu_vendor_comm *c);
 
@@ -52,7 +76,7 @@ void gpu_vendor_scratch_free(void *scratch);
 int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 			  const struct fgo_config *cfg, void **scratch, char *err, size_t len);
 /* Allocates the scratch buffers now (a no-op when they exist), so the first
- * timed collective does not pay for cudaMalloc. */
+ * timed collective does not pay for hipMalloc. */
 int gpu_vendor_scratch_alloc(const struct fgo_config *cfg, void **scratch, char *err, size_t len);
 
 #endif

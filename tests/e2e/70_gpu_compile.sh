@@ -4,6 +4,8 @@
 #              `fgobench compile` of sweeps/smoke.json and sweeps/gpu_smoke.json
 #              for sm_90a (NVRTC), a fresh cache, a bad spec, a bad --arch
 #   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
+#   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
+#              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc)
 # A missing toolkit prints "SKIP ..." (counted neither way); with
 # FGOBENCH_REQUIRE_GPU_TOOLS=1 (CI) it is a failure instead. The smoke specs
 # compile into build/kernel-cache, kept between runs: a kernel whose source,
@@ -154,4 +156,23 @@ else
 			fail "$id" "hipcc --offload-arch=gfx90a failed: $(grep -m3 'error' "$T/hip.$name.$dtype$variant.log" | tr '\n' ' ' | head -c 600)"
 		fi
 	done
+fi
+
+# ---- the AMD host build, hiprtc ----
+if [ ! -f /usr/include/hip/hip_runtime.h ] && [ ! -f /opt/rocm/include/hip/hip_runtime.h ]; then
+	missing compile-4 "no HIP headers (apt-get install libamdhip64-dev): make GPU=hip was not checked"
+else
+	unset MAKEFLAGS MFLAGS MAKELEVEL
+	if make -s GPU=hip -j"$(nproc 2>/dev/null || echo 2)" >"$T/hip-build.log" 2>&1; then
+		pass compile-4.1
+	else
+		fail compile-4.1 "make GPU=hip failed: $(tail -c 600 "$T/hip-build.log")"
+	fi
+	HFGO=$PWD/build/hip/fgobench
+	expect_exit compile-4.2 0 "$HFGO" compile sweeps/smoke.json --arch gfx90a \
+		--cache build/kernel-cache --quiet --format csv
+	cp "$T/out" "$T/hip-smoke.csv"
+	expect_eq compile-4.3 0 "$(awk -F, 'NR > 1 && $11 !~ /^(compiled|cached)$/' "$T/hip-smoke.csv" | wc -l)"
+	expect_eq compile-4.4 50 "$(tail -n +2 "$T/hip-smoke.csv" | wc -l)"
+	expect_exit compile-4.5 2 "$HFGO" compile sweeps/smoke.json --arch sm_90a --cache "$T/cache"
 fi
