@@ -36,14 +36,9 @@ __device__ __forceinline__ void push_chunk(const struct launch *L, long c)
 	const long r0 = c * CHUNK_ROWS;
 	const int rows = (int)(M_ - r0 < CHUNK_ROWS ? M_ - r0 : CHUNK_ROWS);
 	const long inbox = ((long)L->rank * M_ + r0) * K_; /* where the chunk lands in A */
-	const elem_t *src[1] = { heap_at(L, L->rank, L->a_off) + r0 * K_ };
-	int peers[WORLD > 1 ? WORLD - 1 : 1];
-	for (int s = 1; s < WORLD; s++) {
-		peers[s - 1] = sched_peer(L->rank, WORLD, s);
-		elem_t *dst[1] = { heap_at(L, peers[s - 1], L->work_off) + inbox };
-		block_sum(dst, src, (long)rows * K_, 1, rows * (int)K_); /* contiguous rows */
-	}
-	cta_publish(L, peers, WORLD - 1, (long)L->rank * CHUNKS + c);
+	copy_to_peers(L, heap_at(L, L->rank, L->a_off) + r0 * K_, L->work_off, inbox,
+		      (long)rows * K_, 1, rows * (int)K_); /* contiguous rows: one long row */
+	cta_publish_peers(L, (long)L->rank * CHUNKS + c);
 }
 #endif
 

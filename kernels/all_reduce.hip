@@ -55,20 +55,16 @@ __device__ __forceinline__ bool reduce(const struct launch *L, const struct sche
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	long at = tm * BLK_M * N_ + tn * BLK_N;
 	int rows = tile_rows(tm, M_), cols = tile_cols(tn, N_);
-	const elem_t *src[WORLD];
-#pragma unroll
-	for (int s = 0; s < WORLD; s++)
-		src[s] = heap_at(L, sched_peer(L->rank, WORLD, s), L->work_off) + at;
 #if TWO_SHOT
 	elem_t *dst[WORLD];
 #pragma unroll
 	for (int s = 0; s < WORLD; s++)
 		dst[s] = heap_at(L, sched_peer(L->rank, WORLD, s), L->c_off) + at;
-	block_sum(dst, src, N_, rows, cols);
+	sum_over_ranks(L, L->work_off, at, dst, N_, rows, cols);
 	cta_publish_all(L, g->tiles * WORLD + tile);
 #else
 	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	block_sum(dst, src, N_, rows, cols);
+	sum_over_ranks(L, L->work_off, at, dst, N_, rows, cols);
 #endif
 	return true;
 }

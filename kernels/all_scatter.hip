@@ -28,30 +28,22 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 			continue;
 		if (mode == MODE_COMM_ONLY) {
 			const long at = r0 * NFULL + own + c0;
-			const elem_t *src[1] = { heap_at(&L, rank, c_off) + at };
-			for (int s = 1; s < WORLD; s++) {
-				elem_t *dst[1] = { heap_at(&L, sched_peer(rank, WORLD, s), c_off) + at };
-				block_sum(dst, src, NFULL, tile_rows(tm, M_), tile_cols(tn, N_));
-			}
+			copy_to_peers(&L, heap_at(&L, rank, c_off) + at, c_off, at, NFULL, tile_rows(tm, M_),
+				      tile_cols(tn, N_));
 		} else {
 			for (int s = 1; s < WORLD; s++)
 				store_tile(heap_at(&L, sched_peer(rank, WORLD, s), c_off) + own, NFULL, r0, c0,
 					   acc);
 		}
-		int peers[WORLD > 1 ? WORLD - 1 : 1];
-		for (int s = 1; s < WORLD; s++)
-			peers[s - 1] = sched_peer(rank, WORLD, s);
-		cta_publish(&L, peers, WORLD - 1, (long)rank * g.tiles + tile);
+		cta_publish_peers(&L, (long)rank * g.tiles + tile);
 	}
 }
 
-/* One thread per (source, tile) flag of this rank; gives up after
- * timeout_ns and records which flag in the status words. */
+/* Waits for every peer's every tile; gives up after timeout_ns and records
+ * which flag in the status words. */
 extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
-	long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < (long)WORLD * g.tiles && i / g.tiles != rank)
-		wait_flag(&L, i);
+	wait_source_tiles(&L, &g);
 }

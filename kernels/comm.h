@@ -135,6 +135,23 @@ __device__ __forceinline__ void cta_publish_one(const struct launch *L, int r, l
 	cta_publish(L, &r, 1, index);
 }
 
+/* The other ranks, in sched_peer order (steps 1 .. W - 1). */
+#define PEERS (WORLD > 1 ? WORLD - 1 : 1)
+__device__ __forceinline__ void peers_of(int rank, int (&peers)[PEERS])
+{
+#pragma unroll
+	for (int s = 1; s < WORLD; s++)
+		peers[s - 1] = sched_peer(rank, WORLD, s);
+}
+
+/* Publishes on every other rank. */
+__device__ __forceinline__ void cta_publish_peers(const struct launch *L, long index)
+{
+	int peers[PEERS];
+	peers_of(L->rank, peers);
+	cta_publish(L, peers, WORLD - 1, index);
+}
+
 /* Elements in 16 bytes. */
 #define VEC ((int)(16 / sizeof(elem_t)))
 
@@ -195,6 +212,49 @@ __device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t
 		for (int d = 0; d < ND; d++)
 			dst[d][off] = from_float(sum);
 	}
+}
+
+/* The rows x cols block at src (leading dimension ld) into every other
+ * rank's buffer at heap offset dst_off, element offset at: one read, W - 1
+ * writes. */
+__device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem_t *src,
+					      unsigned long long dst_off, long at, long ld, int rows,
+					      int cols)
+{
+	if (WORLD < 2)
+		return;
+	int peers[PEERS];
+	peers_of(L->rank, peers);
+	const elem_t *from[1] = { src };
+	elem_t *to[PEERS];
+#pragma unroll
+	for (int p = 0; p < PEERS; p++)
+		to[p] = heap_at(L, peers[p], dst_off) + at;
+	block_sum(to, from, ld, rows, cols);
+}
+
+/* dst[d] = the sum of the rows x cols block at element offset at of every
+ * rank's buffer at heap offset src_off (leading dimension ld), read in
+ * sched_peer order so the ranks start on different peers. */
+template <int ND>
+__device__ __forceinline__ void sum_over_ranks(const struct launch *L, unsigned long long src_off,
+					       long at, elem_t *const (&dst)[ND], long ld, int rows,
+					       int cols)
+{
+	const elem_t *src[WORLD];
+#pragma unroll
+	for (int s = 0; s < WORLD; s++)
+		src[s] = heap_at(L, sched_peer(L->rank, WORLD, s), src_off) + at;
+	block_sum(dst, src, ld, rows, cols);
+}
+
+/* The body of the scatter families' fgo_wait: one thread per (source,
+ * tile) flag [source * tiles + tile] of the other sources. */
+__device__ __forceinline__ void wait_source_tiles(const struct launch *L, const struct sched_grid *g)
+{
+	long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < (long)WORLD * g->tiles && i / g->tiles != L->rank)
+		wait_flag(L, i);
 }
 
 /* The extent of tile (tm, tn) in a rows x cols tile space. */

@@ -40,11 +40,6 @@ __device__ __forceinline__ float to_float(elem_t x) { return fgo_bf162float(x); 
 __device__ __forceinline__ elem_t from_float(float x) { return fgo_float2bf16(x); }
 #endif
 
-__device__ __forceinline__ const elem_t *heap_elem(char *base, unsigned long long off)
-{
-	return (const elem_t *)(base + off);
-}
-
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__))
 #include "core_mma.h"
 #else
@@ -55,17 +50,6 @@ __device__ __forceinline__ void gemm_tile(const elem_t *a, const elem_t *b, long
 					  float (&acc)[ELEMS])
 {
 	gemm_tile_k(a, b, r0, c0, 0, K_ITERS, acc);
-}
-
-/* Copies the tile at (r0, c0) from src to dst (both ld ldc), masked. */
-__device__ __forceinline__ void copy_tile(elem_t *dst, const elem_t *src, long ldc, long r0,
-					  long c0)
-{
-	for (int e = threadIdx.x; e < BLK_M * BLK_N; e += THREADS) {
-		long r = r0 + e / BLK_N, col = c0 + e % BLK_N;
-		if (r < M_ && col < N_)
-			dst[r * ldc + col] = src[r * ldc + col];
-	}
 }
 
 __device__ __forceinline__ struct sched_grid tile_grid(void)

@@ -44,12 +44,8 @@ __device__ __forceinline__ bool reduce(const struct launch *L, const struct sche
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	const long at = tm * BLK_M * N_ + tn * BLK_N;
 	const long mine = (long)L->rank * M_ * N_; /* own block in the work areas */
-	const elem_t *src[WORLD];
-#pragma unroll
-	for (int s = 0; s < WORLD; s++)
-		src[s] = heap_at(L, sched_peer(L->rank, WORLD, s), L->work_off) + mine + at;
 	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	block_sum(dst, src, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	sum_over_ranks(L, L->work_off, mine + at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
 	return true;
 }
 

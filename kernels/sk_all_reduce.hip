@@ -38,11 +38,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 		long tm, tn;
 		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
 		const long at = tm * BLK_M * N_ + tn * BLK_N;
-		const elem_t *src[WORLD];
-#pragma unroll
-		for (int s = 0; s < WORLD; s++)
-			src[s] = heap_at(&L, sched_peer(rank, WORLD, s), work_off) + at;
 		elem_t *dst[1] = { heap_at(&L, rank, c_off) + at };
-		block_sum(dst, src, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+		sum_over_ranks(&L, work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
 	}
 }

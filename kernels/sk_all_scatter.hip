@@ -32,30 +32,22 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	}
 	if (mode == MODE_GEMM_ONLY)
 		return;
-	int peers[WORLD > 1 ? WORLD - 1 : 1];
-	for (int s = 1; s < WORLD; s++)
-		peers[s - 1] = sched_peer(rank, WORLD, s);
 	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g.tiles; tile += COMM_SMS) {
 		if (!cta_wait(&L, done0 + tile, 1, 1))
 			return;
 		long tm, tn;
 		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
 		const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
-		const elem_t *src[1] = { heap_at(&L, rank, c_off) + at };
-		for (int s = 0; s < WORLD - 1; s++) {
-			elem_t *dst[1] = { heap_at(&L, peers[s], c_off) + at };
-			block_sum(dst, src, NFULL, tile_rows(tm, M_), tile_cols(tn, N_));
-		}
-		cta_publish(&L, peers, WORLD - 1, (long)rank * g.tiles + tile);
+		copy_to_peers(&L, heap_at(&L, rank, c_off) + at, c_off, at, NFULL, tile_rows(tm, M_),
+			      tile_cols(tn, N_));
+		cta_publish_peers(&L, (long)rank * g.tiles + tile);
 	}
 }
 
-/* One thread per (source, tile) flag of the peers' tiles. */
+/* Waits for every peer's every tile. */
 extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
-	long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < (long)WORLD * g.tiles && i / g.tiles != rank)
-		wait_flag(&L, i);
+	wait_source_tiles(&L, &g);
 }

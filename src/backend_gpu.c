@@ -11,6 +11,7 @@
 #include "fgo.h"
 #include "gpu_calibrate.h"
 #include "gpu_compile.h"
+#include "gpu_shape.h"
 #include "gpu_telemetry.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
@@ -256,30 +257,6 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	memset(heap, 0, sizeof *heap);
 }
 
-/* The persistent grid: gemm_sms GEMM CTAs, or as many as there are tiles
- * up to what the GPU holds at once, plus the comm_sms communication CTAs.
- * CTAs that wait for each other's flags must all be resident, or a waiter
- * could hold the SM its producer needs: a grid over `resident` is refused. */
-static int size_grid(const struct fgo_algo *algo, const struct fgo_config *cfg, long resident,
-		     unsigned int *grid, char *reason, size_t len)
-{
-	struct fgo_gemm_dims d;
-	algo_gemm_dims(algo, cfg, &d);
-	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
-	long tiles = t.tiles * d.blocks, comm = cfg->comm_sms;
-	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
-
-	if (algo->needs_comm && gemm + comm > resident) {
-		snprintf(reason, len,
-			 "%ld GEMM + %ld comm CTAs wait on each other but only %ld fit on the GPU at once"
-			 " (lower gemm_sms or comm_sms, or the tile's shared memory)",
-			 gemm, comm, resident);
-		return FGO_EUSAGE;
-	}
-	*grid = (unsigned int)(gemm + comm);
-	return FGO_OK;
-}
-
 static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		       const struct fgo_config *cfg, struct fgo_heap *heap,
 		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
@@ -329,7 +306,7 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 				 run->threads, run->smem);
 			rc = FGO_EUSAGE;
 		} else {
-			rc = size_grid(algo, cfg, (long)per_sm * ctx->sms, &run->grid, reason, len);
+			rc = gpu_grid_size(algo, cfg, (long)per_sm * ctx->sms, &run->grid, reason, len);
 		}
 		hipFuncGetAttribute(&info->registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, run->main);
 		hipFuncGetAttribute(&info->spills, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, run->main);
@@ -466,8 +443,8 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 	if (shared_gpu_refusal(run, err, len))
 		return FGO_EFAIL;
 	CHECK(flush_l2(ctx, run), "flushing L2");
-	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, run->heap->rank,
-				   h->mine, &run->scratch, ctx->start, ctx->stop, ms, err, len);
+	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, h->mine, &run->scratch,
+				   ctx->start, ctx->stop, ms, err, len);
 }
 
 /* The calibration runs on this rank's device, stream and events. */
@@ -496,9 +473,9 @@ static int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap
 /* bulk: the configuration's own kernel in GEMM-only mode, then the vendor
  * collective with the baseline's sharding, both on the stream between the
  * two events, one time: fgobench's GEMM with nothing overlapped. The
- * collective moves the baseline's buffers (the same bytes as this rank's
- * output block; their contents do not change the time). A missing NCCL
- * fails it with that reason, as it fails the baseline. */
+ * collective moves the baseline's bytes (its buffers, or this rank's A
+ * shard for the all-gather of A; contents do not change the time). A
+ * missing NCCL fails it with that reason, as it fails the baseline. */
 static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
 		    double *ms, char *err, size_t len)
 {
@@ -509,13 +486,14 @@ static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, doubl
 	if (shared_gpu_refusal(run, err, len))
 		return FGO_EFAIL;
 	/* buffers first: cudaMalloc between the events would be timed */
-	if (gpu_vendor_scratch_alloc(&run->cfg, &run->scratch, err, len))
+	if (gpu_vendor_scratch_alloc(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len))
 		return FGO_EFAIL;
 	CHECK(flush_l2(ctx, run), "flushing L2");
 	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
 	if (enqueue(ctx, run, FGO_MODE_GEMM_ONLY, timeout_s, err, len) != FGO_OK)
 		return FGO_EFAIL;
-	rc = gpu_vendor_collective(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
+	rc = gpu_vendor_collective(ctx->vendor, h->coll, &run->cfg, &run->lay, h->mine,
+				   &run->scratch, err, len);
 	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
 	CHECK(hipEventSynchronize(ctx->stop), "running the GEMM and the vendor collective");
 	if (rc != FGO_OK)

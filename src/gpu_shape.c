@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "fgo.h"
+#include "schedule.h"
 #include "tile_shape.h"
 
 #define REFUSE(...)                                 \
@@ -48,5 +49,26 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 	if (smem_limit > 0 && (int)shape->smem_bytes > smem_limit)
 		REFUSE("needs %u bytes of shared memory (num_stages=%d), the GPU allows %d per block",
 		       shape->smem_bytes, cfg->num_stages, smem_limit);
+	return FGO_OK;
+}
+
+int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, long resident,
+		  unsigned int *grid, char *reason, size_t len)
+{
+	struct fgo_gemm_dims d;
+	algo_gemm_dims(algo, cfg, &d);
+	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
+	long tiles = t.tiles * d.blocks, comm = cfg->comm_sms;
+	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
+
+	if (gemm < 1)
+		REFUSE("%ld comm CTAs leave no room for a GEMM CTA: only %ld CTAs fit on the GPU at"
+		       " once (lower comm_sms, or set gemm_sms)",
+		       comm, resident);
+	if (algo->needs_comm && gemm + comm > resident)
+		REFUSE("%ld GEMM + %ld comm CTAs wait on each other but only %ld fit on the GPU at"
+		       " once (lower gemm_sms or comm_sms, or the tile's shared memory)",
+		       gemm, comm, resident);
+	*grid = (unsigned int)(gemm + comm);
 	return FGO_OK;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "algo.h"
 #include "config.h"
 
 enum gpu_core {
@@ -24,5 +25,15 @@ struct gpu_shape {
  * memory per block (pass 0 to skip that check, as for a GPU not at hand). */
 int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_shape *shape,
 		    char *reason, size_t len);
+
+/* The persistent grid of algo's kernel for cfg on a GPU that holds
+ * `resident` CTAs of it at once: gemm_sms GEMM CTAs (0: one per tile of the
+ * family's tile space, up to what fits beside the comm CTAs) plus comm_sms
+ * communication CTAs. CTAs that wait on each other's flags must all be
+ * resident, or a waiter could hold the SM its producer needs, so such a grid
+ * over `resident` is refused, as is one without a GEMM CTA. FGO_OK with
+ * *grid, or FGO_EUSAGE with a one-line reason. */
+int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, long resident,
+		  unsigned int *grid, char *reason, size_t len);
 
 #endif

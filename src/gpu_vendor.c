@@ -134,7 +134,6 @@ struct gpu_vendor_comm {
 struct scratch {
 	char *part;  /* the GEMM's output: this rank's block, or its partial M x N */
 	char *recv;  /* the collective's output (all-reduce works in place in part) */
-	char *shard; /* FGO_SPACE_A_ROWS: an M/W x K stand-in for the A shard, for bulk */
 };
 
 /* Resolves the NCCL entry points into v->nccl; returns 0 when one that
@@ -260,7 +259,6 @@ void gpu_vendor_scratch_free(void *scratch)
 		return;
 	hipFree(s->part);
 	hipFree(s->recv);
-	hipFree(s->shard);
 	free(s);
 }
 
@@ -283,7 +281,7 @@ struct seq {
 	int to_c;            /* the GEMM writes straight into the heap's C (no collective) */
 	enum coll_kind coll;
 	size_t count;        /* NCCL's count argument for coll */
-	size_t part, recv, shard; /* the scratch buffers' elements (0: none) */
+	size_t part, recv;   /* the scratch buffers' elements (0: none) */
 };
 
 /* The vendor sequence of cfg's family, on every rank alike:
@@ -314,7 +312,7 @@ static int seq_of(const struct fgo_config *cfg, struct seq *q)
 	case FGO_SPACE_A_ROWS:
 		*q = (struct seq){ .m = m, .n = n / w, .k = k, .gather_a = 1,
 				   .coll = COLL_ALL_GATHER, .count = (size_t)(m / w * k),
-				   .recv = (size_t)(m * k), .shard = (size_t)(m / w * k) };
+				   .recv = (size_t)(m * k) };
 		break;
 	default: /* FGO_SPACE_B_COLS */
 		*q = (struct seq){ .m = m, .n = n / w, .k = k, .to_c = !comm,
@@ -327,7 +325,7 @@ static int seq_of(const struct fgo_config *cfg, struct seq *q)
 	q->part = q->to_c ? 0 : (size_t)(q->m * q->n);
 	if (!comm) {
 		q->coll = COLL_NONE;
-		q->recv = q->shard = 0;
+		q->recv = 0;
 	}
 	return FGO_OK;
 }
@@ -348,10 +346,10 @@ static int scratch_get(const struct fgo_config *cfg, const struct seq *q, void *
 	if (!s) {
 		s = calloc(1, sizeof *s);
 		if (!s || device_alloc(&s->part, q->part * es) ||
-		    device_alloc(&s->recv, q->recv * es) || device_alloc(&s->shard, q->shard * es)) {
+		    device_alloc(&s->recv, q->recv * es)) {
 			gpu_vendor_scratch_free(s);
 			snprintf(err, len, "out of GPU memory for the vendor buffers (%.1f MiB)",
-				 (double)((q->part + q->recv + q->shard) * es) / (1 << 20));
+				 (double)((q->part + q->recv) * es) / (1 << 20));
 			return FGO_EFAIL;
 		}
 		*scratch = s;
@@ -442,15 +440,15 @@ static int enqueue_seq(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 }
 
 int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
-			  const struct fgo_config *cfg, void **scratch, char *err, size_t len)
+			  const struct fgo_config *cfg, const struct fgo_layout *lay, char *heap,
+			  void **scratch, char *err, size_t len)
 {
 	struct seq q;
 	struct scratch *s;
 	if (prepare(v, c, cfg, &q, 0, scratch, &s, "the vendor collective", err, len))
 		return FGO_EFAIL;
-	/* Bulk has no heap here: A_ROWS gathers the stand-in shard, the same
-	 * bytes as the A shard (contents do not change the time). */
-	ncclResult_t nr = collective(v, c, &q, cfg->dtype, q.gather_a ? s->shard : s->part, s);
+	ncclResult_t nr = collective(v, c, &q, cfg->dtype,
+				     q.gather_a ? (const void *)(heap + lay->a.offset) : s->part, s);
 	if (nr != ncclSuccess) {
 		snprintf(err, len, "the vendor collective failed: %s %s", gpu_vendor_ops.coll_name,
 			 nccl_text(v, nr));
@@ -459,21 +457,18 @@ int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 	return FGO_OK;
 }
 
-int gpu_vendor_scratch_alloc(const struct fgo_config *cfg, void **scratch, char *err, size_t len)
+int gpu_vendor_scratch_alloc(struct gpu_vendor *v, struct gpu_vendor_comm *c,
+			     const struct fgo_config *cfg, void **scratch, char *err, size_t len)
 {
 	struct seq q;
 	struct scratch *s;
-	if (seq_of(cfg, &q)) {
-		snprintf(err, len, "the vendor buffers: unknown algorithm \"%s\"", cfg->algorithm);
-		return FGO_EFAIL;
-	}
-	return scratch_get(cfg, &q, scratch, &s, err, len);
+	return prepare(v, c, cfg, &q, 0, scratch, &s, "the vendor collective", err, len);
 }
 
 int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
-			const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
-			char *heap, void **scratch, hipEvent_t start, hipEvent_t stop, double *ms,
-			char *err, size_t len)
+			const struct fgo_config *cfg, const struct fgo_layout *lay, char *heap,
+			void **scratch, hipEvent_t start, hipEvent_t stop, double *ms, char *err,
+			size_t len)
 {
 	struct seq q;
 	struct scratch *s;
@@ -481,7 +476,6 @@ int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 	int rc = FGO_OK;
 	hipError_t e;
 	float t = 0;
-	(void)rank;
 
 	if (prepare(v, c, cfg, &q, 1, scratch, &s, "baseline", err, len))
 		return FGO_EFAIL;

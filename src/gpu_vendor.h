@@ -61,22 +61,25 @@ void gpu_vendor_comm_close(struct gpu_vendor *v, struct gpu_vendor_comm *c);
  * only for plain gemm and one-rank column sharding). Scratch buffers are
  * allocated on first use into *scratch (free with gpu_vendor_scratch_free). */
 int gpu_vendor_baseline(struct gpu_vendor *v, struct gpu_vendor_comm *c,
-			const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
-			char *heap, void **scratch, hipEvent_t start, hipEvent_t stop, double *ms,
-			char *err, size_t len);
+			const struct fgo_config *cfg, const struct fgo_layout *lay, char *heap,
+			void **scratch, hipEvent_t start, hipEvent_t stop, double *ms, char *err,
+			size_t len);
 void gpu_vendor_scratch_free(void *scratch);
 
 /* The baseline's collective alone, with the same sharding, call and
  * buffers (nothing for plain gemm or one rank; for A row-sharded families
- * the all-gather of an A-shard-sized stand-in, as no heap is passed here):
- * enqueued on the stream, neither timed nor waited for, so a caller can
- * put it behind its own GEMM between its own events. Scratch as for the
- * baseline. Returns FGO_OK, or FGO_EFAIL with err filled (NCCL not found,
- * out of GPU memory, NCCL refused the call). */
+ * the all-gather of this rank's A shard from heap), enqueued on the
+ * stream, neither timed nor waited for, so a caller can put it behind its
+ * own GEMM between its own events. Scratch as for the baseline. Returns
+ * FGO_OK, or FGO_EFAIL with err filled (NCCL not found, out of GPU memory,
+ * NCCL refused the call). */
 int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
-			  const struct fgo_config *cfg, void **scratch, char *err, size_t len);
+			  const struct fgo_config *cfg, const struct fgo_layout *lay, char *heap,
+			  void **scratch, char *err, size_t len);
 /* Allocates the scratch buffers now (a no-op when they exist), so the first
- * timed collective does not pay for hipMalloc. */
-int gpu_vendor_scratch_alloc(const struct fgo_config *cfg, void **scratch, char *err, size_t len);
+ * timed collective does not pay for hipMalloc; fails as gpu_vendor_collective
+ * would when the collective cannot run. */
+int gpu_vendor_scratch_alloc(struct gpu_vendor *v, struct gpu_vendor_comm *c,
+			     const struct fgo_config *cfg, void **scratch, char *err, size_t len);
 
 #endif

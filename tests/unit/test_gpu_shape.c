@@ -2,6 +2,7 @@
  * decided without a GPU: which core, threads, shared memory, and the reasons
  * a configuration cannot launch. The numbers are the ones the kernels
  * compute from kernels/tile_shape.h. */
+#include "algo.h"
 #include "config.h"
 #include "fgo.h"
 #include "gpu_shape.h"
@@ -76,10 +77,54 @@ static void check_simt(void)
 	T_CONTAINS("threads-reason", why, "1024");
 }
 
+/* The persistent grid: tiles of the family's own tile space, the comm CTAs
+ * beside them, and the residency rule for CTAs that wait on each other. */
+static void check_grid(void)
+{
+	char why[256] = "";
+	unsigned int grid = 0;
+	struct fgo_config c = gemm(FGO_BF16, 128, 128, 64, 3, 4);
+	const struct fgo_algo *gemm_algo = algo_find("gemm"), *ar = algo_find("all_reduce_one_shot");
+	const struct fgo_algo *rs = algo_find("reduce_scatter"), *sk = algo_find("sk_all_reduce");
+
+	/* 4096^2 on W=2: gemm tiles M x N/W (32 x 16), all_reduce M x N (32 x 32),
+	 * reduce_scatter W blocks of M/W x N (2 x 16 x 32) */
+	c.world = 2;
+	T_EQ_INT("grid-gemm-tiles", gpu_grid_size(gemm_algo, &c, 1000, &grid, why, sizeof why), FGO_OK);
+	T_EQ_INT("grid-gemm-tiles-n", grid, 512);
+	gpu_grid_size(ar, &c, 1000, &grid, why, sizeof why);
+	T_EQ_INT("grid-all_reduce-tiles", grid, 1000);
+	gpu_grid_size(ar, &c, 2000, &grid, why, sizeof why);
+	T_EQ_INT("grid-all_reduce-all-tiles", grid, 1024);
+	gpu_grid_size(rs, &c, 2000, &grid, why, sizeof why);
+	T_EQ_INT("grid-reduce_scatter-blocks", grid, 1024);
+
+	c.comm_sms = 4; /* the GEMM CTAs fill what the comm CTAs leave */
+	T_EQ_INT("grid-comm-fits", gpu_grid_size(ar, &c, 132, &grid, why, sizeof why), FGO_OK);
+	T_EQ_INT("grid-comm-fits-n", grid, 132);
+	c.comm_sms = 132;
+	T_EQ_INT("grid-no-gemm-cta", gpu_grid_size(ar, &c, 132, &grid, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("grid-no-gemm-cta-reason", why, "no room for a GEMM CTA");
+
+	c.gemm_sms = 130;
+	c.comm_sms = 3;
+	T_EQ_INT("grid-not-resident", gpu_grid_size(sk, &c, 132, &grid, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("grid-not-resident-reason", why, "130 GEMM + 3 comm CTAs wait on each other");
+	c.comm_sms = 2;
+	T_EQ_INT("grid-resident", gpu_grid_size(sk, &c, 132, &grid, why, sizeof why), FGO_OK);
+	T_EQ_INT("grid-resident-n", grid, 132);
+
+	c.comm_sms = 0; /* plain gemm waits on nothing: any CTA count launches */
+	T_EQ_INT("grid-gemm-over-resident", gpu_grid_size(gemm_algo, &c, 100, &grid, why, sizeof why),
+		 FGO_OK);
+	T_EQ_INT("grid-gemm-over-resident-n", grid, 130);
+}
+
 int main(void)
 {
 	check_warp_split();
 	check_mma();
 	check_simt();
+	check_grid();
 	T_DONE();
 }
