@@ -314,11 +314,6 @@ __device__ __forceinline__ void gemm_tile_k(const elem_t *a, const elem_t *b, lo
 #endif
 }
 
-/* Two adjacent outputs as one 4-byte store when C's layout allows it. */
-struct __align__(4) elem_pair {
-	elem_t x, y;
-};
-
 __device__ __forceinline__ void store_tile(elem_t *c, long ldc, long r0, long c0,
 					   const float (&acc)[ELEMS])
 {

@@ -2,6 +2,31 @@
  * rank's column block, no communication. LDC = N_ (C is M x N/W). */
 #include "comm.h"
 
+#if MMA == 64
+/* The wgmma core's epilogue here: each consumer's part straight into C. */
+struct store_to_c {
+	elem_t *c;
+	__device__ void operator()(const struct wg_part &p, const float (&acc)[WG_ACC]) const
+	{
+		wg_store_part(c, N_, p, acc);
+	}
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	struct store_to_c ep;
+	struct wg_watch watch;
+	ep.c = heap_at(&L, rank, c_off);
+	watch.status = L.status;
+	watch.timeout_ns = L.timeout_ns;
+
+	if (mode == MODE_COMM_ONLY)
+		return;
+	wgmma_gemm(&map_a, &map_b, watch, ep);
+}
+#else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
@@ -19,3 +44,4 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 		store_tile(c, N_, tm * BLK_M, tn * BLK_N, acc);
 	}
 }
+#endif

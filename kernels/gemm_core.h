@@ -14,6 +14,9 @@
  * (core_mma.h: mma.sync m16n8k16, ldmatrix, cp.async pipeline); fp32, and
  * every dtype on AMD until its MFMA core lands, use the SIMT core
  * (core_simt.h), which is also the reference the others are checked against.
+ * With MMA=64 (Hopper, sm_90a) the core is core_wgmma.h instead: TMA, a
+ * producer warpgroup and wgmma consumers, whole tiles at a time, behind
+ * its own interface (wgmma_gemm with an epilogue).
  * Edges are masked, so any M, N, K is exact. */
 #ifndef FGO_GEMM_CORE_H
 #define FGO_GEMM_CORE_H
@@ -40,6 +43,14 @@ __device__ __forceinline__ float to_float(elem_t x) { return fgo_bf162float(x); 
 __device__ __forceinline__ elem_t from_float(float x) { return fgo_float2bf16(x); }
 #endif
 
+/* Two adjacent outputs as one 4-byte store when C's layout allows it. */
+struct alignas(4) elem_pair {
+	elem_t x, y;
+};
+
+#if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__)) && MMA == 64
+#include "core_wgmma.h" /* its own interface: wgmma_gemm(map_a, map_b, epilogue) */
+#else
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__))
 #include "core_mma.h"
 #else
@@ -51,6 +62,7 @@ __device__ __forceinline__ void gemm_tile(const elem_t *a, const elem_t *b, long
 {
 	gemm_tile_k(a, b, r0, c0, 0, K_ITERS, acc);
 }
+#endif
 
 __device__ __forceinline__ struct sched_grid tile_grid(void)
 {

@@ -24,4 +24,13 @@
 /* Bytes of the SIMT core: the A and B panels once, as fp32. */
 #define FGO_SIMT_SMEM_BYTES(bm, bn, bk) (4 * ((bm) * (bk) + (bk) * (bn)))
 
+/* The wgmma core (MMA=64): a panel of `rows` rows of one 64-element (128-byte)
+ * K slice, as TMA writes it with the 128-byte swizzle; the shared memory of
+ * a CTA is NUM_STAGES A and B panels, a full and an empty mbarrier per
+ * stage, and 1 KiB of slack to align the panels to the swizzle's 1024-byte
+ * period. */
+#define FGO_WGMMA_PANEL_BYTES(rows) ((rows) * 128)
+#define FGO_WGMMA_SMEM_BYTES(bm, bn, stages) \
+	((stages) * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn) + 16) + 1024)
+
 #endif

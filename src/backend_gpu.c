@@ -13,13 +13,15 @@
 #include "gpu_compile.h"
 #include "gpu_shape.h"
 #include "gpu_telemetry.h"
+#include "gpu_tma.h"
 #include "gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
 
 /* Bytes past the layout's heap that the backend keeps for itself: the
- * status words a flag wait writes when it gives up (kernels/comm.h):
- * [0] = 1, [1] = the flag's index + 1. */
+ * status words a wait writes when it gives up: a flag wait (kernels/comm.h)
+ * [0] = 1, [1] = the flag's index + 1; a stage barrier of the wgmma core
+ * (kernels/core_wgmma.h) [0] = 2, [1] = the barrier's index + 1. */
 #define PRIVATE_BYTES 256
 #define STATUS_BYTES 8
 
@@ -52,6 +54,7 @@ struct fgo_runnable {
 	hipFunction_t main, wait; /* wait: NULL for families that need none */
 	unsigned int grid, threads, smem;
 	void *scratch;            /* baseline buffers, allocated on first use */
+	struct gpu_tma_map *maps; /* the wgmma core's tensor maps of A and B (NULL: other cores) */
 };
 
 #define CHECK(call, what)                                                              \
@@ -257,6 +260,27 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	memset(heap, 0, sizeof *heap);
 }
 
+/* The tensor maps the wgmma core loads A and B through: A's BLK_M-row
+ * panels and B's BLK_K-row panels, over this rank's operands. */
+static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *err, size_t len)
+{
+	const struct fgo_config *cfg = &run->cfg;
+	struct fgo_gemm_dims d;
+
+	algo_gemm_dims(run->algo, cfg, &d);
+	run->maps = aligned_alloc(64, 2 * sizeof *run->maps);
+	if (!run->maps) {
+		snprintf(err, len, "out of host memory");
+		return FGO_EFAIL;
+	}
+	if (gpu_tma_map_rows(&run->maps[0], h->mine + run->lay.a.offset, cfg->dtype, d.m, d.k,
+			     d.lda, cfg->blk_m, err, len) != FGO_OK ||
+	    gpu_tma_map_rows(&run->maps[1], h->mine + run->lay.b.offset, cfg->dtype, d.k, d.n,
+			     d.ldb, cfg->blk_k, err, len) != FGO_OK)
+		return FGO_EUSAGE;
+	return FGO_OK;
+}
+
 static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		       const struct fgo_config *cfg, struct fgo_heap *heap,
 		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
@@ -294,6 +318,8 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	}
 	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
 		run->wait = NULL;
+	if (rc == FGO_OK && kernel.shape.core == GPU_CORE_WGMMA)
+		rc = wgmma_maps(run, h, reason, len);
 	if (rc == FGO_OK) {
 		int per_sm = 0;
 		run->threads = kernel.shape.threads;
@@ -321,6 +347,7 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc != FGO_OK) {
 		if (run->module)
 			hipModuleUnload(run->module);
+		free(run->maps);
 		free(run);
 		return rc;
 	}
@@ -379,8 +406,11 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 	unsigned long long a = run->lay.a.offset, b = run->lay.b.offset, c = run->lay.c.offset,
 			   w = run->lay.work_offset, f = run->lay.flags_offset, s = h->status_off,
 			   t = (unsigned long long)(timeout_s * 1e9);
-	/* in the order of FGO_KERNEL_PARAMS (kernels/gemm_core.h) */
-	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t };
+	/* in the order of FGO_KERNEL_PARAMS (kernels/gemm_core.h), then the wgmma
+	 * core's tensor maps (FGO_TMAP_PARAMS; a kernel without them reads only
+	 * the parameters it has) */
+	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t,
+			 run->maps, run->maps ? run->maps + 1 : NULL };
 	fgo_drv_result r;
 
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
@@ -414,6 +444,15 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 	CHECK(hipMemcpy(status, h->mine + h->status_off, sizeof status, hipMemcpyDeviceToHost),
 	      "reading the status");
 	*ms = elapsed;
+	if (status[0] == 2) { /* kernels/core_wgmma.h: mbar_wait */
+		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
+		snprintf(err, len,
+			 "the wgmma pipeline stalled: the %s barrier of stage %u did not complete in %g s"
+			 " (a fault of the core, not of the configuration)",
+			 status[1] - 1 < (unsigned)run->cfg.num_stages ? "full" : "empty",
+			 (status[1] - 1) % (unsigned)run->cfg.num_stages, timeout_s);
+		return FGO_EFAIL;
+	}
 	if (status[0]) {
 		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
 		snprintf(err, len,
@@ -522,6 +561,7 @@ static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 	hipStreamSynchronize(ctx->stream);
 	gpu_vendor_scratch_free(run->scratch);
 	hipModuleUnload(run->module);
+	free(run->maps);
 	free(run);
 }
 

@@ -77,7 +77,7 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
 		table_add(t, "%d", c->num_stages);
 		table_add(t, "%d", c->num_warps);
-		table_add(t, "%d", c->mma);
+		table_add(t, "%s", mma_name(c->mma));
 		table_add(t, "%d", c->gsize_m);
 		table_add(t, "%d+%d", c->gemm_sms, c->comm_sms);
 		table_add(t, "%dx%d", c->comm_blk_m, c->comm_blk_n);

@@ -23,7 +23,8 @@ const char cmd_config_flags_help[] =
 	"  --BLK_K B          GEMM tile depth (default 32)\n"
 	"  --num_stages S     software pipeline stages (default 2)\n"
 	"  --num_warps W      warps per CTA (default 4)\n"
-	"  --mma X            MMA instruction K size, 16 or 32 (default 16)\n"
+	"  --mma X            matrix instruction: 16 (mma.sync / MFMA K16), 32 (MFMA K32)\n"
+	"                     or wgmma (Hopper, sm_90a) (default 16)\n"
 	"  --gsize_m G        tile rows that share B in the tile order (default 8)\n"
 	"  --gemm_sms S       CTAs doing GEMM work, Stream-K (default 0: one per tile)\n"
 	"  --comm_sms S       CTAs doing communication (default 0: the GEMM CTAs)\n"
@@ -266,6 +267,13 @@ int cmd_config_flag(const char *cmd, int argc, char **argv, int *i, struct fgo_c
 		}
 		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", value);
 		set->algorithm = 1;
+	} else if (fl->field == F_MMA) {
+		if (mma_parse(value, &cfg->mma) != 0) {
+			cmd_say(cmd, "unknown --mma \"%s\" (use 16 or 32 for mma.sync/MFMA, wgmma for Hopper)",
+				value);
+			return FGO_EUSAGE;
+		}
+		set->mma = 1;
 	} else if (fl->field == F_DTYPE) {
 		if (dtype_parse(value, &cfg->dtype) != 0) {
 			cmd_say(cmd, "unknown datatype \"%s\" for %s (use fp32, fp16 or bf16)", value,

@@ -56,6 +56,29 @@ size_t dtype_size(enum fgo_dtype t)
 	return t == FGO_FP32 ? 4 : 2;
 }
 
+int mma_parse(const char *s, int *mma)
+{
+	if (strcasecmp(s, "wgmma") == 0 || strcmp(s, "64") == 0)
+		*mma = FGO_MMA_WGMMA;
+	else if (strcmp(s, "16") == 0)
+		*mma = FGO_MMA_SYNC;
+	else if (strcmp(s, "32") == 0)
+		*mma = FGO_MMA_K32;
+	else
+		return -1;
+	return 0;
+}
+
+const char *mma_name(int mma)
+{
+	switch (mma) {
+	case FGO_MMA_SYNC: return "16";
+	case FGO_MMA_K32: return "32";
+	case FGO_MMA_WGMMA: return "wgmma";
+	default: return "?";
+	}
+}
+
 static int is_pow2(long x)
 {
 	return x > 0 && (x & (x - 1)) == 0;
@@ -91,12 +114,16 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 			cfg->blk_n, cfg->blk_k);
 	if (cfg->num_stages < 1 || cfg->num_stages > 8)
 		INVALID("num_stages=%d must be between 1 and 8", cfg->num_stages);
-	if (!is_pow2(cfg->num_warps) || cfg->num_warps > 32)
-		INVALID("num_warps=%d must be a power of two up to 32", cfg->num_warps);
-	if (cfg->mma != 16 && cfg->mma != 32)
-		INVALID("mma=%d must be 16 or 32", cfg->mma);
-	if (cfg->blk_k % cfg->mma != 0)
-		INVALID("BLK_K=%d is not a multiple of mma=%d", cfg->blk_k, cfg->mma);
+	if (cfg->mma != FGO_MMA_SYNC && cfg->mma != FGO_MMA_K32 && cfg->mma != FGO_MMA_WGMMA)
+		INVALID("mma=%d must be 16, 32 or wgmma", cfg->mma);
+	/* wgmma's CTAs are whole warpgroups: 8 or 12 warps are natural there */
+	if (cfg->mma == FGO_MMA_WGMMA ? cfg->num_warps % 4 != 0 || cfg->num_warps > 32
+				      : !is_pow2(cfg->num_warps) || cfg->num_warps > 32)
+		INVALID("num_warps=%d must be %s up to 32", cfg->num_warps,
+			cfg->mma == FGO_MMA_WGMMA ? "a multiple of 4 (whole warpgroups)" : "a power of two");
+	if (cfg->blk_k % (cfg->mma == FGO_MMA_WGMMA ? 16 : cfg->mma) != 0)
+		INVALID("BLK_K=%d is not a multiple of the instruction's K (%d)", cfg->blk_k,
+			cfg->mma == FGO_MMA_WGMMA ? 16 : cfg->mma);
 	if (cfg->gsize_m < 1)
 		INVALID("gsize_m=%d must be >= 1", cfg->gsize_m);
 	if (cfg->gemm_sms < 0 || cfg->comm_sms < 0)
@@ -135,11 +162,11 @@ void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len)
 	int n = snprintf(out, len,
 			 "mpirun -np %d fgobench run --algorithm %s --datatype %s --world %d"
 			 " -m %ld -n %ld -k %ld --BLK_M %d --BLK_N %d --BLK_K %d"
-			 " --num_stages %d --num_warps %d --mma %d --gsize_m %d"
+			 " --num_stages %d --num_warps %d --mma %s --gsize_m %d"
 			 " --gemm_sms %d --comm_sms %d",
 			 cfg->world, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
 			 cfg->n, cfg->k, cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages,
-			 cfg->num_warps, cfg->mma, cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms);
+			 cfg->num_warps, mma_name(cfg->mma), cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms);
 	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
 		snprintf(out + n, len - (size_t)n, " --comm_blk_m %d --comm_blk_n %d",
 			 cfg->comm_blk_m, cfg->comm_blk_n);

@@ -27,12 +27,25 @@ struct fgo_config {
 	int blk_m, blk_n, blk_k;           /* GEMM tile */
 	int num_stages;                    /* software pipeline depth */
 	int num_warps;                     /* warps per CTA */
-	int mma;                           /* MMA instruction K size (16 for mma.sync m16n8k16) */
+	int mma;                           /* matrix instruction: FGO_MMA_* (16: mma.sync m16n8k16) */
 	int gsize_m;                       /* grouped tile order: tiles of GSIZE_M rows share B */
 	int gemm_sms;                      /* CTAs doing GEMM work (0: one per tile, no Stream-K) */
 	int comm_sms;                      /* CTAs doing communication (0: fused into GEMM CTAs) */
 	int comm_blk_m, comm_blk_n;        /* communication tile (0: the GEMM tile) */
 };
+
+/* The matrix instruction a configuration's GEMM core uses. The stored
+ * value is the instruction's K for mma.sync (NVIDIA) and MFMA (AMD), and 64
+ * for Hopper's wgmma (its M: m64nNk16), so runs stored before wgmma existed
+ * keep their meaning and key. */
+#define FGO_MMA_SYNC 16  /* mma.sync m16n8k16 (NVIDIA), MFMA K16 (AMD) */
+#define FGO_MMA_K32 32   /* MFMA K32 (AMD) */
+#define FGO_MMA_WGMMA 64 /* wgmma.mma_async m64nNk16 (Hopper, sm_90a) */
+
+/* "16", "32", "wgmma" (or "64") -> *mma; 0 ok, -1 unknown. */
+int mma_parse(const char *s, int *mma);
+/* The name of an mma value: "16", "32", "wgmma". */
+const char *mma_name(int mma);
 
 /* Defaults for tunables a spec or the command line leaves out. */
 void config_defaults(struct fgo_config *cfg);

@@ -40,6 +40,12 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 		out->status = GPU_COMPILE_INVALID;
 		return FGO_EUSAGE;
 	}
+	/* wgmma and setmaxnreg exist only in the sm_90a target */
+	if (out->shape.core == GPU_CORE_WGMMA && strcmp(arch, "sm_90a") != 0) {
+		snprintf(err, len, "mma=wgmma needs a Hopper GPU and the sm_90a target, not %s", arch);
+		out->status = GPU_COMPILE_INVALID;
+		return FGO_EUSAGE;
+	}
 	gpu_jit_defines(algo, cfg, defines, sizeof defines);
 	rc = gpu_jit_compile(algo->gpu_source, defines, arch, &out->image, &out->bytes, &cached,
 			     err, len);

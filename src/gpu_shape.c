@@ -2,6 +2,7 @@
 #include "gpu_shape.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "fgo.h"
 #include "schedule.h"
@@ -13,6 +14,47 @@
 		return FGO_EUSAGE;                  \
 	} while (0)
 
+/* The wgmma core (kernels/core_wgmma.h): one producer and one or two
+ * consumer warpgroups, each consumer 64 or 128 rows by BLK_N (an
+ * instruction N) with at most 128 accumulators a thread; TMA needs rows of
+ * A and B that start on 16 bytes. Only the GEMM alone has an epilogue on
+ * this core so far. */
+static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *shape, char *reason,
+			     size_t len)
+{
+	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	int consumers = cfg->num_warps / 4 - 1, rows;
+	struct fgo_gemm_dims d;
+
+	shape->core = GPU_CORE_WGMMA;
+	shape->smem_bytes = FGO_WGMMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->num_stages);
+	if (!algo || strcmp(algo->name, "gemm") != 0)
+		REFUSE("mma=wgmma runs the GEMM alone (algorithm gemm) so far; %s has no epilogue on the wgmma core yet",
+		       cfg->algorithm);
+	if (cfg->dtype == FGO_FP32)
+		REFUSE("mma=wgmma takes fp16 or bf16 (fp32 runs on the SIMT core, mma=16)");
+	if (cfg->blk_k != 64)
+		REFUSE("mma=wgmma loads K in slices of 64 16-bit elements (128 bytes): BLK_K must be 64, not %d",
+		       cfg->blk_k);
+	if (cfg->num_warps != 8 && cfg->num_warps != 12)
+		REFUSE("mma=wgmma needs num_warps=8 or 12 (a producer warpgroup and one or two consumers), not %d",
+		       cfg->num_warps);
+	rows = cfg->blk_m / consumers;
+	if (cfg->blk_m % consumers || (rows != 64 && rows != 128))
+		REFUSE("BLK_M=%d over %d consumer warpgroups must give 64 or 128 rows each", cfg->blk_m,
+		       consumers);
+	if (cfg->blk_n != 64 && cfg->blk_n != 128 && cfg->blk_n != 256)
+		REFUSE("mma=wgmma needs BLK_N of 64, 128 or 256 (one instruction's N), not %d", cfg->blk_n);
+	if (rows / 64 * cfg->blk_n / 2 > 128)
+		REFUSE("a consumer's %d x %d part needs %d accumulators a thread (at most 128): lower BLK_N or add a consumer",
+		       rows, cfg->blk_n, rows / 64 * cfg->blk_n / 2);
+	algo_gemm_dims(algo, cfg, &d);
+	if (d.k % 8 || d.n % 8 || d.lda % 8 || d.ldb % 8)
+		REFUSE("mma=wgmma loads with TMA, whose rows must start on 16 bytes: K (%ld) and this rank's N (%ld) must be multiples of 8",
+		       d.k, d.n);
+	return FGO_OK;
+}
+
 int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_shape *shape,
 		    char *reason, size_t len)
 {
@@ -21,7 +63,10 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 	shape->threads = (unsigned int)threads;
 	if (threads > 1024)
 		REFUSE("num_warps=%d is %d threads, a CTA has at most 1024", nw, threads);
-	if (cfg->dtype == FGO_FP32) {
+	if (cfg->mma == FGO_MMA_WGMMA) {
+		if (wgmma_shape_check(cfg, shape, reason, len) != FGO_OK)
+			return FGO_EUSAGE;
+	} else if (cfg->dtype == FGO_FP32) {
 		/* every thread owns BLK_M*BLK_N/threads outputs in registers */
 		int outputs = cfg->blk_m * cfg->blk_n;
 		shape->core = GPU_CORE_SIMT;
@@ -35,7 +80,7 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 		shape->core = GPU_CORE_MMA;
 		shape->smem_bytes = (unsigned int)cfg->num_stages *
 				    FGO_MMA_STAGE_BYTES(cfg->blk_m, cfg->blk_n, cfg->blk_k);
-		if (cfg->mma != 16)
+		if (cfg->mma != FGO_MMA_SYNC)
 			REFUSE("mma=%d is an AMD MFMA shape; NVIDIA's mma.sync is m16n8k16 (mma=16)",
 			       cfg->mma);
 		if (cfg->blk_m % (16 * wm) != 0 || cfg->blk_n % (16 * wn) != 0)

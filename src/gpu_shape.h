@@ -12,6 +12,7 @@
 enum gpu_core {
 	GPU_CORE_SIMT = 0, /* FFMA on fp32 panels: fp32 inputs */
 	GPU_CORE_MMA = 1,  /* mma.sync m16n8k16 (NVIDIA) for fp16 and bf16 */
+	GPU_CORE_WGMMA = 2, /* TMA + wgmma, warp-specialised (Hopper, sm_90a): mma=wgmma */
 };
 
 struct gpu_shape {

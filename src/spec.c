@@ -50,6 +50,11 @@ static int vfail(struct spec_ctx *c, int has_pos, size_t off, const char *fmt, v
 	}
 	if (n < c->errlen)
 		vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+	/* A message is one line: keys and values quoted from the file may hold
+	 * escaped newlines or other control characters. */
+	for (char *p = c->err; c->errlen && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return FGO_EUSAGE;
 }
 
@@ -211,6 +216,14 @@ int spec_json_int(struct spec_ctx *c, const cJSON *v, const char *what, enum spe
 		  long *out)
 {
 	const struct spec_field_info *fi = &spec_fields[f];
+	if (f == SF_MMA && cJSON_IsString(v)) { /* "mma": "wgmma" */
+		int mma;
+		if (mma_parse(v->valuestring, &mma) != 0)
+			return spec_fail_node(c, v, 0, "unknown \"%s\" \"%s\" (use 16, 32 or \"wgmma\")",
+					      what, v->valuestring);
+		*out = mma;
+		return FGO_OK;
+	}
 	if (!cJSON_IsNumber(v))
 		return spec_fail_node(c, v, 0, "\"%s\" expects an integer, got %s", what,
 				      spec_json_type(v));

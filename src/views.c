@@ -52,7 +52,8 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 	/* mma and the communication tile are part of the key: show them when
 	 * they are not the defaults, so two rows never read the same */
 	if (n > 0 && (size_t)n < len && cfg->mma != 16)
-		n += snprintf(out + n, len - (size_t)n, " mma%d", cfg->mma);
+		n += snprintf(out + n, len - (size_t)n, cfg->mma == FGO_MMA_WGMMA ? " %s" : " mma%s",
+			      mma_name(cfg->mma));
 	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
 		snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
 }

@@ -82,6 +82,25 @@ else
 	expect_eq compile-2.8 0 "$(csv_status "$T/gpu_smoke.csv" skipped)"
 	expect_eq compile-2.8b 0 "$(csv_status "$T/smoke.csv" skipped)"
 
+	# the Hopper core (mma=wgmma): every configuration of its check compiles
+	# for sm_90a, with no spill; a target without wgmma refuses it, as does
+	# a tile the core has no form for
+	expect_exit compile-2.wgmma.1 0 "$GFGO" compile sweeps/wgmma_check.json --arch sm_90a \
+		--cache build/kernel-cache --quiet --format csv
+	cp "$T/out" "$T/wgmma.csv"
+	expect_eq compile-2.wgmma.2 "40 0 0" "$(($(csv_status "$T/wgmma.csv" compiled) + $(csv_status "$T/wgmma.csv" cached))) $(csv_status "$T/wgmma.csv" error) $(csv_status "$T/wgmma.csv" invalid)"
+	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"
+	# shellcheck disable=SC2086
+	expect_exit compile-2.wgmma.3 0 "$GFGO" compile sweeps/gpu_smoke.json $wg --arch sm_80 \
+		--cache "$T/cache" --format csv
+	check compile-2.wgmma.4 "sm_80 refuses wgmma" grep -q 'invalid,.*needs a Hopper GPU and the sm_90a target' "$T/out"
+	# shellcheck disable=SC2086
+	expect_exit compile-2.wgmma.5 0 "$GFGO" compile sweeps/gpu_smoke.json $wg --BLK_K 32 \
+		--cache "$T/cache" --format csv
+	check compile-2.wgmma.6 "BLK_K=32 is refused with the reason" grep -q 'BLK_K must be 64' "$T/out"
+	expect_exit compile-2.wgmma.7 2 "$GFGO" compile sweeps/gpu_smoke.json --mma hgmma --cache "$T/cache"
+	expect_err compile-2.wgmma.8 'unknown --mma "hgmma"'
+
 	# calibrate.hip is no sweep's kernel: compiled through the JIT directly
 	# (tests/gpu/jit_compile.c), into an empty cache so NVRTC really runs
 	if cc -std=c11 -Isrc -Ikernels -DFGO_GPU_CUDA -I"$CUDA/include" $(mpicc --showme:compile) \

@@ -156,6 +156,20 @@ static void check_validate_good(void)
 	c.mma = 32;
 	expect_valid("valid-mma32", &c);
 	c = good();
+	c.mma = FGO_MMA_WGMMA; /* a producer and two consumer warpgroups */
+	c.num_warps = 12;
+	c.blk_k = 64;
+	expect_valid("valid-wgmma-12-warps", &c);
+	{
+		int mma = 0;
+		T_EQ_INT("mma-parse-wgmma", mma_parse("wgmma", &mma) == 0 && mma == FGO_MMA_WGMMA, 1);
+		T_EQ_INT("mma-parse-64", mma_parse("64", &mma) == 0 && mma == FGO_MMA_WGMMA, 1);
+		T_EQ_INT("mma-parse-16", mma_parse("16", &mma) == 0 && mma == 16, 1);
+		T_EQ_INT("mma-parse-bad", mma_parse("hgmma", &mma), -1);
+		T_EQ_STR("mma-name-wgmma", mma_name(FGO_MMA_WGMMA), "wgmma");
+		T_EQ_STR("mma-name-32", mma_name(32), "32");
+	}
+	c = good();
 	c.num_stages = 8;
 	c.num_warps = 32;
 	expect_valid("valid-stages8-warps32", &c);
@@ -210,8 +224,11 @@ static void check_validate_bad(void)
 	BAD("bad-warps-6", "num_warps=6 must be a power of two up to 32", c.num_warps = 6);
 	BAD("bad-warps-64", "num_warps=64 must be a power of two up to 32", c.num_warps = 64);
 	BAD("bad-warps-0", "num_warps=0", c.num_warps = 0);
-	BAD("bad-mma-8", "mma=8 must be 16 or 32", c.mma = 8);
-	BAD("bad-blk_k-vs-mma", "BLK_K=16 is not a multiple of mma=32", c.mma = 32; c.blk_k = 16);
+	BAD("bad-mma-8", "mma=8 must be 16, 32 or wgmma", c.mma = 8);
+	BAD("bad-blk_k-vs-mma", "BLK_K=16 is not a multiple of the instruction's K (32)", c.mma = 32; c.blk_k = 16);
+	BAD("bad-warps-12-mma-sync", "num_warps=12 must be a power of two", c.num_warps = 12);
+	BAD("bad-warps-6-wgmma", "num_warps=6 must be a multiple of 4 (whole warpgroups)",
+	    c.mma = FGO_MMA_WGMMA; c.num_warps = 6);
 	BAD("bad-gsize_m-0", "gsize_m=0 must be >= 1", c.gsize_m = 0);
 	BAD("bad-gemm_sms-negative", "gemm_sms=-1 and comm_sms=0 must be >= 0", c.gemm_sms = -1);
 	BAD("bad-comm_sms-negative", "must be >= 0", c.comm_sms = -3);
@@ -436,6 +453,9 @@ static void check_reproduce(void)
 	T_CONTAINS("reproduce-stages", line, "--num_stages 3");
 	T_CONTAINS("reproduce-warps", line, "--num_warps 8");
 	T_CONTAINS("reproduce-mma", line, "--mma 16");
+	c.mma = FGO_MMA_WGMMA;
+	config_reproduce_line(&c, line, sizeof line);
+	T_CONTAINS("reproduce-mma-wgmma", line, "--mma wgmma");
 	T_CONTAINS("reproduce-gsize_m", line, "--gsize_m 4");
 	T_CONTAINS("reproduce-sms", line, "--gemm_sms 6 --comm_sms 2");
 	T_CHECK("reproduce-no-comm-tile", strstr(line, "comm_blk") == NULL,

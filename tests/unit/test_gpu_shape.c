@@ -62,6 +62,50 @@ static void check_mma(void)
 	T_CONTAINS("mma-accumulators-reason", why, "accumulators");
 }
 
+/* The Hopper core: its tile rules, its shared memory, and the reasons. */
+static void check_wgmma(void)
+{
+	char why[256] = "";
+	struct gpu_shape s;
+	struct fgo_config c = gemm(FGO_BF16, 128, 256, 64, 4, 12);
+	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
+	c.world = 1;
+	c.mma = FGO_MMA_WGMMA;
+	T_EQ_INT("wgmma-ok", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-core", s.core, GPU_CORE_WGMMA);
+	T_EQ_INT("wgmma-threads", s.threads, 384);
+	/* 4 stages of a 128-row A and a 256-row B panel of 128 bytes, two
+	 * 8-byte barriers each, 1 KiB to align */
+	T_EQ_INT("wgmma-smem", s.smem_bytes, 4 * (128 * 128 + 256 * 128 + 16) + 1024);
+	c.num_stages = 5; /* 5 x 48 KiB does not fit in 227 KiB */
+	T_EQ_INT("wgmma-smem-limit", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("wgmma-smem-limit-reason", why, "shared memory");
+
+#define WG_BAD(id, text, change)                                                          \
+	do {                                                                              \
+		struct fgo_config b_ = c;                                                 \
+		b_.num_stages = 4;                                                        \
+		change;                                                                   \
+		T_EQ_INT(id, gpu_shape_check(&b_, 232448, &s, why, sizeof why), FGO_EUSAGE); \
+		T_CONTAINS(id "-reason", why, text);                                      \
+	} while (0)
+	WG_BAD("wgmma-fp32", "fp16 or bf16", b_.dtype = FGO_FP32);
+	WG_BAD("wgmma-blk-k", "BLK_K must be 64", b_.blk_k = 32);
+	WG_BAD("wgmma-warps", "num_warps=8 or 12", b_.num_warps = 4);
+	WG_BAD("wgmma-rows", "64 or 128 rows each", b_.blk_m = 512);
+	WG_BAD("wgmma-blk-n", "64, 128 or 256", b_.blk_n = 32);
+	WG_BAD("wgmma-accumulators", "at most 128", b_.num_warps = 8); /* 128 x 256 on one consumer */
+	WG_BAD("wgmma-family", "no epilogue on the wgmma core", snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter"));
+	WG_BAD("wgmma-tma-rows", "multiples of 8", b_.k = 4100);
+#undef WG_BAD
+	c.num_stages = 4;
+	c.blk_m = 128; /* one consumer of 128 rows x 128: two m64 instructions */
+	c.blk_n = 128;
+	c.num_warps = 8;
+	T_EQ_INT("wgmma-one-consumer", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-one-consumer-threads", s.threads, 256);
+}
+
 static void check_simt(void)
 {
 	char why[256] = "";
@@ -124,6 +168,7 @@ int main(void)
 {
 	check_warp_split();
 	check_mma();
+	check_wgmma();
 	check_simt();
 	check_grid();
 	T_DONE();

@@ -283,6 +283,16 @@ static void check_keys_and_settings(void)
 	if (b)
 		plan_free(&q);
 
+	/* "mma" takes the instruction's name as well as its number. */
+	if (parse_ok("mma-name-parse", "t.json",
+		     "{\"algorithm\": \"gemm\", " SHAPE256 ", \"mma\": [16, \"wgmma\"]}", NULL, NULL,
+		     &p)) {
+		T_CHECK("mma-name-values",
+			p.count == 2 && p.items[0].cfg.mma == 16 && p.items[1].cfg.mma == FGO_MMA_WGMMA,
+			"%zu items", p.count);
+		plan_free(&p);
+	}
+
 	/* Settings and their defaults. */
 	if (parse_ok("settings-default-parse", "sweeps/ag_gemm.json",
 		     "{\"algorithm\": \"gemm\", " SHAPE256 "}", NULL, NULL, &p)) {

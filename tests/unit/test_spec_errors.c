@@ -155,6 +155,8 @@ static void check_datasets(void)
 static void check_errors(void)
 {
 	/* malformed JSON: "N" 2 (missing colon) on line 3, column 7 */
+	expect_error("err-mma-name", "t.json", "{\"algorithm\": \"gemm\", \"M\": 64, \"N\": 64, \"K\": 64,\n \"mma\": \"hgmma\"}",
+		     "t.json:2:9: ", "unknown \"mma\" \"hgmma\" (use 16, 32 or \"wgmma\")");
 	expect_error("err-json-colon", "t.json", "{\n  \"M\": 1,\n  \"N\" 2\n}", "t.json:3:7: ",
 		     "malformed JSON");
 	expect_error("err-json-comma", "t.json",

@@ -1,0 +1,324 @@
+/* core_wgmma.h: the Hopper GEMM core (mma=64: wgmma, sm_90a), for fp16 and
+ * bf16. Included by gemm_core.h instead of core_mma.h when MMA == 64.
+ *
+ * Warp-specialised and persistent. A CTA is NUM_WARPS / 4 warpgroups:
+ * warpgroup 0 produces, the others (WG_CONSUMERS, 1 or 2) consume. The
+ * CTA walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... in grouped
+ * order (schedule.h), producer and consumers in step:
+ *
+ *   producer (one thread): for each BLK_K slice, wait until stage s is
+ *     empty, announce its bytes on full[s], and issue the TMA loads of the
+ *     A panel (BLK_M x 64, one box) and the B panel (64 x BLK_N, BLK_N/64
+ *     boxes of 64 columns) into it. TMA swizzles 128-byte rows as it
+ *     writes and fills out-of-range rows and columns with zeros, so edges
+ *     cost nothing here and any M, N, K is exact.
+ *   consumers: wait until stage s is full, issue 4 x WG_MI wgmma
+ *     m64nBLK_Nk16 with both operands in shared memory (A K-major, B
+ *     N-major), wait for them, and free the stage (one arrival per
+ *     consumer warpgroup on empty[s]). Consumer c owns rows
+ *     [c * WG_ROWS, (c + 1) * WG_ROWS) of the tile.
+ *
+ * The stages are a ring of NUM_STAGES guarded by mbarriers with parity
+ * waits: stage s is used for the i-th time in phase i & 1 of its barriers.
+ * setmaxnreg moves registers from the producer (which needs few) to the
+ * consumers (whose accumulators are WG_ACC fp32 each).
+ *
+ * Accumulator layout (wgmma m64nN): consumer thread t, warp w = t / 32,
+ * lane l: acc[mi * BLK_N / 2 + j * 4 + q] is row mi * 64 + w * 16 + l / 4
+ * (+ 8 for q >= 2), column j * 8 + (l % 4) * 2 + (q & 1) of the consumer's
+ * WG_ROWS x BLK_N part.
+ *
+ * The tensor maps (src/backend_gpu.c: cuTensorMapEncodeTiled) are kernel
+ * parameters (__grid_constant__), so their address is in the parameter
+ * space and the TMA unit reads them from there. */
+#ifndef FGO_CORE_WGMMA_H
+#define FGO_CORE_WGMMA_H
+
+#include "tile_shape.h"
+
+#if DTYPE == 1
+#define WG_AB_TYPES ".f16.f16"
+#else
+#define WG_AB_TYPES ".bf16.bf16"
+#endif
+#include "wgmma_ops.h"
+
+#define WG_CONSUMERS (NUM_WARPS / 4 - 1)
+#define WG_ROWS (BLK_M / WG_CONSUMERS)  /* tile rows per consumer warpgroup */
+#define WG_MI (WG_ROWS / 64)            /* m64 instructions per consumer per k16 */
+#define WG_ACC (WG_MI * BLK_N / 2)      /* fp32 accumulators per consumer thread */
+#define WG_A_BYTES FGO_WGMMA_PANEL_BYTES(BLK_M)
+#define WG_B_BYTES FGO_WGMMA_PANEL_BYTES(BLK_N)
+#define WG_B_BOX_BYTES (64 * 128)       /* one 64-column box of the B panel */
+
+static_assert(BLK_K == 64, "the wgmma core loads 64 16-bit elements (128 bytes) of K per slice");
+static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
+	      "one producer and one or two consumer warpgroups");
+static_assert(WG_ROWS % 64 == 0 && WG_ACC <= 128, "a consumer owns 64 or 128 rows, at most 128 accumulators");
+static_assert(BLK_N == 64 || BLK_N == 128 || BLK_N == 256, "BLK_N is an instruction N: 64, 128 or 256");
+
+/* A tensor map (CUtensorMap): 128 opaque bytes, 64-byte aligned. */
+struct __align__(64) fgo_tmap {
+	unsigned long long opaque[16];
+};
+/* The parameters after FGO_KERNEL_PARAMS of a kernel on this core, in the
+ * order the host passes them (src/backend_gpu.c). */
+#define FGO_TMAP_PARAMS \
+	const __grid_constant__ struct fgo_tmap map_a, const __grid_constant__ struct fgo_tmap map_b
+
+__device__ __forceinline__ unsigned int wg_smem_addr(const void *p)
+{
+	return (unsigned int)__cvta_generic_to_shared(p);
+}
+
+/* ---- mbarriers ---- */
+__device__ __forceinline__ void mbar_init(unsigned int bar, unsigned int count)
+{
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(unsigned int bar, unsigned int bytes)
+{
+	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+		     : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned int bar)
+{
+	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+/* True once the phase of parity `parity` of bar has completed (the
+ * instruction itself waits a while before it says no). */
+__device__ __forceinline__ bool mbar_try(unsigned int bar, unsigned int parity)
+{
+	unsigned int done;
+	asm volatile("{\n.reg .pred p;\n"
+		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+		     "selp.u32 %0, 1, 0, p;\n}\n"
+		     : "=r"(done)
+		     : "r"(bar), "r"(parity)
+		     : "memory");
+	return done != 0;
+}
+
+/* Where a stalled pipeline is reported: the launch's status words
+ * (kernels/comm.h) and its wait limit. */
+struct wg_watch {
+	unsigned int *status;
+	unsigned long long timeout_ns;
+};
+
+/* Waits for the phase of parity `parity` of stage barrier `which` (0..2 *
+ * NUM_STAGES - 1) at bar. The pipeline cannot stall unless the core is
+ * wrong, but a wrong core must not hang the GPU: after the launch's wait
+ * limit the first waiter to give up writes status[0] = 2 and status[1] =
+ * which + 1 (the host reports a stalled pipeline), and every wait after it
+ * returns at once; the launch then ends with wrong data, which validation
+ * would refuse anyway. */
+__device__ __forceinline__ void mbar_wait(unsigned int bar, unsigned int parity, int which,
+					  const struct wg_watch &w)
+{
+	if (mbar_try(bar, parity))
+		return;
+	const unsigned long long start = fgo_now_ns();
+	while (!mbar_try(bar, parity)) {
+		if (*(volatile unsigned int *)w.status)
+			return;
+		if (fgo_now_ns() - start > w.timeout_ns) {
+			if (atomicCAS(w.status, 0u, 2u) == 0u)
+				w.status[1] = (unsigned int)(which + 1);
+			return;
+		}
+	}
+}
+
+/* ---- TMA: a box of a 2-D tensor map into shared memory, completing on bar ---- */
+__device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_tmap *map, int inner,
+					    int outer, unsigned int bar)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+		     " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+		     "l"(map), "r"(inner), "r"(outer), "r"(bar)
+		     : "memory");
+}
+
+/* ---- wgmma ---- */
+/* Shared-memory matrix descriptor, 128-byte swizzle: start address, the
+ * leading-dimension byte offset (B, N-major: from one 64-column box to the
+ * next; unused for K-major A) and the stride-dimension byte offset (from
+ * one group of 8 rows of 128 bytes to the next), all in 16-byte units. */
+__device__ __forceinline__ unsigned long long wg_desc(unsigned int addr, unsigned int lbo,
+						      unsigned int sbo)
+{
+	return (unsigned long long)((addr & 0x3FFFF) >> 4) |
+	       (unsigned long long)((lbo >> 4) & 0x3FFF) << 16 |
+	       (unsigned long long)((sbo >> 4) & 0x3FFF) << 32 | 1ull << 62;
+}
+__device__ __forceinline__ void wgmma_fence(void)
+{
+	asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit(void)
+{
+	asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void wgmma_wait(void)
+{
+	asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+/* Keeps the compiler from touching acc across the asynchronous wgmma. */
+__device__ __forceinline__ void wg_fence_acc(float (&acc)[WG_ACC])
+{
+#pragma unroll
+	for (int i = 0; i < WG_ACC; i++)
+		asm volatile("" : "+f"(acc[i])::"memory");
+}
+__device__ __forceinline__ void wgmma_tile(float *d, unsigned long long a, unsigned long long b,
+					   int accumulate)
+{
+#if BLK_N == 64
+	wgmma_m64n64(d, a, b, accumulate);
+#elif BLK_N == 128
+	wgmma_m64n128(d, a, b, accumulate);
+#else
+	wgmma_m64n256(d, a, b, accumulate);
+#endif
+}
+
+/* The dynamic shared memory, aligned to the 1024 bytes a 128-byte swizzle
+ * pattern repeats over (the host asks for 1 KiB more, tile_shape.h). */
+__device__ __forceinline__ unsigned int wg_smem_base(void)
+{
+	extern __shared__ __align__(1024) unsigned char wg_smem[];
+	return (wg_smem_addr(wg_smem) + 1023u) & ~1023u;
+}
+
+/* One consumer's part of a tile: where its accumulators go. */
+struct wg_part {
+	long r0, c0; /* the part's first row and column in the tile space */
+};
+
+/* The GEMM core: every tile of the grouped order this CTA owns, computed
+ * and handed to ep(part, acc) by the consumer warpgroups (all 128 threads
+ * of each call it). ep must not touch shared memory. */
+template <class Epilogue>
+__device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const struct fgo_tmap *map_b,
+					   const struct wg_watch &watch, const Epilogue &ep)
+{
+	const unsigned int base = wg_smem_base();
+	const unsigned int sa = base, sb = base + NUM_STAGES * WG_A_BYTES;
+	const unsigned int full = sb + NUM_STAGES * WG_B_BYTES, empty = full + 8 * NUM_STAGES;
+	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
+	const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+
+	if (threadIdx.x == 0) {
+		for (int s = 0; s < NUM_STAGES; s++) {
+			mbar_init(full + 8 * s, 1);
+			mbar_init(empty + 8 * s, WG_CONSUMERS);
+		}
+		/* the barriers are visible to the TMA unit (the async proxy) */
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	}
+	__syncthreads();
+
+	if (wg == 0) {
+#if WG_CONSUMERS == 2
+		asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+		if (t != 0)
+			return;
+		int s = 0;
+		unsigned int phase = 0;
+		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+			long tm, tn;
+			sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+			for (int k = 0; k < g.k_iters; k++) {
+				const unsigned int bar = full + 8 * s;
+				mbar_wait(empty + 8 * s, phase ^ 1, NUM_STAGES + s, watch);
+				mbar_expect_tx(bar, WG_A_BYTES + WG_B_BYTES);
+				tma_load_2d(sa + s * WG_A_BYTES, map_a, k * BLK_K, (int)(tm * BLK_M), bar);
+#pragma unroll
+				for (int j = 0; j < BLK_N / 64; j++)
+					tma_load_2d(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
+						    (int)(tn * BLK_N + j * 64), k * BLK_K, bar);
+				if (++s == NUM_STAGES) {
+					s = 0;
+					phase ^= 1;
+				}
+			}
+		}
+	} else {
+#if WG_CONSUMERS == 2
+		asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+		const int c = wg - 1;
+		float acc[WG_ACC];
+		int s = 0;
+		unsigned int phase = 0;
+		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+			long tm, tn;
+			sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+			for (int k = 0; k < g.k_iters; k++) {
+				mbar_wait(full + 8 * s, phase, s, watch);
+				wg_fence_acc(acc);
+				wgmma_fence();
+#pragma unroll
+				for (int kk = 0; kk < BLK_K / 16; kk++)
+#pragma unroll
+					for (int mi = 0; mi < WG_MI; mi++) {
+						unsigned int a = sa + s * WG_A_BYTES +
+								 (c * WG_ROWS + mi * 64) * 128 + kk * 32;
+						unsigned int b = sb + s * WG_B_BYTES + kk * 16 * 128;
+						wgmma_tile(&acc[mi * (BLK_N / 2)], wg_desc(a, 16, 1024),
+							   wg_desc(b, WG_B_BOX_BYTES, 1024), k > 0 || kk > 0);
+					}
+				wgmma_commit();
+				wgmma_wait<0>();
+				wg_fence_acc(acc);
+				if (t == 0)
+					mbar_arrive(empty + 8 * s);
+				if (++s == NUM_STAGES) {
+					s = 0;
+					phase ^= 1;
+				}
+			}
+			struct wg_part part;
+			part.r0 = tm * BLK_M + c * WG_ROWS;
+			part.c0 = tn * BLK_N;
+			ep(part, acc);
+		}
+	}
+}
+
+/* Stores one consumer's part into C (leading dimension ldc), rounded to
+ * elem_t and masked at the M and N edges: pairs of columns as one 4-byte
+ * store when C's rows allow it. */
+__device__ __forceinline__ void wg_store_part(elem_t *c, long ldc, const struct wg_part &p,
+					      const float (&acc)[WG_ACC])
+{
+	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
+	const bool pairs = (ldc & 1) == 0 && ((unsigned long long)c & 3) == 0;
+#pragma unroll
+	for (int mi = 0; mi < WG_MI; mi++)
+#pragma unroll
+		for (int j = 0; j < BLK_N / 8; j++)
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const long r = p.r0 + mi * 64 + w * 16 + l / 4 + h * 8;
+				const long col = p.c0 + j * 8 + (l % 4) * 2;
+				const float *v = &acc[mi * (BLK_N / 2) + j * 4 + h * 2];
+				if (r >= M_)
+					continue;
+				if (pairs && col + 1 < N_) {
+					struct elem_pair e;
+					e.x = from_float(v[0]);
+					e.y = from_float(v[1]);
+					*(struct elem_pair *)&c[r * ldc + col] = e;
+				} else {
+					if (col < N_)
+						c[r * ldc + col] = from_float(v[0]);
+					if (col + 1 < N_)
+						c[r * ldc + col + 1] = from_float(v[1]);
+				}
+			}
+}
+
+#endif

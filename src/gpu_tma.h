@@ -1,0 +1,26 @@
+/* gpu_tma.h: tensor maps for the Hopper copy engine (TMA), which the wgmma
+ * core (kernels/core_wgmma.h) loads its tiles with. A map describes one
+ * row-major matrix of 16-bit elements in device memory and the box one
+ * copy moves; the kernel gets it by value as a __grid_constant__ parameter.
+ * NVIDIA only: on AMD every call says there is no TMA. */
+#ifndef FGO_GPU_TMA_H
+#define FGO_GPU_TMA_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+/* CUtensorMap's size and alignment, without the driver header here. */
+struct gpu_tma_map {
+	_Alignas(64) unsigned char bytes[128];
+};
+
+/* Describes rows x cols elements of dtype at base (16-byte aligned), rows
+ * `pitch` elements apart (pitch * element size a multiple of 16), copied in
+ * boxes of box_rows x 64 columns (128 bytes of 16-bit elements) written to
+ * shared memory with the 128-byte swizzle; parts of a box outside the
+ * matrix read as zeros. FGO_OK, or FGO_EUSAGE with a reason. */
+int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, long rows,
+		     long cols, long pitch, int box_rows, char *err, size_t len);
+
+#endif
