@@ -326,22 +326,9 @@ __device__ __forceinline__ void store_tile(elem_t *c, long ldc, long r0, long c0
 		for (int j = 0; j < NI; j++)
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
-				long r = r0 + wm0 + i * 16 + lane / 4 + h * 8;
-				long col = c0 + wn0 + j * 8 + (lane & 3) * 2;
 				const float *v = &acc[(i * NI + j) * 4 + h * 2];
-				if (r >= M_)
-					continue;
-				if (pairs && col + 1 < N_) {
-					struct elem_pair p;
-					p.x = from_float(v[0]);
-					p.y = from_float(v[1]);
-					*(struct elem_pair *)&c[r * ldc + col] = p;
-				} else {
-					if (col < N_)
-						c[r * ldc + col] = from_float(v[0]);
-					if (col + 1 < N_)
-						c[r * ldc + col + 1] = from_float(v[1]);
-				}
+				store_pair(c, ldc, r0 + wm0 + i * 16 + lane / 4 + h * 8,
+					   c0 + wn0 + j * 8 + (lane & 3) * 2, v[0], v[1], pairs);
 			}
 }
 

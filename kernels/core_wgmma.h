@@ -302,22 +302,9 @@ __device__ __forceinline__ void wg_store_part(elem_t *c, long ldc, const struct 
 		for (int j = 0; j < BLK_N / 8; j++)
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
-				const long r = p.r0 + mi * 64 + w * 16 + l / 4 + h * 8;
-				const long col = p.c0 + j * 8 + (l % 4) * 2;
 				const float *v = &acc[mi * (BLK_N / 2) + j * 4 + h * 2];
-				if (r >= M_)
-					continue;
-				if (pairs && col + 1 < N_) {
-					struct elem_pair e;
-					e.x = from_float(v[0]);
-					e.y = from_float(v[1]);
-					*(struct elem_pair *)&c[r * ldc + col] = e;
-				} else {
-					if (col < N_)
-						c[r * ldc + col] = from_float(v[0]);
-					if (col + 1 < N_)
-						c[r * ldc + col + 1] = from_float(v[1]);
-				}
+				store_pair(c, ldc, p.r0 + mi * 64 + w * 16 + l / 4 + h * 8,
+					   p.c0 + j * 8 + (l % 4) * 2, v[0], v[1], pairs);
 			}
 }
 

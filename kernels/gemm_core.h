@@ -48,6 +48,27 @@ struct alignas(4) elem_pair {
 	elem_t x, y;
 };
 
+/* C[r][col] = v0, C[r][col + 1] = v1, rounded to elem_t, masked at the M
+ * and N edges; one 4-byte store when `pairs` (C's rows and base are 4-byte
+ * aligned) and both columns are inside. */
+__device__ __forceinline__ void store_pair(elem_t *c, long ldc, long r, long col, float v0, float v1,
+					   bool pairs)
+{
+	if (r >= M_)
+		return;
+	if (pairs && col + 1 < N_) {
+		struct elem_pair e;
+		e.x = from_float(v0);
+		e.y = from_float(v1);
+		*(struct elem_pair *)&c[r * ldc + col] = e;
+	} else {
+		if (col < N_)
+			c[r * ldc + col] = from_float(v0);
+		if (col + 1 < N_)
+			c[r * ldc + col + 1] = from_float(v1);
+	}
+}
+
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__)) && MMA == 64
 #include "core_wgmma.h" /* its own interface: wgmma_gemm(map_a, map_b, epilogue) */
 #else
