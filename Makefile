@@ -14,7 +14,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc -Ikernels -Ibuild $(MPICC_COMPILE)
 LDLIBS += -lsqlite3 -lcjson -lm $(MPICC_LINK)
 
-DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev gnuplot-nox cppcheck
+DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev gnuplot-nox cppcheck libxml2-utils
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
@@ -58,7 +58,7 @@ MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
 MPI_TEST_BINS := $(patsubst tests/mpi/%.c,build/tests/mpi_%,$(MPI_TEST_SRCS))
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)
 
-.PHONY: all test demo deps install clean check-deps cppcheck man bundle FORCE
+.PHONY: all test demo deps install clean check-deps cppcheck man bundle nightly FORCE
 
 all: build/.deps-ok $(BIN)
 
@@ -124,6 +124,12 @@ demo: all
 	mpirun --oversubscribe -np 2 ./fgobench sweep sweeps/smoke.json --tag demo
 	./fgobench best
 	./fgobench plot roofline -o plots/out
+
+# The nightly job (tests/nightly.sh): sweeps/nightly.json tagged
+# nightly-YYYY-MM-DD, then `report --against auto` into reports/TAG/;
+# exit 1 on a real regression. Its settings are environment variables.
+nightly: all
+	sh tests/nightly.sh
 
 # The GPU bundle: build/cuda (the binary, libcjson beside it, and the
 # kernels of BUNDLE_SPECS compiled for BUNDLE_ARCH into build/cuda/kcache),

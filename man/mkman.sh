@@ -13,7 +13,8 @@ version=$(sed -n 's/^#define FGO_VERSION "\(.*\)"/\1/p' src/fgo.h)
 # roff-escape: backslashes and hyphens, and a leading dot or quote
 esc() { sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^\([.']\)/\\\\\&\1/"; }
 
-for cmd in best calibrate compile info list plot regress run show sweep; do
+# every command `fgobench --help` lists
+for cmd in $("$FGO" --help | awk '/^commands:/ {f = 1; next} f && /^$/ {exit} f && /^  [a-z]/ {print $1}'); do
 	out=man/fgobench-$cmd.1
 	help=$("$FGO" "$cmd" --help)
 	summary=$(grep -m1 "^  $cmd " man/summaries.txt 2>/dev/null | sed "s/^  $cmd  *//" || true)

@@ -28,24 +28,30 @@
 int cmd_best(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 extern const char cmd_best_usage[];
 extern const char cmd_calibrate_usage[];
 extern const char cmd_compile_usage[];
+extern const char cmd_history_usage[];
 extern const char cmd_info_usage[];
 extern const char cmd_list_usage[];
 extern const char cmd_plot_usage[];
 extern const char cmd_regress_usage[];
+extern const char cmd_report_usage[];
 extern const char cmd_run_usage[];
 extern const char cmd_show_usage[];
 extern const char cmd_sweep_usage[];
+extern const char cmd_tune_usage[];
 
 /* 1 when argv holds -h or --help (anywhere). */
 int cmd_wants_help(int argc, char **argv);

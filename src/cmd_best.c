@@ -1,18 +1,22 @@
 /* cmd_best.c: `fgobench best`: the winning configuration of every problem
  * (algorithm, dtype, world, M, N, K) in the store, from the newest ok run of
- * each configuration. */
+ * each configuration; with --predict, the likely winners at a shape nobody
+ * measured (predict_view.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "fgo.h"
+#include "predict_view.h"
 #include "table.h"
 #include "views.h"
 
 const char cmd_best_usage[] =
 	"usage: fgobench best [--m M] [--n N] [--k K] [--algorithm A] [--world W]\n"
 	"       [--dtype D] [--tag T] [--top T] [--format table|md|csv|json] [--db F]\n"
+	"       fgobench best --predict --m M --n N --k K --algorithm A [--world W]\n"
+	"       [--dtype D] [--tag T] [--top T] [--cus N] [--format F] [--db F]\n"
 	"\n"
 	"For each problem (algorithm, dtype, world, M, N, K) with ok runs in the store,\n"
 	"the fastest configuration by median fused time: its tile, the time, TFLOPS\n"
@@ -21,12 +25,25 @@ const char cmd_best_usage[] =
 	"were tried, and the `fgobench run` line that reproduces it. When a\n"
 	"configuration ran in several sweeps its newest run counts.\n"
 	"\n"
+	"With --predict: a prediction, not a measurement, for a shape with no runs\n"
+	"(a measured shape's own runs are left out). The 4 measured shapes of the same\n"
+	"algorithm, dtype and world nearest in log2(M), log2(N), log2(K) vote: each\n"
+	"configuration's time relative to the best there, corrected for its tile\n"
+	"efficiency (padding, and the last wave of tiles over the compute units) there\n"
+	"and at the new shape. Prints the top candidates (default 3) with the shapes\n"
+	"that support them (place and gap to the best there) and how far the nearest\n"
+	"measured shape is.\n"
+	"\n"
 	"  --m M, --n N, --k K   only problems of that size\n"
 	"  --algorithm A         only that algorithm\n"
 	"  --world W             only that world size\n"
 	"  --dtype D             only that element type (fp32, fp16, bf16)\n"
 	"  --tag T               only runs of sweeps tagged T\n"
-	"  --top T               the T fastest configurations of each problem (default 1)\n"
+	"  --top T               the T fastest configurations of each problem (default 1;\n"
+	"                        with --predict 3)\n"
+	"  --predict             rank configurations for --m, --n, --k from other shapes\n"
+	"  --cus N               compute units for --predict's wave correction (default: the\n"
+	"                        SMs the store's GPU runs name, else 1 as on the CPU)\n"
 	"  --format F            table, md, csv or json (default table)\n"
 	"  --db F                the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
@@ -54,7 +71,7 @@ static const char *const headers[] = { "algorithm", "dtype", "world",   "M",    
 
 struct best_opts {
 	long m, n, k; /* 0: any */
-	int world, top;
+	int world, top, cus, predict;
 	const char *algorithm, *dtype, *tag, *db;
 	enum fgo_format format;
 };
@@ -63,14 +80,19 @@ static int parse(int argc, char **argv, struct best_opts *o)
 {
 	static const char *const opts[] = { "--m",   "--n",  "--k",  "--world",
 					    "--top", "--algorithm", "--dtype", "--tag",
-					    "--db",  "--format" };
+					    "--db",  "--format", "--cus" };
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		enum fgo_dtype t;
 		int rc = FGO_OK;
 		switch (cmd_match_option("best", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v)) {
 		case -2: return FGO_EUSAGE;
-		case -1: return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
+		case -1:
+			if (!strcmp(argv[i], "--predict")) {
+				o->predict = 1;
+				continue;
+			}
+			return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
 		case 0: rc = cmd_parse_long("best", "--m", v, 1, 1L << 40, &o->m); break;
 		case 1: rc = cmd_parse_long("best", "--n", v, 1, 1L << 40, &o->n); break;
 		case 2: rc = cmd_parse_long("best", "--k", v, 1, 1L << 40, &o->k); break;
@@ -85,6 +107,7 @@ static int parse(int argc, char **argv, struct best_opts *o)
 			break;
 		case 7: o->tag = v; break;
 		case 8: o->db = v; break;
+		case 10: rc = cmd_parse_int("best", "--cus", v, 1, 1 << 20, &o->cus); break;
 		default:
 			if (format_parse(v, &o->format))
 				return cmd_usage_error("best", cmd_best_usage,
@@ -141,9 +164,24 @@ static void add_row(struct fgo_table *t, sqlite3_stmt *st)
 	table_add(t, "%s", reproduce);
 }
 
+/* --predict: the shape and the algorithm are required. */
+static int predict(const struct best_opts *o)
+{
+	if (!o->m || !o->n || !o->k || !o->algorithm)
+		return cmd_usage_error("best", cmd_best_usage,
+				       "--predict needs the shape and the algorithm: --m, --n, --k and"
+				       " --algorithm");
+	struct predict_view_opts p = {
+		.db = o->db, .algorithm = o->algorithm, .dtype = o->dtype, .tag = o->tag,
+		.m = o->m, .n = o->n, .k = o->k, .world = o->world, .top = o->top ? o->top : 3,
+		.cus = o->cus, .format = o->format,
+	};
+	return predict_view(&p);
+}
+
 int cmd_best(int argc, char **argv)
 {
-	struct best_opts o = { .top = 1, .format = FGO_FMT_TABLE };
+	struct best_opts o = { .format = FGO_FMT_TABLE };
 	struct fgo_store *store = NULL;
 	sqlite3_stmt *st = NULL;
 	struct fgo_table *t = NULL;
@@ -151,7 +189,15 @@ int cmd_best(int argc, char **argv)
 
 	if (cmd_wants_help(argc, argv))
 		return cmd_help(cmd_best_usage);
-	if ((rc = parse(argc, argv, &o)) || (rc = view_open(o.db, &store)))
+	if ((rc = parse(argc, argv, &o)))
+		return rc;
+	if (o.predict)
+		return predict(&o);
+	if (!o.top)
+		o.top = 1;
+	if (o.cus)
+		return cmd_usage_error("best", cmd_best_usage, "--cus goes with --predict");
+	if ((rc = view_open(o.db, &store)))
 		return rc;
 	if ((rc = view_prepare(store, query, &st)))
 		goto out;

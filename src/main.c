@@ -22,14 +22,20 @@ static const struct command commands[] = {
 	  "measure and store this machine's ceilings" },
 	{ "compile", cmd_compile, 0, cmd_compile_usage,
 	  "JIT-compile a spec's GPU kernels into the cache (no GPU needed)" },
+	{ "history", cmd_history, 0, cmd_history_usage,
+	  "one problem's median night by night, with its change points" },
 	{ "info", cmd_info, FGO_NEEDS_MPI, cmd_info_usage, "backends, devices, algorithms, versions" },
 	{ "list", cmd_list, 0, cmd_list_usage, "sweeps in the store" },
 	{ "plot", cmd_plot, 0, cmd_plot_usage, "roofline, overlap and heatmap plots (gnuplot)" },
 	{ "regress", cmd_regress, 0, cmd_regress_usage,
 	  "compare two sweeps; exit 1 on a significant slowdown" },
+	{ "report", cmd_report, 0, cmd_report_usage,
+	  "one sweep's report (Markdown, HTML); exit 1 on a regression" },
 	{ "run", cmd_run, FGO_NEEDS_MPI, cmd_run_usage, "run one configuration" },
 	{ "show", cmd_show, 0, cmd_show_usage, "every field of one stored run" },
 	{ "sweep", cmd_sweep, FGO_NEEDS_MPI, cmd_sweep_usage, "run a sweep spec and store every run" },
+	{ "tune", cmd_tune, FGO_NEEDS_MPI, cmd_tune_usage,
+	  "search a problem's configurations for the fastest within a budget" },
 };
 
 static const char main_usage[] = "usage: fgobench COMMAND [ARGS] [--help]\n"
