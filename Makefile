@@ -135,7 +135,8 @@ nightly: all
 # kernels of BUNDLE_SPECS compiled for BUNDLE_ARCH into build/cuda/kcache),
 # made here, carried to a GPU machine and run there with tests/gpu/run.sh,
 # which finds the kernel cache beside the binary: no compiling there.
-BUNDLE_SPECS ?= sweeps/smoke.json sweeps/gpu_smoke.json sweeps/gpu_core.json sweeps/gemm_bench.json sweeps/gpu_fused.json
+BUNDLE_SPECS ?= sweeps/smoke.json sweeps/gpu_smoke.json sweeps/gpu_core.json sweeps/gemm_bench.json sweeps/gpu_fused.json \
+	sweeps/wgmma_check.json sweeps/wgmma_core.json
 BUNDLE_ARCH ?= sm_90a
 bundle:
 	$(MAKE) --no-print-directory GPU=cuda
