@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "embed.h"
 #include "fgo.h"
 #include "hip_port.h"
@@ -85,28 +86,19 @@ static int read_file(const char *path, void **data, size_t *size)
 	return 0;
 }
 
-/* Writes to a unique temporary name in the same folder (mkstemp: unique
- * across processes, threads and hosts sharing the folder) then renames it
- * over path, which is atomic: ranks compiling or reading the same kernel at
- * once never see half a file. A cache that cannot be written is not an
- * error (the kernel is just compiled again next time). */
+/* Whole or not at all (atomic_file.h): ranks compiling or reading the same
+ * kernel at once never see half a file. A cache that cannot be written is
+ * not an error (the kernel is just compiled again next time). */
 static void write_file(const char *path, const void *data, size_t size)
 {
-	char tmp[1300];
-	snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
+	struct atomic_file af;
+	char why[256];
+	if (atomic_open(&af, path, why, sizeof why) != FGO_OK)
 		return;
-	fchmod(fd, 0644); /* mkstemp makes it 0600: the cache may be shared */
-	FILE *f = fdopen(fd, "wb");
-	if (!f) {
-		close(fd);
-		remove(tmp);
-		return;
-	}
-	int ok = fwrite(data, 1, size, f) == size;
-	if (fclose(f) != 0 || !ok || rename(tmp, path) != 0)
-		remove(tmp);
+	if (fwrite(data, 1, size, af.f) != size)
+		atomic_abort(&af);
+	else
+		atomic_commit(&af, why, sizeof why);
 }
 
 /* Splits opts on blanks into argv (opts is modified). */

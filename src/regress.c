@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "fgo.h"
 #include "stats.h"
 #include "store.h"
@@ -396,35 +397,10 @@ static void junit_write(FILE *f, const struct fgo_regress_report *rep,
 int regress_write_junit(const struct fgo_regress_report *rep, const struct fgo_regress_opts *o,
 			const char *path, char *err, size_t len)
 {
-	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
-	if (!tmp) {
-		snprintf(err, len, "out of memory writing %s", path);
-		return FGO_EFAIL;
-	}
-	snprintf(tmp, n, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		snprintf(err, len, "cannot write %s: %s (is its directory there and writable?)", path,
-			 strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return FGO_EUSAGE;
-	}
-	fchmod(fd, 0644); /* mkstemp makes it 0600: CI readers are often another user */
-	junit_write(f, rep, o);
-	int bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path) != 0) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return FGO_EFAIL;
-	}
-	free(tmp);
-	return FGO_OK;
+	struct atomic_file af;
+	int rc = atomic_open(&af, path, err, len);
+	if (rc != FGO_OK)
+		return rc;
+	junit_write(af.f, rep, o);
+	return atomic_commit(&af, err, len);
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "fgo.h"
 #include "regress.h"
 #include "report_doc.h"
@@ -129,35 +130,16 @@ static int resolve_base(sqlite3 *db, const struct report_opts *o, const struct r
 static int write_file(const struct report_doc *doc, const char *title, int html, const char *path,
 		      char *err, size_t len)
 {
-	size_t n = strlen(path) + 16;
-	char *tmp = malloc(n);
-	if (!tmp) {
-		snprintf(err, len, "out of memory writing %s", path);
+	struct atomic_file af;
+	int rc = atomic_open(&af, path, err, len);
+	if (rc != FGO_OK)
+		return rc;
+	if (html ? doc_write_html(doc, title, af.f) : doc_write_md(doc, af.f)) {
+		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
+		atomic_abort(&af);
 		return FGO_EFAIL;
 	}
-	snprintf(tmp, n, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return FGO_EUSAGE;
-	}
-	fchmod(fd, 0644); /* mkstemp makes it 0600; a report is read by others (a web server) */
-	int bad = html ? doc_write_html(doc, title, f) : doc_write_md(doc, f);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path) != 0) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return FGO_EFAIL;
-	}
-	free(tmp);
-	return FGO_OK;
+	return atomic_commit(&af, err, len);
 }
 
 static const char *plural(long n, const char *one, const char *many)
