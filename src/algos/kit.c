@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 void kit_matrix(struct fgo_matrix *m, long row0, long rows, long col0, long cols,
 		enum fgo_dtype t, size_t *cursor)
@@ -94,6 +95,36 @@ int kit_streamk_fixup(const struct fgo_exec *ex, const struct sched_grid *g, int
 			return rc;
 		cpu_tile_load_add(acc, kit_heap(ex, ex->rank, slots + (size_t)c * slot_bytes), cols,
 				  rows, cols, FGO_FP32);
+	}
+	return FGO_OK;
+}
+
+int kit_streamk_cta(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, int cta,
+		    size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
+		    const struct kit_streamk_ops *ops, void *ctx)
+{
+	long kt = g->k_iters, it, end;
+
+	sched_streamk_range(g, ctas, cta, &it, &end);
+	while (it < end) {
+		long tile = it / kt, k0 = it % kt;
+		long stop = (tile + 1) * kt < end ? (tile + 1) * kt : end;
+		int rows, cols, rc = FGO_OK;
+		ops->gemm(ctx, tile, k0, stop - tile * kt, acc, &rows, &cols);
+		if (stop < (tile + 1) * kt) {
+			memcpy(kit_heap(ex, ex->rank, slots + (size_t)cta * slot_bytes), acc,
+			       sizeof(float) * (size_t)rows * (size_t)cols);
+			kit_flag_publish(ex, ex->rank, slot_flag0 + cta);
+		} else {
+			if (k0 > 0)
+				rc = kit_streamk_fixup(ex, g, ctas, tile, cta, slots, slot_bytes,
+						       slot_flag0, acc, rows, cols);
+			if (rc == FGO_OK)
+				rc = ops->finish(ctx, tile, acc, rows, cols);
+			if (rc != FGO_OK)
+				return rc;
+		}
+		it = stop;
 	}
 	return FGO_OK;
 }

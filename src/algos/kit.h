@@ -97,6 +97,24 @@ int kit_streamk_fixup(const struct fgo_exec *ex, const struct sched_grid *g, int
 		      int cta, size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
 		      int rows, int cols);
 
+/* A Stream-K family's two tile steps, for kit_streamk_cta. */
+struct kit_streamk_ops {
+	/* acc (rows x cols, ld cols) = the tile's MAC iterations [k0, k1) */
+	void (*gemm)(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols);
+	/* the tile is whole in acc: store it and announce it; FGO_OK or an error */
+	int (*finish)(void *ctx, long tile, const float *acc, int rows, int cols);
+};
+
+/* GEMM CTA `cta` of `ctas` walks its Stream-K range of g's MAC iterations
+ * tile segment by tile segment: a segment that does not end its tile leaves
+ * its fp32 head in the CTA's slot (slots + cta * slot_bytes) and raises flag
+ * slot_flag0 + cta; one that ends it adds the earlier heads
+ * (kit_streamk_fixup) and hands the tile to ops->finish. acc holds one
+ * BLK_M x BLK_N tile. FGO_OK or the first error. */
+int kit_streamk_cta(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, int cta,
+		    size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
+		    const struct kit_streamk_ops *ops, void *ctx);
+
 /* The "tile exceeds problem" rule for a rows x cols tile space (and BLK_K
  * against cfg->k): a side longer than both 16 (the smallest MMA side) and
  * the next power of two >= the dimension it tiles is invalid. 0 when valid, else 1 with e.g.

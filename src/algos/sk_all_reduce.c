@@ -5,7 +5,6 @@
  * in index order with the comm CTAs polled after every tile segment. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "ar_common.h"
 #include "cpu/gemm.h"
@@ -76,13 +75,6 @@ static struct ar_tile tile_of(const struct sk_launch *L, long tile)
 	return t;
 }
 
-static float *slot(const struct sk_launch *L, int cta)
-{
-	const struct fgo_exec *ex = L->ex;
-	return (float *)(void *)kit_heap(ex, ex->rank,
-					 slots_offset(ex->cfg, ex->lay) + (size_t)cta * slot_bytes(ex->cfg));
-}
-
 /* Comm CTA c sums tile into C. */
 static void reduce(const struct sk_launch *L, long tile)
 {
@@ -131,40 +123,39 @@ static void publish_partial(struct sk_launch *L, long tile)
 	comm_poll(L);
 }
 
-/* GEMM CTA cta: its Stream-K range of MAC iterations, tile segment by tile
- * segment. A segment that ends its tile finishes the tile (fix-up, store,
- * publish); one that does not leaves an fp32 head in the CTA's slot. */
+/* The Stream-K tile steps (kit_streamk_cta): the partial GEMM of a tile,
+ * and a whole partial stored in this rank's work area and announced. */
+static void sk_tile_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols)
+{
+	struct sk_launch *L = ctx;
+	struct ar_tile t = tile_of(L, tile);
+	ar_tile_gemm(L->ex, &t, k0, k1, acc);
+	*rows = (int)t.rows;
+	*cols = (int)t.cols;
+}
+
+static int sk_tile_finish(void *ctx, long tile, const float *acc, int rows, int cols)
+{
+	struct sk_launch *L = ctx;
+	const struct fgo_exec *ex = L->ex;
+	struct ar_tile t = tile_of(L, tile);
+	cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(ex->cfg, ex->lay->work_offset, t.row0,
+							     t.col0)),
+		       ex->cfg->n, acc, rows, cols, ex->cfg->dtype);
+	if (L->mode == FGO_MODE_FUSED)
+		publish_partial(L, tile);
+	return FGO_OK;
+}
+
+static const struct kit_streamk_ops sk_ops = { sk_tile_gemm, sk_tile_finish };
+
+/* GEMM CTA cta: its Stream-K range; slots and their flags follow the
+ * reduction flags (layout above). */
 static int gemm_cta(struct sk_launch *L, int cta)
 {
 	const struct fgo_exec *ex = L->ex;
-	const struct fgo_config *cfg = ex->cfg;
-	long kt = L->g.k_iters, it, end;
-
-	sched_streamk_range(&L->g, L->ctas, cta, &it, &end);
-	while (it < end) {
-		long tile = it / kt, k0 = it % kt;
-		long stop = (tile + 1) * kt < end ? (tile + 1) * kt : end;
-		struct ar_tile t = tile_of(L, tile);
-		ar_tile_gemm(ex, &t, k0, stop - tile * kt, L->acc);
-		if (stop < (tile + 1) * kt) {
-			memcpy(slot(L, cta), L->acc, sizeof(float) * (size_t)t.rows * (size_t)t.cols);
-			kit_flag_publish(ex, ex->rank, L->g.tiles * ex->world + cta);
-		} else {
-			int rc = k0 > 0 ? kit_streamk_fixup(ex, &L->g, L->ctas, tile, cta,
-							slots_offset(cfg, ex->lay), slot_bytes(cfg),
-							L->g.tiles * ex->world, L->acc, t.rows, t.cols)
-					 : FGO_OK;
-			if (rc != FGO_OK)
-				return rc;
-			cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->work_offset,
-									    t.row0, t.col0)),
-				       cfg->n, L->acc, t.rows, t.cols, cfg->dtype);
-			if (L->mode == FGO_MODE_FUSED)
-				publish_partial(L, tile);
-		}
-		it = stop;
-	}
-	return FGO_OK;
+	return kit_streamk_cta(ex, &L->g, L->ctas, cta, slots_offset(ex->cfg, ex->lay),
+			       slot_bytes(ex->cfg), L->g.tiles * ex->world, L->acc, &sk_ops, L);
 }
 
 static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)

@@ -4,7 +4,6 @@
  * On one CPU rank the CTAs run one after another: GEMM CTAs in index order,
  * the comm CTAs polled after every finished tile. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "all_scatter.h"
 #include "cpu/gemm.h"
@@ -57,13 +56,6 @@ static long slot_flag(const struct sk_launch *L, int cta)
 	return (long)(L->ex->world + 1) * L->g.tiles + cta;
 }
 
-static float *slot(const struct sk_launch *L, int cta)
-{
-	const struct fgo_exec *ex = L->ex;
-	return (float *)(void *)kit_heap(ex, ex->rank,
-					 ex->lay->work_offset + (size_t)cta * slot_bytes(ex->cfg));
-}
-
 /* Each comm CTA pushes its tiles, in order, while the next one is finished. */
 static void comm_poll(struct sk_launch *L)
 {
@@ -86,36 +78,44 @@ static int comm_finish(struct sk_launch *L)
 	return as_wait_peers(L->ex, &L->g);
 }
 
+/* The Stream-K tile steps (kit_streamk_cta): the partial GEMM of a tile of
+ * this rank's column block, and a whole tile stored, announced and (fused)
+ * pushed by the comm CTAs that are ready. */
+static void tile_at(const struct sk_launch *L, long tile, struct kit_tile *t)
+{
+	const struct fgo_config *cfg = L->ex->cfg;
+	kit_tile_at(cfg, &L->g, cfg->m, cfg->n / L->ex->world, tile, t);
+}
+
+static void sk_tile_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols)
+{
+	struct sk_launch *L = ctx;
+	struct kit_tile t;
+	tile_at(L, tile, &t);
+	as_tile_gemm(L->ex, &t, k0, k1, acc);
+	*rows = (int)t.rows;
+	*cols = (int)t.cols;
+}
+
+static int sk_tile_finish(void *ctx, long tile, const float *acc, int rows, int cols)
+{
+	struct sk_launch *L = ctx;
+	struct kit_tile t;
+	(void)rows, (void)cols; /* t has them */
+	tile_at(L, tile, &t);
+	as_tile_store(L->ex, &t, acc);
+	kit_flag_publish(L->ex, L->ex->rank, done_flag(L, tile));
+	if (L->mode == FGO_MODE_FUSED)
+		comm_poll(L);
+	return FGO_OK;
+}
+
+static const struct kit_streamk_ops sk_ops = { sk_tile_gemm, sk_tile_finish };
+
 static int gemm_cta(struct sk_launch *L, int cta)
 {
-	const struct fgo_exec *ex = L->ex;
-	long kt = L->g.k_iters, it, end;
-
-	sched_streamk_range(&L->g, L->ctas, cta, &it, &end);
-	while (it < end) {
-		long tile = it / kt, k0 = it % kt;
-		long stop = (tile + 1) * kt < end ? (tile + 1) * kt : end;
-		struct kit_tile t;
-		kit_tile_at(ex->cfg, &L->g, ex->cfg->m, ex->cfg->n / ex->world, tile, &t);
-		as_tile_gemm(ex, &t, k0, stop - tile * kt, L->acc);
-		if (stop < (tile + 1) * kt) {
-			memcpy(slot(L, cta), L->acc, sizeof(float) * (size_t)t.rows * (size_t)t.cols);
-			kit_flag_publish(ex, ex->rank, slot_flag(L, cta));
-		} else {
-			int rc = k0 > 0 ? kit_streamk_fixup(ex, &L->g, L->ctas, tile, cta, ex->lay->work_offset,
-							slot_bytes(ex->cfg), slot_flag(L, 0), L->acc,
-							t.rows, t.cols)
-					 : FGO_OK;
-			if (rc != FGO_OK)
-				return rc;
-			as_tile_store(ex, &t, L->acc);
-			kit_flag_publish(ex, ex->rank, done_flag(L, tile));
-			if (L->mode == FGO_MODE_FUSED)
-				comm_poll(L);
-		}
-		it = stop;
-	}
-	return FGO_OK;
+	return kit_streamk_cta(L->ex, &L->g, L->ctas, cta, L->ex->lay->work_offset,
+			       slot_bytes(L->ex->cfg), slot_flag(L, 0), L->acc, &sk_ops, L);
 }
 
 static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
