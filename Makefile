@@ -13,6 +13,10 @@ MPICC_LINK = $(shell mpicc --showme:link 2>/dev/null)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc -Ikernels -Ibuild $(MPICC_COMPILE)
 LDLIBS += -lsqlite3 -lcjson -lm $(MPICC_LINK)
+# SANITIZE: extra compile and link flags, set by `make test-asan` and `make fuzz`
+# for their own builds under build/asan and build/fuzz.
+CFLAGS += $(SANITIZE)
+LDLIBS += $(SANITIZE)
 
 DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev gnuplot-nox cppcheck libxml2-utils
 export OMPI_ALLOW_RUN_AS_ROOT := 1
@@ -163,3 +167,60 @@ install: all
 
 clean:
 	rm -rf build fgobench
+
+# ---- hardening: sanitizers and fuzzing ----
+#   make test-asan            the tool, unit and MPI tests built with ASan+UBSan in
+#                             build/asan, run on the CPU backend (the tool under
+#                             mpirun -np 2, the MPI tests -np 4); only OpenMPI's own
+#                             leaks are suppressed (tests/asan/ompi.supp)
+#   make fuzz FUZZ_SECONDS=N  every libFuzzer harness of tests/fuzz for N seconds each
+#                             (clang; working corpus and findings under build/fuzz;
+#                             FUZZ_NICE=19 on a shared machine)
+#   make fuzz-ci              every harness over its seed corpus and reproducers, then
+#                             FUZZ_CI_SECONDS of fuzzing each (what .ci/run calls)
+ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+ASAN_UNIT_BINS := $(patsubst tests/unit/%.c,build/asan/tests/%,$(UNIT_SRCS))
+ASAN_MPI_BINS := $(patsubst tests/mpi/%.c,build/asan/tests/mpi_%,$(MPI_TEST_SRCS))
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-error
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
+# fuzz_cli stops each command where it would launch kernels (see its comment).
+FUZZ_WRAP := -Wl,--wrap=session_run -Wl,--wrap=tune_run -Wl,--wrap=runner_run
+FUZZ_SECONDS ?= 60
+FUZZ_CI_SECONDS ?= 8
+
+.PHONY: test-asan asan-build fuzz fuzz-build fuzz-ci
+
+asan-build: build/.deps-ok
+	@$(MAKE) --no-print-directory OBJ=build/asan/obj BIN=build/asan/fgobench \
+		SANITIZE="$(ASAN_FLAGS)" build/asan/fgobench
+	@$(MAKE) --no-print-directory $(ASAN_UNIT_BINS) $(ASAN_MPI_BINS)
+
+build/asan/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/asan/obj/libfgo.a
+	@mkdir -p build/asan/tests
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< build/asan/obj/libfgo.a $(LDLIBS) $(ASAN_FLAGS)
+
+build/asan/tests/mpi_%: tests/mpi/%.c tests/unit/testlib.h build/asan/obj/libfgo.a
+	@mkdir -p build/asan/tests
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $< build/asan/obj/libfgo.a $(LDLIBS) $(ASAN_FLAGS)
+
+test-asan: asan-build
+	@sh tests/asan/run.sh build/asan/fgobench $(ASAN_UNIT_BINS) $(ASAN_MPI_BINS)
+
+fuzz-build: build/.deps-ok
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) OBJ=build/fuzz/obj BIN=build/fuzz/obj/unused \
+		SANITIZE="$(FUZZ_FLAGS)" build/fuzz/obj/libfgo.a
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h build/fuzz/obj/libfgo.a
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(if $(filter %/fuzz_cli,$@),$(FUZZ_WRAP)) \
+		-o $@ $< build/fuzz/obj/libfgo.a $(LDLIBS)
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+fuzz-ci: fuzz-build
+	@sh tests/fuzz/run.sh ci $(FUZZ_CI_SECONDS) $(FUZZ_BINS)

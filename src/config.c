@@ -105,6 +105,14 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 		INVALID("world=%d must be between 1 and 1024", cfg->world);
 	if (cfg->m <= 0 || cfg->n <= 0 || cfg->k <= 0)
 		INVALID("sizes must be > 0 (M=%ld N=%ld K=%ld)", cfg->m, cfg->n, cfg->k);
+	/* element counts and offsets are longs everywhere (kernels/schedule.h
+	 * too): a matrix of more than 2^50 elements is beyond any memory and
+	 * would overflow them */
+	if ((double)cfg->m * (double)cfg->n > 0x1p50 || (double)cfg->m * (double)cfg->k > 0x1p50 ||
+	    (double)cfg->k * (double)cfg->n > 0x1p50)
+		INVALID("M=%ld N=%ld K=%ld: a matrix of more than 2^50 elements (M x N, M x K or K x N)"
+			" is beyond any machine's memory",
+			cfg->m, cfg->n, cfg->k);
 	if (!is_pow2(cfg->blk_m) || !is_pow2(cfg->blk_n) || !is_pow2(cfg->blk_k))
 		INVALID("tile %dx%dx%d: BLK_M, BLK_N and BLK_K must be powers of two",
 			cfg->blk_m, cfg->blk_n, cfg->blk_k);

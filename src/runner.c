@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fgo.h"
@@ -392,6 +393,102 @@ static void result_recv(struct fgo_result *r, int src, MPI_Comm comm)
 	}
 }
 
+/* Matrices past 2^50 elements are far beyond any memory; their tile counts
+ * and byte counts would overflow the layouts' long and size_t arithmetic,
+ * so such a configuration is never laid out (layout_of). */
+#define ELEMENTS_MAX 1125899906842624.0
+
+/* cfg's layout on rank 0; 0 with *lay zeroed when the shape is too large
+ * to lay out. */
+static int layout_of(const struct fgo_config *cfg, struct fgo_layout *lay)
+{
+	double m = (double)cfg->m, n = (double)cfg->n, k = (double)cfg->k;
+	memset(lay, 0, sizeof *lay);
+	if (m * n > ELEMENTS_MAX || m * k > ELEMENTS_MAX || k * n > ELEMENTS_MAX)
+		return 0;
+	algo_find(cfg->algorithm)->layout(cfg, 0, lay);
+	return 1;
+}
+
+/* Bytes of heap cfg needs per rank: the layout's count or, when the shape
+ * is so large that the layout's size_t arithmetic would wrap around (or it
+ * has none), what every sharding holds at least (1/W of each of A, B and
+ * C), whichever is more. A double, so that it cannot wrap itself. */
+static double heap_need(const struct fgo_config *cfg, const struct fgo_layout *lay)
+{
+	double e = (double)dtype_size(cfg->dtype), m = (double)cfg->m, n = (double)cfg->n,
+	       k = (double)cfg->k;
+	double least = e * (m * n + m * k + k * n) / (double)cfg->world;
+	return (double)lay->heap_bytes < least ? least : (double)lay->heap_bytes;
+}
+
+/* Host memory one rank needs for cfg on top of a CPU heap: the staging
+ * buffer of its largest matrix (inputs are filled, the output read back,
+ * one at a time). */
+static double staging_need(const struct fgo_config *cfg, const struct fgo_layout *lay)
+{
+	const struct fgo_matrix *mats[3] = { &lay->a, &lay->b, &lay->c };
+	double most = 0, e = (double)dtype_size(cfg->dtype);
+	for (int i = 0; i < 3; i++) {
+		double b = (double)mats[i]->rows * (double)mats[i]->ld * e;
+		most = b > most ? b : most;
+	}
+	return most;
+}
+
+/* This node's memory in bytes: the physical memory, or a smaller cgroup
+ * limit (a container, a batch job's allocation). */
+static double node_memory(void)
+{
+	double bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+	static const char *const limits[] = { "/sys/fs/cgroup/memory.max",
+					      "/sys/fs/cgroup/memory/memory.limit_in_bytes" };
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(limits); i++) {
+		FILE *f = fopen(limits[i], "r");
+		double v = 0;
+		if (!f)
+			continue;
+		if (fscanf(f, "%lf", &v) == 1 && v > 0 && v < bytes)
+			bytes = v;
+		fclose(f);
+	}
+	return bytes;
+}
+
+int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
+			const struct fgo_backend *be, size_t heap_limit, char *err, size_t len)
+{
+	int node_ranks = runner_node_ranks(comm);
+	double have = node_memory();
+	MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_DOUBLE, MPI_MIN, comm);
+	int heap_on_host = strcmp(be->name, "cpu") == 0;
+	for (size_t i = 0; i < plan->count; i++) {
+		const struct fgo_config *cfg = &plan->items[i].cfg;
+		struct fgo_layout lay;
+		if (!plan->items[i].valid || cfg->world > node_ranks)
+			continue;
+		layout_of(cfg, &lay);
+		double heap = heap_need(cfg, &lay);
+		if (heap > (double)heap_limit)
+			continue; /* stored as invalid, never allocated */
+		/* every group of the node allocates at once */
+		int ranks = node_ranks / cfg->world * cfg->world;
+		double per_rank = staging_need(cfg, &lay) + (heap_on_host ? heap : 0);
+		if (per_rank * ranks <= have)
+			continue;
+		snprintf(err, len,
+			 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %.1f GiB of memory on"
+			 " a node (%d rank%s x %.1f GiB), more than its %.1f GiB (use smaller shapes,"
+			 " or a --heap-size under %.1fG to store such configurations as invalid)",
+			 i + 1, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
+			 cfg->n, cfg->k, per_rank * ranks / 1073741824.0, ranks, ranks == 1 ? "" : "s",
+			 per_rank / 1073741824.0, have / 1073741824.0,
+			 have / ranks / 1073741824.0);
+		return FGO_EUSAGE;
+	}
+	return FGO_OK;
+}
+
 /* Items of world w to run, and the heap they need; items too big for the
  * heap limit are reported to the sink as invalid right away (rank 0). */
 static size_t items_of_world(const struct fgo_plan *plan, const unsigned char *todo,
@@ -406,8 +503,7 @@ static size_t items_of_world(const struct fgo_plan *plan, const unsigned char *t
 		if (!todo[i] || !plan->items[i].valid || cfg->world != w)
 			continue;
 		struct fgo_layout lay;
-		algo_find(cfg->algorithm)->layout(cfg, 0, &lay);
-		if (lay.heap_bytes > o->heap_limit) {
+		if (!layout_of(cfg, &lay) || heap_need(cfg, &lay) > (double)o->heap_limit) {
 			too_big[(*n_too_big)++] = i;
 			continue;
 		}
@@ -425,13 +521,13 @@ static int report_too_big(const struct fgo_plan *plan, const struct fgo_runner_o
 		const struct fgo_config *cfg = &plan->items[too_big[j]].cfg;
 		struct fgo_layout lay;
 		struct fgo_result r;
-		algo_find(cfg->algorithm)->layout(cfg, 0, &lay);
+		layout_of(cfg, &lay);
 		result_init(&r);
 		r.status = FGO_INVALID;
 		snprintf(r.reason, sizeof r.reason,
 			 "needs %.1f MiB of heap per rank, more than the limit of %.1f MiB"
 			 " (raise --heap-size)",
-			 lay.heap_bytes / 1048576.0, o->heap_limit / 1048576.0);
+			 heap_need(cfg, &lay) / 1048576.0, o->heap_limit / 1048576.0);
 		if (sink->started(sink->arg, &too_big[j], 1) || sink->finished(sink->arg, too_big[j], &r))
 			return FGO_EFAIL;
 	}

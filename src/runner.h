@@ -53,6 +53,14 @@ struct fgo_runner_sink {
 int runner_run(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *todo,
 	       const struct fgo_runner_opts *opts, const struct fgo_runner_sink *sink);
 
+/* Refuses, before anything is allocated, a plan that would need more
+ * memory on a node than it has: for each valid item within heap_limit,
+ * its heap (host memory on the CPU backend) and staging buffers times the
+ * ranks of a node that run it at once. FGO_OK, or FGO_EUSAGE with
+ * "configuration I (...) needs X GiB ..." in err (collective over comm). */
+int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
+			const struct fgo_backend *be, size_t heap_limit, char *err, size_t len);
+
 /* The largest world size every rank can take part in: the smallest number
  * of ranks on one node (collective). */
 int runner_node_ranks(MPI_Comm comm);

@@ -297,10 +297,15 @@ int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_ses
 			      s->backend);
 		return FGO_EUSAGE;
 	}
+	char err[FGO_REASON_MAX] = "", big[512];
+	if (runner_memory_check(comm, plan, be, s->heap_limit, big, sizeof big) != FGO_OK) {
+		if (rank == 0)
+			error("%s: %s", s->spec_path, big);
+		return FGO_EUSAGE;
+	}
 	MPI_Comm node;
 	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 	struct fgo_backend_ctx *ctx = NULL;
-	char err[FGO_REASON_MAX] = "";
 	int rc = be->init(&ctx, node, err, sizeof err);
 	int any;
 	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);

@@ -206,8 +206,9 @@ int spec_dataset_csv(struct spec_ctx *c)
 
 	if (!buf)
 		return spec_fail(c, "out of memory reading the dataset");
-	if ((unsigned char)c->text[0] == 0xef)
-		off = 3; /* UTF-8 byte order mark */
+	if ((unsigned char)c->text[0] == 0xef && (unsigned char)c->text[1] == 0xbb &&
+	    (unsigned char)c->text[2] == 0xbf)
+		off = 3; /* UTF-8 byte order mark (all three bytes: a lone 0xef is text) */
 	while (c->text[off] && blank(c->text + off))
 		off = next_line(c->text, off);
 	size_t header = off;

@@ -140,9 +140,12 @@ static int read_range(struct spec_ctx *c, enum spec_field f, const char *key, co
 	if (mul && (!cJSON_IsNumber(mul) || mul->valuedouble < 2 || mul->valuedouble > 1024 ||
 		    mul->valuedouble != (double)(long)mul->valuedouble))
 		return spec_fail_node(c, mul, 0, "\"mul\" must be an integer from 2 to 1024");
+	/* bounds before the cast: a double past long's range has no long value */
 	if (step && (!cJSON_IsNumber(step) || step->valuedouble < 1 ||
+		     step->valuedouble > (double)spec_fields[f].max ||
 		     step->valuedouble != (double)(long)step->valuedouble))
-		return spec_fail_node(c, step, 0, "\"step\" must be a positive integer");
+		return spec_fail_node(c, step, 0, "\"step\" must be a positive integer up to %ld",
+				      spec_fields[f].max);
 	if (mul)
 		m = (long)mul->valuedouble;
 	else
@@ -248,7 +251,7 @@ static int read_object(struct spec_ctx *c, const cJSON *obj, struct block *b, in
 		} else {
 			double d = item->valuedouble;
 			int min = strcmp(key, "warmup") == 0 ? 0 : 1;
-			if (!cJSON_IsNumber(item) || d != (double)(long)d || d < min || d > 1000000)
+			if (!cJSON_IsNumber(item) || d < min || d > 1000000 || d != (double)(long)d)
 				return spec_fail_node(c, item, 0, "\"%s\" expects an integer from %d to 1000000",
 						      key, min);
 			*(strcmp(key, "warmup") == 0 ? &c->plan->warmup : &c->plan->iterations) = (int)d;

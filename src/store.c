@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,22 @@ static const char *errno_text(int e, char *buf, size_t len)
 	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
 		buf[0] = (char)(buf[0] - 'A' + 'a');
 	return buf;
+}
+
+const char *store_failure(sqlite3 *db)
+{
+	int code = sqlite3_errcode(db) & 0xff, e = sqlite3_system_errno(db);
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return "the store is busy: another process kept it locked for more than 10 s"
+		       " (wait for the other sweep to finish, or use another --db)";
+	if (code == SQLITE_FULL || (code == SQLITE_IOERR && (e == ENOSPC || e == EFBIG
+#ifdef EDQUOT
+							     || e == EDQUOT
+#endif
+							     )))
+		return "the disk is full or a file size limit was reached (free some space, then"
+		       " rerun with --resume: what was stored before is intact)";
+	return sqlite3_errmsg(db);
 }
 
 /* The directory that holds path ("." for a bare name). */
@@ -200,7 +217,7 @@ static int exec_sql(sqlite3 *db, const char *path, const char *what, const char 
 	char *msg = NULL;
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return FGO_OK;
-	say(err, len, FGO_EFAIL, "%s: cannot %s: %s", path, what, msg ? msg : sqlite3_errmsg(db));
+	say(err, len, FGO_EFAIL, "%s: cannot %s: %s", path, what, store_failure(db));
 	sqlite3_free(msg);
 	return FGO_EFAIL;
 }
@@ -299,7 +316,7 @@ static int configure(sqlite3 *db, const char *path, enum fgo_store_mode mode, ch
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &q, NULL) != SQLITE_OK)
 		return say(err, len, FGO_EFAIL, "%s: cannot switch the store to WAL: %s", path,
-			   sqlite3_errmsg(db));
+			   store_failure(db));
 	int rc = sqlite3_step(q);
 	int wal = rc == SQLITE_ROW && sqlite3_column_text(q, 0) &&
 		  strcmp((const char *)sqlite3_column_text(q, 0), "wal") == 0;
@@ -308,7 +325,7 @@ static int configure(sqlite3 *db, const char *path, enum fgo_store_mode mode, ch
 		return say(err, len, FGO_EFAIL,
 			   "%s: cannot switch the store to WAL (%s); is it on a network file system?"
 			   " (%s)",
-			   path, rc == SQLITE_ROW ? "still in another journal mode" : sqlite3_errmsg(db),
+			   path, rc == SQLITE_ROW ? "still in another journal mode" : store_failure(db),
 			   write_hint);
 	return exec_sql(db, path, "configure the store",
 			"PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", err, len);
@@ -317,71 +334,94 @@ static int configure(sqlite3 *db, const char *path, enum fgo_store_mode mode, ch
 static void remove_created(const char *path)
 {
 	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
-	char name[PATH_MAX + 16];
+	char name[PATH_MAX + 48];
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(suffixes); i++) {
 		snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
 		unlink(name);
 	}
 }
 
-/* A new store: the file is made here (O_EXCL, so nobody else's file is ever
- * removed on failure), then schema, meta and user_version in one
- * transaction. Returns -1 when the file appeared meanwhile (someone raced
- * us), so the caller opens it as an existing one. */
-static int init_store(const char *path, int created, sqlite3 **out, char *err, size_t len);
-
-static int create_store(const char *path, sqlite3 **out, char *err, size_t len)
+/* Writes schema, meta and user_version into db in one exclusive
+ * transaction, unless another process got there first (two sweeps
+ * creating the same store): then there is nothing to do. */
+static int write_schema(sqlite3 *db, const char *path, char *err, size_t len)
 {
-	char ebuf[128], dir[PATH_MAX];
+	const char *schema = embedded_text("db/schema.sql");
+	if (!schema)
+		return say(err, len, FGO_EFAIL, "%s: this build has no embedded db/schema.sql"
+			   " (rebuild fgobench with `make`)", path);
+	char sql[160];
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO meta(key, value) VALUES ('application', 'fgobench'),"
+		 " ('schema_version', '%d'); PRAGMA user_version = %d;",
+		 FGO_SCHEMA_VERSION, FGO_SCHEMA_VERSION);
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	if (exec_sql(db, path, "create the store", "BEGIN EXCLUSIVE", err, len))
+		return FGO_EFAIL;
+	sqlite3_stmt *q = NULL;
+	int there = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = 'meta'", -1,
+				       &q, NULL) == SQLITE_OK &&
+		    sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	if ((!there && (exec_sql(db, path, "create the store", schema, err, len) ||
+			exec_sql(db, path, "create the store", sql, err, len))) ||
+	    exec_sql(db, path, "create the store", "COMMIT", err, len)) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}
+
+/* A new store is made whole under a private name beside path, then linked
+ * into place: no other process ever sees a half-made store, and when two
+ * create it at once one link wins and the other opens the winner's.
+ * Returns -1 when path now exists (made here or by someone else): the
+ * caller opens it as an existing store. */
+static int create_store(const char *path, char *err, size_t len)
+{
+	char ebuf[128], dir[PATH_MAX], tmp[PATH_MAX + 32];
 	struct stat sb;
 	dir_of(path, dir, sizeof dir);
 	if (stat(dir, &sb) != 0)
 		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s: %s (%s)", path, dir,
 			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EEXIST)
-		return -1;
+	snprintf(tmp, sizeof tmp, "%s.new-%ld", path, (long)getpid());
+	remove_created(tmp); /* left by a crashed process that had our pid */
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
 			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
 	close(fd);
-	return init_store(path, 1, out, err, len);
-}
-
-/* Writes the schema into the empty file at path (created: by us, so it is
- * removed again on failure; else it is left empty as it was). */
-static int init_store(const char *path, int created, sqlite3 **out, char *err, size_t len)
-{
-	const char *schema = embedded_text("db/schema.sql");
 	sqlite3 *db = NULL;
 	int rc = FGO_OK;
-	if (!schema) {
-		rc = say(err, len, FGO_EFAIL, "%s: this build has no embedded db/schema.sql"
-			 " (rebuild fgobench with `make`)", path);
-	} else if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		rc = say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
 			 db ? sqlite3_errmsg(db) : "out of memory", write_hint);
-	} else {
-		char sql[160];
-		snprintf(sql, sizeof sql,
-			 "INSERT INTO meta(key, value) VALUES ('application', 'fgobench'),"
-			 " ('schema_version', '%d'); PRAGMA user_version = %d;",
-			 FGO_SCHEMA_VERSION, FGO_SCHEMA_VERSION);
-		sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-		if (exec_sql(db, path, "create the store", "BEGIN EXCLUSIVE", err, len) ||
-		    exec_sql(db, path, "create the store", schema, err, len) ||
-		    exec_sql(db, path, "create the store", sql, err, len) ||
-		    exec_sql(db, path, "create the store", "COMMIT", err, len)) {
-			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-			rc = FGO_EFAIL;
-		} else {
-			rc = configure(db, path, FGO_STORE_WRITE, err, len);
-		}
-	}
+	else
+		rc = write_schema(db, path, err, len);
+	sqlite3_close(db);
+	if (rc == FGO_OK && link(tmp, path) != 0 && errno != EEXIST)
+		rc = say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
+			 errno_text(errno, ebuf, sizeof ebuf), write_hint);
+	remove_created(tmp);
+	return rc == FGO_OK ? -1 : rc;
+}
+
+/* Writes the schema into the empty file at path (what `touch` leaves); on
+ * failure the file is left empty as it was. */
+static int init_store(const char *path, sqlite3 **out, char *err, size_t len)
+{
+	sqlite3 *db = NULL;
+	int rc = FGO_OK;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		rc = say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (%s)", path,
+			 db ? sqlite3_errmsg(db) : "out of memory", write_hint);
+	else
+		rc = write_schema(db, path, err, len);
+	if (rc == FGO_OK)
+		rc = configure(db, path, FGO_STORE_WRITE, err, len);
 	if (rc != FGO_OK) {
 		sqlite3_close(db);
-		if (created)
-			remove_created(path);
 		return rc;
 	}
 	*out = db;
@@ -405,14 +445,6 @@ static int check_writable(const char *path, char *err, size_t len)
 	return FGO_OK;
 }
 
-static int wal_beside(const char *path)
-{
-	char wal[PATH_MAX + 8];
-	struct stat sb;
-	snprintf(wal, sizeof wal, "%s-wal", path);
-	return stat(wal, &sb) == 0;
-}
-
 static int dir_writable(const char *path)
 {
 	char dir[PATH_MAX];
@@ -428,7 +460,7 @@ static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **o
 		return FGO_EUSAGE;
 	/* An empty file is a new store (what `touch` or an SQLite client leaves). */
 	if (pr.empty && mode == FGO_STORE_WRITE)
-		return check_writable(path, err, len) ? FGO_EUSAGE : init_store(path, 0, out, err, len);
+		return check_writable(path, err, len) ? FGO_EUSAGE : init_store(path, out, err, len);
 	if (!pr.is_store)
 		return say(err, len, FGO_EUSAGE,
 			   "%s: not a fgobench store (%s); pass --db with a store path or a new file",
@@ -444,10 +476,12 @@ static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **o
 	const char *name = path;
 	/* A reader must leave no -wal/-shm files behind and must work in a
 	 * directory it cannot write. Idle stores are in rollback mode (writers
-	 * switch back on close), so without a -wal file the main file is the
-	 * whole store and an immutable read is exact; with one (a sweep is
-	 * running, or crashed) read through the WAL where we may. */
-	if (mode == FGO_STORE_READ && (!wal_beside(path) || !dir_writable(path))) {
+	 * switch back on close), so a read-only connection makes no files
+	 * there; it takes SQLite's locks, so a sweep that starts while we read
+	 * (switching to WAL, checkpointing on close) never changes a page
+	 * under us. Only where we cannot lock (an unwritable directory) is the
+	 * file read as immutable: exact when there is no -wal beside it. */
+	if (mode == FGO_STORE_READ && !dir_writable(path)) {
 		path_uri(path, "mode=ro&immutable=1", uri, sizeof uri);
 		name = uri;
 		flags |= SQLITE_OPEN_URI;
@@ -469,7 +503,7 @@ static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **o
 	int version = 0, rc = FGO_OK;
 	if (user_version(db, &version) != 0)
 		rc = say(err, len, FGO_EFAIL, "%s: cannot read the store: %s", path,
-			 sqlite3_errmsg(db));
+			 store_failure(db));
 	else if (version > FGO_SCHEMA_VERSION)
 		rc = version_error(path, version, err, len);
 	else if (version < FGO_SCHEMA_VERSION && mode == FGO_STORE_READ)
@@ -497,11 +531,15 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 	struct fgo_store *st = calloc(1, sizeof *st);
 	if (!st)
 		return say(err, len, FGO_EFAIL, "%s: out of memory", path);
+	/* A file size limit (ulimit -f) must fail a write with EFBIG, which
+	 * SQLite rolls back and reports, not kill the writer with SIGXFSZ. */
+	if (mode == FGO_STORE_WRITE)
+		signal(SIGXFSZ, SIG_IGN);
 	int rc = -1;
 	struct stat sb;
-	/* Two tries: a store that appears between stat and O_EXCL is opened
-	 * as an existing one. */
-	for (int tries = 0; rc == -1 && tries < 2; tries++) {
+	/* A store made (or found made) by create_store is then opened as an
+	 * existing one; the third try covers a file that vanished between. */
+	for (int tries = 0; rc == -1 && tries < 3; tries++) {
 		if (stat(path, &sb) == 0 || errno != ENOENT)
 			rc = open_existing(path, mode, &st->db, err, len);
 		else if (mode == FGO_STORE_READ)
@@ -510,7 +548,7 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 				 " `mpirun -np 2 fgobench sweep sweeps/smoke.json`, or pass --db)",
 				 path);
 		else
-			rc = create_store(path, &st->db, err, len);
+			rc = create_store(path, err, len);
 	}
 	if (rc == -1)
 		rc = say(err, len, FGO_EFAIL, "%s: the file keeps appearing and vanishing", path);
@@ -530,8 +568,12 @@ void store_close(struct fgo_store *st)
 	/* Back to rollback mode when idle: this checkpoints and removes the
 	 * -wal and -shm files, so readers need none. Fails harmlessly (busy)
 	 * while another writer has the store open; the last one switches. */
-	if (st->mode == FGO_STORE_WRITE)
+	if (st->mode == FGO_STORE_WRITE) {
+		/* without waiting: a reader or another sweep holding the store
+		 * open must not delay this one's exit */
+		sqlite3_busy_timeout(st->db, 0);
 		sqlite3_exec(st->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+	}
 	sqlite3_close(st->db);
 	free(st);
 }

@@ -30,6 +30,11 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 void store_close(struct fgo_store *st);
 sqlite3 *store_db(struct fgo_store *st); /* for read queries in the cmd_* views */
 
+/* What went wrong with db's last call, for a message: SQLite's text, except
+ * a busy store (another writer held the lock past the 10 s wait) and a full
+ * disk (or a file size limit), which say so and what to do. */
+const char *store_failure(sqlite3 *db);
+
 /* Everything recorded about a sweep when it starts. */
 struct fgo_sweep_info {
 	const char *tag, *spec_path, *spec_name, *spec_text, *spec_hash, *command_line;

@@ -47,7 +47,7 @@ static int sql_fail(sqlite3 *db, char *err, size_t len, const char *fmt, ...)
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	if (err && len)
-		snprintf(err, len, "%s: cannot %s: %s", db_path(db), what, sqlite3_errmsg(db));
+		snprintf(err, len, "%s: cannot %s: %s", db_path(db), what, store_failure(db));
 	return FGO_EFAIL;
 }
 

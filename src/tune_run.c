@@ -388,10 +388,17 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 			      o->backend);
 		return FGO_EUSAGE;
 	}
+	char err[FGO_REASON_MAX] = "", big[512];
+	/* as a sweep does: a space that would not fit a node's memory is refused
+	 * before anything is allocated */
+	if (runner_memory_check(comm, plan, be, o->heap_limit, big, sizeof big) != FGO_OK) {
+		if (rank == 0)
+			error("%s", big);
+		return FGO_EUSAGE;
+	}
 	MPI_Comm node;
 	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 	struct fgo_backend_ctx *ctx = NULL;
-	char err[FGO_REASON_MAX] = "";
 	int rc = be->init(&ctx, node, err, sizeof err), any;
 	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
 	if (any != FGO_OK) {

@@ -13,25 +13,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 passed=0
 failed=0
-
-run_one() { # NAME COMMAND...
-	name=$1
-	shift
-	start=$(date +%s)
-	"$@" >"$log" 2>&1
-	rc=$?
-	p=$(grep -c '^PASS ' "$log")
-	f=$(grep -c '^FAIL ' "$log")
-	grep -E '^(FAIL|SKIP) ' "$log"
-	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		echo "FAIL $name: exited with status $rc and no FAIL line; its last output:"
-		tail -n 15 "$log" | sed 's/^/    /'
-		f=1
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	printf '%-44s %4d passed %3d failed  (%ss)\n' "$name" "$p" "$f" $(( $(date +%s) - start ))
-}
+count_log=$log
+. tests/count.sh
 
 for bin in "$@"; do
 	case "$bin" in

@@ -224,6 +224,7 @@ static void check_validate_bad(void)
 	BAD("bad-warps-6", "num_warps=6 must be a power of two up to 32", c.num_warps = 6);
 	BAD("bad-warps-64", "num_warps=64 must be a power of two up to 32", c.num_warps = 64);
 	BAD("bad-warps-0", "num_warps=0", c.num_warps = 0);
+	BAD("bad-too-many-elements", "a matrix of more than 2^50 elements", c.m = c.n = 1L << 26);
 	BAD("bad-mma-8", "mma=8 must be 16, 32 or wgmma", c.mma = 8);
 	BAD("bad-blk_k-vs-mma", "BLK_K=16 is not a multiple of the instruction's K (32)", c.mma = 32; c.blk_k = 16);
 	BAD("bad-warps-12-mma-sync", "num_warps=12 must be a power of two", c.num_warps = 12);

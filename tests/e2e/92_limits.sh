@@ -1,0 +1,60 @@
+# 92_limits.sh: resource limits.
+#   - memory: a spec whose configuration would need more memory than the
+#     machine has is refused before anything is allocated or stored, with
+#     the number it needs; under the default heap limit the same
+#     configuration is stored as invalid with its size;
+#   - a full disk while the store is written (a small tmpfs; root only):
+#     a clear error, the store intact with every run stored before, and
+#     `--resume` completes the sweep once there is space again.
+. tests/e2e/lib.sh
+
+# ---- memory ----
+printf '{"algorithm": "all_scatter", "dtype": "fp32", "world": 2, "M": 200000, "N": 200000, "K": 200000}\n' >"$T/huge.json"
+t0=$(date +%s)
+expect_exit limits-1.1 2 mpi 2 sweep "$T/huge.json" --heap-size 2000G
+expect_err limits-1.2 "huge.json: configuration 1 (all_scatter fp32 W=2 M=200000 N=200000 K=200000) needs 1043.2 GiB of memory on a node (2 ranks x 521.6 GiB), more than its"
+check limits-1.3 "refused at once ($(($(date +%s) - t0)) s)" [ $(($(date +%s) - t0)) -le 10 ]
+check limits-1.4 "nothing stored: no store made" [ ! -e "$FGOBENCH_DB" ]
+# M = N = 2^32: the heap's byte count no longer fits in 64 bits; it must
+# not wrap around to a small number that passes the limit
+printf '{"algorithm": "all_scatter", "dtype": "fp32", "world": 2, "M": 33554432, "N": 33554432, "K": 16, "BLK_K": 16}\n' >"$T/wrap.json"
+expect_exit limits-1.5 0 mpi 2 sweep "$T/wrap.json" --heap-size 900000G --quiet --db "$T/wrap.db"
+check limits-1.6 "a 2^50-element C is refused by its heap size, not wrapped" sh -c \
+	"sqlite3 '$T/wrap.db' 'select status, reason from runs' | grep -q '^invalid|needs [0-9.]* MiB of heap per rank, more than the limit of 921600000.0 MiB (raise --heap-size)$'"
+# the largest dimensions a spec takes: the tile counts of their layout
+# would overflow, so it is never laid out, just stored as invalid
+printf '{"algorithm": "all_scatter", "dtype": "fp32", "world": 2, "M": 1099511627776, "N": 1099511627776, "K": 1099511627776, "BLK_M": 16, "BLK_N": 16, "BLK_K": 16}\n' >"$T/max.json"
+expect_exit limits-1.6.1 0 mpi 2 sweep "$T/max.json" --heap-size 900000G --quiet --db "$T/max.db"
+expect_eq limits-1.6.2 "invalid|M=1099511627776 N=1099511627776 K=1099511627776: a matrix of more than 2^50 elements (M x N, M x K or K x N) is beyond any machine's memory" \
+	"$(sql "select status, reason from runs" "$T/max.db")"
+check limits-1.6.3 "no arithmetic overflow reported" sh -c "! grep -q 'runtime error' '$T/err'"
+expect_exit limits-1.7 0 mpi 2 sweep "$T/huge.json" --quiet
+expect_eq limits-1.8 "invalid|needs 381507.0 MiB of heap per rank, more than the limit of 1024.0 MiB (raise --heap-size)" \
+	"$(sql "select status, reason from runs")"
+
+# ---- a full disk ----
+small=$T/small
+mkdir -p "$small"
+if ! mount -t tmpfs -o size=300k tmpfs "$small" 2>/dev/null; then
+	echo "SKIP limits-2: cannot mount a small tmpfs here (needs root); the full-disk path is not tested"
+	exit 0
+fi
+trap 'umount "$small" 2>/dev/null; rm -rf "$T"' EXIT
+export FGOBENCH_DB="$small/store.db"
+planned=$("$FGO" sweep sweeps/smoke.json --dry-run --format csv 2>/dev/null | tail -n +2 | grep -c ',yes,')
+expect_exit limits-2.1 1 mpi 2 sweep sweeps/smoke.json --tag full --quiet
+expect_err limits-2.2 "the disk is full or a file size limit was reached (free some space, then rerun with --resume"
+kept=$(sql "select count(*) from runs where status = 'ok'")
+echo "full disk: $kept of $planned runs stored before the disk filled"
+check limits-2.3 "some runs stored, not all ($kept of $planned)" [ "$kept" -ge 1 ] && [ "$kept" -lt "$planned" ]
+expect_eq limits-2.4 ok "$(sql "pragma integrity_check")"
+expect_eq limits-2.5 0 "$(sql "select count(*) from runs r where status = 'ok' and (select count(*)
+	from samples s where s.run_id = r.id and s.kind = 'fused') != r.iterations")"
+# reads work on the full disk
+expect_exit limits-2.6 0 "$FGO" best --format csv
+# space again: the sweep resumes and completes
+mount -o remount,size=8m "$small"
+expect_exit limits-2.7 0 mpi 2 sweep sweeps/smoke.json --tag full --resume --quiet
+expect_eq limits-2.8 "$planned" "$(sql "select count(*) from runs where status = 'ok'")"
+expect_eq limits-2.9 "1 done" "$(sql "select count(*), max(status) from sweeps" | tr '|' ' ')"
+expect_eq limits-2.10 ok "$(sql "pragma integrity_check")"
