@@ -118,6 +118,7 @@ typedef cudaError_t hipError_t;
 typedef cudaStream_t hipStream_t;
 typedef cudaEvent_t hipEvent_t;
 typedef cudaIpcMemHandle_t hipIpcMemHandle_t;
+typedef struct cudaDeviceProp hipDeviceProp_t;
 typedef CUmodule hipModule_t;
 typedef CUfunction hipFunction_t;
 typedef nvrtcProgram hiprtcProgram;
@@ -133,6 +134,7 @@ typedef nvrtcResult hiprtcResult;
 
 #define hipGetErrorString cudaGetErrorString
 #define hipGetDeviceCount cudaGetDeviceCount
+#define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipSetDevice cudaSetDevice
 #define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipDeviceCanAccessPeer cudaDeviceCanAccessPeer

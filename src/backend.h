@@ -110,6 +110,13 @@ struct fgo_backend {
 	int (*bulk)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
 		    double *ms, char *err, size_t len);
 
+	/* (optional; called before init) The memory of the smallest device on
+	 * this node in *bytes and the number of devices in *count, for refusing
+	 * heaps that cannot fit before anything is allocated. FGO_OK, or
+	 * FGO_EFAIL when it cannot tell (no check then). NULL: the heap is host
+	 * memory. */
+	int (*device_memory)(size_t *bytes, int *count);
+
 	/* (optional) Clocks, temperature and power of this rank's device now. */
 	int (*telemetry)(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t);
 

@@ -281,6 +281,23 @@ static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *
 	return FGO_OK;
 }
 
+static int gpu_device_memory(size_t *bytes, int *count)
+{
+	int n = 0;
+	*bytes = 0;
+	if (hipGetDeviceCount(&n) != hipSuccess || n < 1)
+		return FGO_EFAIL;
+	for (int d = 0; d < n; d++) {
+		hipDeviceProp_t p;
+		if (hipGetDeviceProperties(&p, d) != hipSuccess)
+			return FGO_EFAIL;
+		if (d == 0 || p.totalGlobalMem < *bytes)
+			*bytes = p.totalGlobalMem;
+	}
+	*count = n;
+	return FGO_OK;
+}
+
 static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		       const struct fgo_config *cfg, struct fgo_heap *heap,
 		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
@@ -583,6 +600,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.available = gpu_available,
 	.init = gpu_init,
 	.describe = gpu_describe,
+	.device_memory = gpu_device_memory,
 	.heap_alloc = gpu_heap_alloc,
 	.heap_free = gpu_heap_free,
 	.prepare = gpu_prepare,

@@ -459,8 +459,13 @@ int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
 			const struct fgo_backend *be, size_t heap_limit, char *err, size_t len)
 {
 	int node_ranks = runner_node_ranks(comm);
-	double have = node_memory();
+	double have = node_memory(), device = 0;
+	size_t device_bytes = 0;
+	int devices = 0;
 	MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_DOUBLE, MPI_MIN, comm);
+	if (be->device_memory && be->device_memory(&device_bytes, &devices) == FGO_OK && devices > 0)
+		device = (double)device_bytes;
+	MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_DOUBLE, MPI_MIN, comm);
 	int heap_on_host = strcmp(be->name, "cpu") == 0;
 	for (size_t i = 0; i < plan->count; i++) {
 		const struct fgo_config *cfg = &plan->items[i].cfg;
@@ -473,6 +478,20 @@ int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
 			continue; /* stored as invalid, never allocated */
 		/* every group of the node allocates at once */
 		int ranks = node_ranks / cfg->world * cfg->world;
+		/* the heap on the devices: ranks share them round-robin */
+		int per_device = devices > 0 ? (ranks + devices - 1) / devices : 0;
+		if (device > 0 && heap * per_device > device) {
+			snprintf(err, len,
+				 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %.1f GiB of GPU"
+				 " memory per device (%d rank%s x %.1f GiB of heap), more than its %.1f GiB"
+				 " (use smaller shapes, or a --heap-size under %.1fG to store such"
+				 " configurations as invalid)",
+				 i + 1, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
+				 cfg->n, cfg->k, heap * per_device / 1073741824.0, per_device,
+				 per_device == 1 ? "" : "s", heap / 1073741824.0, device / 1073741824.0,
+				 device / per_device / 1073741824.0);
+			return FGO_EUSAGE;
+		}
 		double per_rank = staging_need(cfg, &lay) + (heap_on_host ? heap : 0);
 		if (per_rank * ranks <= have)
 			continue;
