@@ -191,6 +191,16 @@ __device__ __forceinline__ unsigned int wg_smem_base(void)
 	return (wg_smem_addr(wg_smem) + 1023u) & ~1023u;
 }
 
+/* The ring position after stage *s: the next stage, and the barrier
+ * parity flips each time the ring wraps. */
+__device__ __forceinline__ void wg_next_stage(int *s, unsigned int *phase)
+{
+	if (++*s == NUM_STAGES) {
+		*s = 0;
+		*phase ^= 1;
+	}
+}
+
 /* One consumer's part of a tile: where its accumulators go. */
 struct wg_part {
 	long r0, c0; /* the part's first row and column in the tile space */
@@ -239,10 +249,7 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 				for (int j = 0; j < BLK_N / 64; j++)
 					tma_load_2d(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
 						    (int)(tn * BLK_N + j * 64), k * BLK_K, bar);
-				if (++s == NUM_STAGES) {
-					s = 0;
-					phase ^= 1;
-				}
+				wg_next_stage(&s, &phase);
 			}
 		}
 	} else {
@@ -275,10 +282,7 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 				wg_fence_acc(acc);
 				if (t == 0)
 					mbar_arrive(empty + 8 * s);
-				if (++s == NUM_STAGES) {
-					s = 0;
-					phase ^= 1;
-				}
+				wg_next_stage(&s, &phase);
 			}
 			struct wg_part part;
 			part.r0 = tm * BLK_M + c * WG_ROWS;

@@ -1,6 +1,5 @@
 /* cmd_regress.c: `fgobench regress`: options, the comparison table on
  * stdout, the summary on stderr, the JUnit file; the work is in regress.c. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,35 +34,11 @@ const char cmd_regress_usage[] =
 	"  --db F         the store (default $FGOBENCH_DB or ./fgobench.db)\n"
 	"  --base-db F    read the base side from another store (default: --db)\n";
 
-static const char *const headers[] = { "algorithm", "dtype",   "world",   "M",
-				       "N",         "K",       "config",  "base ms",
-				       "head ms",   "change %", "p",      "verdict" };
-
 static struct fgo_table *report_table(const struct fgo_regress_report *rep)
 {
-	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
-	if (!t)
-		return NULL;
-	for (size_t i = 0; i < rep->count; i++) {
-		const struct fgo_regress_pair *p = &rep->pairs[i];
-		char config[96];
-		view_tile_text(&p->cfg, config, sizeof config);
-		table_add(t, "%s", p->cfg.algorithm);
-		table_add(t, "%s", dtype_name(p->cfg.dtype));
-		table_add(t, "%d", p->cfg.world);
-		table_add(t, "%ld", p->cfg.m);
-		table_add(t, "%ld", p->cfg.n);
-		table_add(t, "%ld", p->cfg.k);
-		table_add(t, "%s", config);
-		table_add(t, "%.4g", p->base_ms);
-		table_add(t, "%.4g", p->head_ms);
-		if (isnan(p->change_pct))
-			table_add(t, "%s", "");
-		else
-			table_add(t, "%+.1f", p->change_pct);
-		table_add(t, "%.2g", p->p);
-		table_add(t, "%s", regress_verdict_name(p->verdict));
-	}
+	struct fgo_table *t = table_new(REGRESS_COLUMNS, regress_headers);
+	for (size_t i = 0; t && i < rep->count; i++)
+		regress_table_row(t, &rep->pairs[i]);
 	return t;
 }
 

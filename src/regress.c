@@ -17,12 +17,38 @@
 #include "fgo.h"
 #include "stats.h"
 #include "store.h"
+#include "table.h"
 
 void regress_opts_defaults(struct fgo_regress_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->threshold_pct = 5.0;
 	o->alpha = 0.01;
+}
+
+const char *const regress_headers[REGRESS_COLUMNS] = {
+	"algorithm", "dtype", "world", "M", "N", "K", "config", "base ms", "head ms", "change %", "p", "verdict"
+};
+
+void regress_table_row(struct fgo_table *t, const struct fgo_regress_pair *p)
+{
+	char config[96];
+	view_tile_text(&p->cfg, config, sizeof config);
+	table_add(t, "%s", p->cfg.algorithm);
+	table_add(t, "%s", dtype_name(p->cfg.dtype));
+	table_add(t, "%d", p->cfg.world);
+	table_add(t, "%ld", p->cfg.m);
+	table_add(t, "%ld", p->cfg.n);
+	table_add(t, "%ld", p->cfg.k);
+	table_add(t, "%s", config);
+	table_add(t, "%.4g", p->base_ms);
+	table_add(t, "%.4g", p->head_ms);
+	if (isnan(p->change_pct))
+		table_add(t, "%s", "");
+	else
+		table_add(t, "%+.1f", p->change_pct);
+	table_add(t, "%.2g", p->p);
+	table_add(t, "%s", regress_verdict_name(p->verdict));
 }
 
 const char *regress_verdict_name(enum fgo_verdict v)

@@ -73,4 +73,11 @@ int regress_exit_code(const struct fgo_regress_report *rep);
 int regress_write_junit(const struct fgo_regress_report *rep, const struct fgo_regress_opts *o,
 			const char *path, char *err, size_t len);
 
+/* The comparison as a table (regress, report): its column names, and one
+ * pair's row (an unknown change is left empty). */
+#define REGRESS_COLUMNS 12
+extern const char *const regress_headers[REGRESS_COLUMNS];
+struct fgo_table;
+void regress_table_row(struct fgo_table *t, const struct fgo_regress_pair *p);
+
 #endif

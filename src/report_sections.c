@@ -69,10 +69,6 @@ int report_load_counts(sqlite3 *db, int64_t id, struct report_counts *c, char *e
 
 /* ---- comparison ---- */
 
-static const char *const regress_headers[] = { "algorithm", "dtype",   "world",    "M",
-					       "N",         "K",       "config",   "base ms",
-					       "head ms",   "change %", "p",       "verdict" };
-
 void report_section_regress(struct report_doc *doc, const struct fgo_regress_report *rep,
 			    const char *base_text)
 {
@@ -82,32 +78,18 @@ void report_section_regress(struct report_doc *doc, const struct fgo_regress_rep
 			 " was compared.", base_text);
 		return;
 	}
-	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(regress_headers), regress_headers);
+	struct fgo_table *t = table_new(REGRESS_COLUMNS, regress_headers);
 	int changed = 0;
 	for (size_t i = 0; t && i < rep->count; i++) {
-		const struct fgo_regress_pair *p = &rep->pairs[i];
-		char tile[96];
-		if (p->verdict == FGO_SAME)
+		if (rep->pairs[i].verdict == FGO_SAME)
 			continue;
-		view_tile_text(&p->cfg, tile, sizeof tile);
-		table_add(t, "%s", p->cfg.algorithm);
-		table_add(t, "%s", dtype_name(p->cfg.dtype));
-		table_add(t, "%d", p->cfg.world);
-		table_add(t, "%ld", p->cfg.m);
-		table_add(t, "%ld", p->cfg.n);
-		table_add(t, "%ld", p->cfg.k);
-		table_add(t, "%s", tile);
-		table_add(t, "%.4g", p->base_ms);
-		table_add(t, "%.4g", p->head_ms);
-		table_add(t, "%+.1f", isnan(p->change_pct) ? 0.0 : p->change_pct);
-		table_add(t, "%.2g", p->p);
-		table_add(t, "%s", regress_verdict_name(p->verdict));
+		regress_table_row(t, &rep->pairs[i]);
 		changed++;
 	}
 	doc_para(doc, "Against %s: %zu configurations compared by their fused samples.", base_text,
 		 rep->count);
 	if (changed)
-		doc_table(doc, t, (int)FGO_ARRAY_SIZE(regress_headers), regress_headers);
+		doc_table(doc, t, REGRESS_COLUMNS, regress_headers);
 	else {
 		table_free(t);
 		doc_para(doc, "No regression and no improvement: every change is within the threshold"

@@ -455,6 +455,42 @@ static double node_memory(void)
 	return bytes;
 }
 
+int runner_backend_open(MPI_Comm comm, const char *backend, const struct fgo_plan *plan,
+			size_t heap_limit, const char *what, const struct fgo_backend **be,
+			struct fgo_backend_ctx **ctx, MPI_Comm *node)
+{
+	char err[FGO_REASON_MAX] = "", big[512];
+	int rank, rc, any;
+
+	MPI_Comm_rank(comm, &rank);
+	*ctx = NULL;
+	*be = backend_find(backend);
+	if (!*be) {
+		if (rank == 0)
+			error("backend \"%s\" is not available in this build (use --backend cpu)",
+			      backend);
+		return FGO_EUSAGE;
+	}
+	if (runner_memory_check(comm, plan, *be, heap_limit, big, sizeof big) != FGO_OK) {
+		if (rank == 0)
+			error("%s%s%s", what ? what : "", what ? ": " : "", big);
+		return FGO_EUSAGE;
+	}
+	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+	rc = (*be)->init(ctx, *node, err, sizeof err);
+	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
+	if (any != FGO_OK) {
+		if (rc != FGO_OK)
+			error("backend %s: %s", (*be)->name, err);
+		if (*ctx)
+			(*be)->finish(*ctx);
+		*ctx = NULL;
+		MPI_Comm_free(node);
+		return FGO_EUSAGE;
+	}
+	return FGO_OK;
+}
+
 int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
 			const struct fgo_backend *be, size_t heap_limit, char *err, size_t len)
 {

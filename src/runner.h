@@ -61,6 +61,17 @@ int runner_run(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *
 int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
 			const struct fgo_backend *be, size_t heap_limit, char *err, size_t len);
 
+/* What a sweep and a tune session do before their first run (collective
+ * over comm): find the backend by name, refuse a plan that cannot fit the
+ * node's memory (runner_memory_check; the message prefixed with `what`
+ * when not NULL), split the node communicator and initialise the backend
+ * on every rank. FGO_OK with *be, *ctx and *node (the caller finishes ctx
+ * and frees node), or FGO_EUSAGE with the reason printed (rank 0 for the
+ * plan, each failing rank for the backend). */
+int runner_backend_open(MPI_Comm comm, const char *backend, const struct fgo_plan *plan,
+			size_t heap_limit, const char *what, const struct fgo_backend **be,
+			struct fgo_backend_ctx **ctx, MPI_Comm *node);
+
 /* The largest world size every rank can take part in: the smallest number
  * of ranks on one node (collective). */
 int runner_node_ranks(MPI_Comm comm);

@@ -290,33 +290,13 @@ int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_ses
 		return FGO_EUSAGE;
 	}
 
-	const struct fgo_backend *be = backend_find(s->backend);
-	if (!be) {
-		if (rank == 0)
-			error("backend \"%s\" is not available in this build (use --backend cpu)",
-			      s->backend);
-		return FGO_EUSAGE;
-	}
-	char err[FGO_REASON_MAX] = "", big[512];
-	if (runner_memory_check(comm, plan, be, s->heap_limit, big, sizeof big) != FGO_OK) {
-		if (rank == 0)
-			error("%s: %s", s->spec_path, big);
-		return FGO_EUSAGE;
-	}
+	const struct fgo_backend *be;
+	struct fgo_backend_ctx *ctx;
 	MPI_Comm node;
-	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-	struct fgo_backend_ctx *ctx = NULL;
-	int rc = be->init(&ctx, node, err, sizeof err);
-	int any;
-	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
-	if (any != FGO_OK) {
-		if (rc != FGO_OK)
-			error("backend %s: %s", be->name, err);
-		if (ctx)
-			be->finish(ctx);
-		MPI_Comm_free(&node);
-		return FGO_EUSAGE;
-	}
+	int rc = runner_backend_open(comm, s->backend, plan, s->heap_limit, s->spec_path, &be, &ctx,
+				     &node);
+	if (rc != FGO_OK)
+		return rc;
 
 	struct progress p;
 	memset(&p, 0, sizeof p);

@@ -381,34 +381,14 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 			      world);
 		return FGO_EUSAGE;
 	}
-	const struct fgo_backend *be = backend_find(o->backend);
-	if (!be) {
-		if (rank == 0)
-			error("backend \"%s\" is not available in this build (use --backend cpu)",
-			      o->backend);
-		return FGO_EUSAGE;
-	}
-	char err[FGO_REASON_MAX] = "", big[512];
-	/* as a sweep does: a space that would not fit a node's memory is refused
-	 * before anything is allocated */
-	if (runner_memory_check(comm, plan, be, o->heap_limit, big, sizeof big) != FGO_OK) {
-		if (rank == 0)
-			error("%s", big);
-		return FGO_EUSAGE;
-	}
+	/* as a sweep: the backend, and a space too big for the node's memory
+	 * refused before anything is allocated */
+	const struct fgo_backend *be;
+	struct fgo_backend_ctx *ctx;
 	MPI_Comm node;
-	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-	struct fgo_backend_ctx *ctx = NULL;
-	int rc = be->init(&ctx, node, err, sizeof err), any;
-	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
-	if (any != FGO_OK) {
-		if (rc != FGO_OK)
-			error("backend %s: %s", be->name, err);
-		if (ctx)
-			be->finish(ctx);
-		MPI_Comm_free(&node);
-		return FGO_EUSAGE;
-	}
+	int rc = runner_backend_open(comm, o->backend, plan, o->heap_limit, NULL, &be, &ctx, &node);
+	if (rc != FGO_OK)
+		return rc;
 
 	struct driver d = { .plan = plan, .space = space, .o = o, .warmup = plan->warmup,
 			    };
