@@ -14,8 +14,8 @@
  *     cost nothing here and any M, N, K is exact.
  *   consumers: wait until stage s is full, issue 4 x WG_MI wgmma
  *     m64nBLK_Nk16 with both operands in shared memory (A K-major, B
- *     N-major), wait for them, and free the stage (one arrival per
- *     consumer warpgroup on empty[s]). Consumer c owns rows
+ *     N-major), wait for those of the slice before, and free that
+ *     slice's stage (one arrival per consumer warpgroup on empty[]). Consumer c owns rows
  *     [c * WG_ROWS, (c + 1) * WG_ROWS) of the tile.
  *
  * The stages are a ring of NUM_STAGES guarded by mbarriers with parity
@@ -27,6 +27,13 @@
  * lane l: acc[mi * BLK_N / 2 + j * 4 + q] is row mi * 64 + w * 16 + l / 4
  * (+ 8 for q >= 2), column j * 8 + (l % 4) * 2 + (q & 1) of the consumer's
  * WG_ROWS x BLK_N part.
+ *
+ * Each consumer has its own part of the C staging area in shared memory
+ * (WG_ROWS x BLK_N, as BLK_N / 64 boxes of 64 columns with the 128-byte
+ * swizzle). An epilogue that stores through it (wg_store_part) writes the
+ * accumulators there and one thread hands the boxes to TMA, which writes
+ * whole lines of C and clips the M and N edges, while the consumer goes on
+ * to its next tile: the stores overlap the next main loop.
  *
  * The tensor maps (src/backend_gpu.c: cuTensorMapEncodeTiled) are kernel
  * parameters (__grid_constant__), so their address is in the parameter
@@ -50,6 +57,7 @@
 #define WG_A_BYTES FGO_WGMMA_PANEL_BYTES(BLK_M)
 #define WG_B_BYTES FGO_WGMMA_PANEL_BYTES(BLK_N)
 #define WG_B_BOX_BYTES (64 * 128)       /* one 64-column box of the B panel */
+#define WG_PART_BYTES FGO_WGMMA_STAGING_BYTES(WG_ROWS, BLK_N) /* a consumer's C staging */
 
 static_assert(BLK_K == 64, "the wgmma core loads 64 16-bit elements (128 bytes) of K per slice");
 static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
@@ -63,8 +71,9 @@ struct __align__(64) fgo_tmap {
 };
 /* The parameters after FGO_KERNEL_PARAMS of a kernel on this core, in the
  * order the host passes them (src/backend_gpu.c). */
-#define FGO_TMAP_PARAMS \
-	const __grid_constant__ struct fgo_tmap map_a, const __grid_constant__ struct fgo_tmap map_b
+#define FGO_TMAP_PARAMS                                                                  \
+	const __grid_constant__ struct fgo_tmap map_a, const __grid_constant__ struct fgo_tmap map_b, \
+		const __grid_constant__ struct fgo_tmap map_c
 
 __device__ __forceinline__ unsigned int wg_smem_addr(const void *p)
 {
@@ -140,6 +149,36 @@ __device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_t
 		     : "memory");
 }
 
+/* A box of shared memory to a 2-D tensor map (C), in the thread's current
+ * bulk group; TMA drops what falls outside the map. */
+__device__ __forceinline__ void tma_store_2d(const struct fgo_tmap *map, int inner, int outer,
+					     unsigned int src)
+{
+	asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
+		     "r"(inner), "r"(outer), "r"(src)
+		     : "memory");
+}
+__device__ __forceinline__ void tma_store_commit(void)
+{
+	asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/* Until this thread's bulk stores have read their shared memory (the
+ * staging area may be written again) or, with `all`, have completed. */
+__device__ __forceinline__ void tma_store_wait_read(void)
+{
+	asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+__device__ __forceinline__ void tma_store_wait_all(void)
+{
+	asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+/* The 128 threads of consumer warpgroup c (named barrier 1 + c; 0 is
+ * __syncthreads'). */
+__device__ __forceinline__ void wg_consumer_sync(int c)
+{
+	asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
+}
+
 /* ---- wgmma ---- */
 /* Shared-memory matrix descriptor, 128-byte swizzle: start address, the
  * leading-dimension byte offset (B, N-major: from one 64-column box to the
@@ -203,19 +242,22 @@ __device__ __forceinline__ void wg_next_stage(int *s, unsigned int *phase)
 
 /* One consumer's part of a tile: where its accumulators go. */
 struct wg_part {
-	long r0, c0; /* the part's first row and column in the tile space */
+	long r0, c0;          /* the part's first row and column in the tile space */
+	int consumer;         /* 0 or 1 */
+	unsigned int staging; /* the consumer's C staging area (shared, WG_PART_BYTES) */
 };
 
 /* The GEMM core: every tile of the grouped order this CTA owns, computed
  * and handed to ep(part, acc) by the consumer warpgroups (all 128 threads
- * of each call it). ep must not touch shared memory. */
+ * of each call it). Of shared memory ep may use only part.staging. */
 template <class Epilogue>
 __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const struct fgo_tmap *map_b,
 					   const struct wg_watch &watch, const Epilogue &ep)
 {
 	const unsigned int base = wg_smem_base();
 	const unsigned int sa = base, sb = base + NUM_STAGES * WG_A_BYTES;
-	const unsigned int full = sb + NUM_STAGES * WG_B_BYTES, empty = full + 8 * NUM_STAGES;
+	const unsigned int sc = sb + NUM_STAGES * WG_B_BYTES;
+	const unsigned int full = sc + WG_CONSUMERS * WG_PART_BYTES, empty = full + 8 * NUM_STAGES;
 	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
 	const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
 
@@ -263,9 +305,13 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
 			long tm, tn;
 			sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+			/* One group of wgmma stays in flight: after issuing slice k
+			 * the consumer waits only for slice k - 1 and frees its
+			 * stage, so the tensor cores never drain between slices. */
+			int held = -1; /* the stage the group in flight reads */
+			wg_fence_acc(acc);
 			for (int k = 0; k < g.k_iters; k++) {
 				mbar_wait(full + 8 * s, phase, s, watch);
-				wg_fence_acc(acc);
 				wgmma_fence();
 #pragma unroll
 				for (int kk = 0; kk < BLK_K / 16; kk++)
@@ -278,28 +324,43 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 							   wg_desc(b, WG_B_BOX_BYTES, 1024), k > 0 || kk > 0);
 					}
 				wgmma_commit();
-				wgmma_wait<0>();
-				wg_fence_acc(acc);
-				if (t == 0)
-					mbar_arrive(empty + 8 * s);
+				wgmma_wait<1>();
+				if (held >= 0 && t == 0)
+					mbar_arrive(empty + 8 * held);
+				held = s;
 				wg_next_stage(&s, &phase);
 			}
+			wgmma_wait<0>();
+			wg_fence_acc(acc);
+			if (held >= 0 && t == 0)
+				mbar_arrive(empty + 8 * held);
 			struct wg_part part;
 			part.r0 = tm * BLK_M + c * WG_ROWS;
 			part.c0 = tn * BLK_N;
+			part.consumer = c;
+			part.staging = sc + c * WG_PART_BYTES;
 			ep(part, acc);
 		}
+		/* the CTA's shared memory must outlive the last stores that read it */
+		if (t == 0)
+			tma_store_wait_all();
 	}
 }
 
-/* Stores one consumer's part into C (leading dimension ldc), rounded to
- * elem_t and masked at the M and N edges: pairs of columns as one 4-byte
- * store when C's rows allow it. */
-__device__ __forceinline__ void wg_store_part(elem_t *c, long ldc, const struct wg_part &p,
+/* Stores one consumer's part into C through its staging area: the
+ * accumulators rounded to elem_t into the swizzled boxes (row r's 16-byte
+ * chunk q of a box lies at chunk q ^ (r % 8), so the 8 rows a warp writes
+ * at once fall on 32 different banks), then TMA stores of the boxes,
+ * issued by one thread and not waited for: the next tile's main loop runs
+ * under them. Before writing, the staging area's previous stores must have
+ * read it (a whole main loop ago, so this costs nothing). */
+__device__ __forceinline__ void wg_store_part(const struct fgo_tmap *map_c, const struct wg_part &p,
 					      const float (&acc)[WG_ACC])
 {
 	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
-	const bool pairs = (ldc & 1) == 0 && ((unsigned long long)c & 3) == 0;
+	if (t == 0)
+		tma_store_wait_read();
+	wg_consumer_sync(p.consumer);
 #pragma unroll
 	for (int mi = 0; mi < WG_MI; mi++)
 #pragma unroll
@@ -307,9 +368,24 @@ __device__ __forceinline__ void wg_store_part(elem_t *c, long ldc, const struct 
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
 				const float *v = &acc[mi * (BLK_N / 2) + j * 4 + h * 2];
-				store_pair(c, ldc, p.r0 + mi * 64 + w * 16 + l / 4 + h * 8,
-					   p.c0 + j * 8 + (l % 4) * 2, v[0], v[1], pairs);
+				const int r = mi * 64 + w * 16 + l / 4 + h * 8;
+				const unsigned int at = p.staging + (j / 8) * (WG_ROWS * 128) + r * 128 +
+							((j % 8) ^ (r % 8)) * 16 + (l % 4) * 4;
+				struct elem_pair e;
+				e.x = from_float(v[0]);
+				e.y = from_float(v[1]);
+				asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"(*(const unsigned int *)&e)
+					     : "memory");
 			}
+	/* the generic-proxy writes are seen by the TMA unit (the async proxy) */
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+	wg_consumer_sync(p.consumer);
+	if (t == 0) {
+#pragma unroll
+		for (int j = 0; j < BLK_N / 64; j++)
+			tma_store_2d(map_c, (int)(p.c0 + j * 64), (int)p.r0, p.staging + j * (WG_ROWS * 128));
+		tma_store_commit();
+	}
 }
 
 #endif

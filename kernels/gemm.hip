@@ -3,12 +3,12 @@
 #include "comm.h"
 
 #if MMA == 64
-/* The wgmma core's epilogue here: each consumer's part straight into C. */
+/* The wgmma core's epilogue here: each consumer's part into C by TMA. */
 struct store_to_c {
-	elem_t *c;
+	const struct fgo_tmap *map_c;
 	__device__ void operator()(const struct wg_part &p, const float (&acc)[WG_ACC]) const
 	{
-		wg_store_part(c, N_, p, acc);
+		wg_store_part(map_c, p, acc);
 	}
 };
 
@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	const struct launch L = FGO_LAUNCH;
 	struct store_to_c ep;
 	struct wg_watch watch;
-	ep.c = heap_at(&L, rank, c_off);
+	ep.map_c = &map_c;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 

@@ -54,7 +54,7 @@ struct fgo_runnable {
 	hipFunction_t main, wait; /* wait: NULL for families that need none */
 	unsigned int grid, threads, smem;
 	void *scratch;            /* baseline buffers, allocated on first use */
-	struct gpu_tma_map *maps; /* the wgmma core's tensor maps of A and B (NULL: other cores) */
+	struct gpu_tma_map *maps; /* the wgmma core's tensor maps of A, B and C (NULL: other cores) */
 };
 
 #define CHECK(call, what)                                                              \
@@ -260,15 +260,18 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	memset(heap, 0, sizeof *heap);
 }
 
-/* The tensor maps the wgmma core loads A and B through: A's BLK_M-row
- * panels and B's BLK_K-row panels, over this rank's operands. */
+/* The tensor maps of the wgmma core: A's BLK_M-row and B's BLK_K-row
+ * panels it loads, over this rank's operands, and C's parts (BLK_M over
+ * the consumer warpgroups rows) it stores. Only the gemm family runs on
+ * this core (gpu_shape.c), so C is M x N with N as its pitch. */
 static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *err, size_t len)
 {
 	const struct fgo_config *cfg = &run->cfg;
+	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1);
 	struct fgo_gemm_dims d;
 
 	algo_gemm_dims(run->algo, cfg, &d);
-	run->maps = aligned_alloc(64, 2 * sizeof *run->maps);
+	run->maps = aligned_alloc(64, 3 * sizeof *run->maps);
 	if (!run->maps) {
 		snprintf(err, len, "out of host memory");
 		return FGO_EFAIL;
@@ -276,7 +279,9 @@ static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *
 	if (gpu_tma_map_rows(&run->maps[0], h->mine + run->lay.a.offset, cfg->dtype, d.m, d.k,
 			     d.lda, cfg->blk_m, err, len) != FGO_OK ||
 	    gpu_tma_map_rows(&run->maps[1], h->mine + run->lay.b.offset, cfg->dtype, d.k, d.n,
-			     d.ldb, cfg->blk_k, err, len) != FGO_OK)
+			     d.ldb, cfg->blk_k, err, len) != FGO_OK ||
+	    gpu_tma_map_rows(&run->maps[2], h->mine + run->lay.c.offset, cfg->dtype, d.m, d.n, d.n,
+			     part_rows, err, len) != FGO_OK)
 		return FGO_EUSAGE;
 	return FGO_OK;
 }
@@ -427,7 +432,7 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 	 * core's tensor maps (FGO_TMAP_PARAMS; a kernel without them reads only
 	 * the parameters it has) */
 	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t,
-			 run->maps, run->maps ? run->maps + 1 : NULL };
+			 run->maps, run->maps ? run->maps + 1 : NULL, run->maps ? run->maps + 2 : NULL };
 	fgo_drv_result r;
 
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
