@@ -1,13 +1,73 @@
 /* all_scatter.hip: GEMM + all-scatter. Each CTA computes tiles of this
  * rank's column block of C (M x N, ld NFULL, own columns from rank * N_),
- * stores each into its own C and then straight from registers into every
- * peer's C, and raises flag [rank * tiles + tile] there with a
- * system-scope release. fgo_wait, launched after on the same stream,
+ * stores each into its own C and then into every peer's C (on the mma
+ * core straight from registers, on the wgmma core by TMA from shared
+ * memory), and raises flag [rank * tiles + tile] there with a system-scope
+ * release. fgo_wait, launched after on the same stream,
  * returns when every peer's every tile has arrived (a separate kernel, so
  * no CTA ever waits while a tile it depends on is still unscheduled on its
  * own GPU). Comm-only mode copies the tiles already in this rank's C. */
 #include "comm.h"
 
+/* Comm-only mode, on either core: every CTA copies the tiles it would
+ * compute, already in this rank's C, to the peers and raises their flags. */
+__device__ __forceinline__ void scatter_stored_tiles(const struct launch *L, const struct sched_grid *g)
+{
+	const long own = (long)L->rank * N_;
+	for (long tile = blockIdx.x; tile < g->tiles; tile += gridDim.x) {
+		long tm, tn;
+		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+		const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
+		copy_to_peers(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL, tile_rows(tm, M_),
+			      tile_cols(tn, N_));
+		cta_publish_peers(L, (long)L->rank * g->tiles + tile);
+	}
+}
+
+#if MMA == 64
+/* On the wgmma core the storer thread sends each staged part to every
+ * rank's C by TMA (this rank first, then the peers in sched_peer order),
+ * waits until the stores are done and releases the tile's flag on every
+ * peer; in GEMM-only mode the parts go to this rank's C alone. */
+struct scatter_out {
+	const struct fgo_tmaps *maps;
+	const struct launch *L;
+	long tiles;
+	__device__ void store(const struct wg_part &p) const
+	{
+		const int n = L->mode == MODE_GEMM_ONLY ? 1 : WORLD;
+		for (int s = 0; s < n; s++)
+			wg_store_boxes(&maps->m[sched_peer(L->rank, WORLD, s)], p);
+	}
+	__device__ bool publishes() const { return WORLD > 1 && L->mode != MODE_GEMM_ONLY; }
+	__device__ void publish(long tile) const
+	{
+		fgo_fence_system();
+		for (int s = 1; s < WORLD; s++)
+			fgo_flag_release(flags_of(L, sched_peer(L->rank, WORLD, s)) + L->rank * tiles + tile,
+					 L->epoch);
+	}
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
+	struct scatter_out out;
+	struct wg_watch watch;
+	out.maps = &maps_c;
+	out.L = &L;
+	out.tiles = g.tiles;
+	watch.status = L.status;
+	watch.timeout_ns = L.timeout_ns;
+
+	if (mode == MODE_COMM_ONLY)
+		scatter_stored_tiles(&L, &g);
+	else
+		wgmma_gemm(&map_a, &map_b, watch, out);
+}
+#else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
@@ -15,29 +75,25 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	const struct sched_grid g = tile_grid();
 	float acc[ELEMS];
 
+	if (mode == MODE_COMM_ONLY) {
+		scatter_stored_tiles(&L, &g);
+		return;
+	}
 	for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
 		long tm, tn;
 		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
 		long r0 = tm * BLK_M, c0 = tn * BLK_N;
 		const long own = (long)rank * N_; /* this rank's first column of C */
-		if (mode != MODE_COMM_ONLY) {
-			gemm_tile(a, b, r0, c0, acc);
-			store_tile(heap_at(&L, rank, c_off) + own, NFULL, r0, c0, acc);
-		}
+		gemm_tile(a, b, r0, c0, acc);
+		store_tile(heap_at(&L, rank, c_off) + own, NFULL, r0, c0, acc);
 		if (mode == MODE_GEMM_ONLY)
 			continue;
-		if (mode == MODE_COMM_ONLY) {
-			const long at = r0 * NFULL + own + c0;
-			copy_to_peers(&L, heap_at(&L, rank, c_off) + at, c_off, at, NFULL, tile_rows(tm, M_),
-				      tile_cols(tn, N_));
-		} else {
-			for (int s = 1; s < WORLD; s++)
-				store_tile(heap_at(&L, sched_peer(rank, WORLD, s), c_off) + own, NFULL, r0, c0,
-					   acc);
-		}
+		for (int s = 1; s < WORLD; s++)
+			store_tile(heap_at(&L, sched_peer(rank, WORLD, s), c_off) + own, NFULL, r0, c0, acc);
 		cta_publish_peers(&L, (long)rank * g.tiles + tile);
 	}
 }
+#endif
 
 /* Waits for every peer's every tile; gives up after timeout_ns and records
  * which flag in the status words. */

@@ -28,12 +28,15 @@
  * (+ 8 for q >= 2), column j * 8 + (l % 4) * 2 + (q & 1) of the consumer's
  * WG_ROWS x BLK_N part.
  *
- * Each consumer has its own part of the C staging area in shared memory
- * (WG_ROWS x BLK_N, as BLK_N / 64 boxes of 64 columns with the 128-byte
- * swizzle). An epilogue that stores through it (wg_store_part) writes the
- * accumulators there and one thread hands the boxes to TMA, which writes
- * whole lines of C and clips the M and N edges, while the consumer goes on
- * to its next tile: the stores overlap the next main loop.
+ * C leaves through shared memory: each consumer has its part of a staging
+ * area (WG_ROWS x BLK_N, as BLK_N / 64 boxes of 64 columns with the
+ * 128-byte swizzle), writes its accumulators there and goes on to its next
+ * tile. A storer thread (warp 1 of warpgroup 0) waits until every part of
+ * the tile is staged, hands the boxes to TMA, which writes whole lines and
+ * clips the M and N edges, to this rank's C or to every rank's (the
+ * caller's `out` says where), and, when `out` publishes, waits for the
+ * stores to complete and raises the tile's flags; then it frees the
+ * staging area. So stores and flags run under the next main loop.
  *
  * The tensor maps (src/backend_gpu.c: cuTensorMapEncodeTiled) are kernel
  * parameters (__grid_constant__), so their address is in the parameter
@@ -71,9 +74,15 @@ struct __align__(64) fgo_tmap {
 };
 /* The parameters after FGO_KERNEL_PARAMS of a kernel on this core, in the
  * order the host passes them (src/backend_gpu.c). */
+/* C on every rank: maps_c.m[r] is the block of rank r's C that this rank
+ * writes (its own columns), so a part lands at the same coordinates in
+ * each. */
+struct fgo_tmaps {
+	struct fgo_tmap m[WORLD];
+};
 #define FGO_TMAP_PARAMS                                                                  \
 	const __grid_constant__ struct fgo_tmap map_a, const __grid_constant__ struct fgo_tmap map_b, \
-		const __grid_constant__ struct fgo_tmap map_c
+		const __grid_constant__ struct fgo_tmaps maps_c
 
 __device__ __forceinline__ unsigned int wg_smem_addr(const void *p)
 {
@@ -163,20 +172,16 @@ __device__ __forceinline__ void tma_store_commit(void)
 	asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
 /* Until this thread's bulk stores have read their shared memory (the
- * staging area may be written again) or, with `all`, have completed. */
+ * staging area may be written again), or have completed: their writes are
+ * done, and the fence orders them (the async proxy) before the generic
+ * stores that follow, such as a flag's release. */
 __device__ __forceinline__ void tma_store_wait_read(void)
 {
 	asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
 __device__ __forceinline__ void tma_store_wait_all(void)
 {
-	asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-/* The 128 threads of consumer warpgroup c (named barrier 1 + c; 0 is
- * __syncthreads'). */
-__device__ __forceinline__ void wg_consumer_sync(int c)
-{
-	asm volatile("bar.sync %0, 128;" ::"r"(1 + c) : "memory");
+	asm volatile("cp.async.bulk.wait_group 0;\n\tfence.proxy.async.global;" ::: "memory");
 }
 
 /* ---- wgmma ---- */
@@ -247,17 +252,74 @@ struct wg_part {
 	unsigned int staging; /* the consumer's C staging area (shared, WG_PART_BYTES) */
 };
 
+/* The parts of tile (tm, tn), by consumer. */
+__device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, unsigned int sc)
+{
+	struct wg_part p;
+	p.r0 = tm * BLK_M + c * WG_ROWS;
+	p.c0 = tn * BLK_N;
+	p.consumer = c;
+	p.staging = sc + c * WG_PART_BYTES;
+	return p;
+}
+
+/* The staged boxes of part p to the tensor map `map`, in the storer's
+ * current bulk group. */
+__device__ __forceinline__ void wg_store_boxes(const struct fgo_tmap *map, const struct wg_part &p)
+{
+#pragma unroll
+	for (int j = 0; j < BLK_N / 64; j++)
+		tma_store_2d(map, (int)(p.c0 + j * 64), (int)p.r0, p.staging + j * (WG_ROWS * 128));
+}
+
+/* One consumer's accumulators into its staging area, rounded to elem_t:
+ * row r's 16-byte chunk q of a box lies at chunk q ^ (r % 8) (the 128-byte
+ * swizzle TMA reads), so the 8 rows a warp writes at once fall on 32
+ * different banks. The fence makes the writes visible to the TMA unit
+ * (the async proxy). */
+__device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const float (&acc)[WG_ACC])
+{
+	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
+#pragma unroll
+	for (int mi = 0; mi < WG_MI; mi++)
+#pragma unroll
+		for (int j = 0; j < BLK_N / 8; j++)
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const float *v = &acc[mi * (BLK_N / 2) + j * 4 + h * 2];
+				const int r = mi * 64 + w * 16 + l / 4 + h * 8;
+				const unsigned int at = p.staging + (j / 8) * (WG_ROWS * 128) + r * 128 +
+							((j % 8) ^ (r % 8)) * 16 + (l % 4) * 4;
+				struct elem_pair e;
+				e.x = from_float(v[0]);
+				e.y = from_float(v[1]);
+				asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"(*(const unsigned int *)&e)
+					     : "memory");
+			}
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/* The barrier numbers a stalled wait reports (status[1] - 1): full[s],
+ * empty[s], then staged[c] and freed[c] of the C staging area. */
+#define WG_BAR_STAGED (2 * NUM_STAGES)
+#define WG_BAR_FREED (2 * NUM_STAGES + 2)
+
 /* The GEMM core: every tile of the grouped order this CTA owns, computed
- * and handed to ep(part, acc) by the consumer warpgroups (all 128 threads
- * of each call it). Of shared memory ep may use only part.staging. */
-template <class Epilogue>
+ * by the consumer warpgroups, staged, and stored by the storer thread
+ * through `out`:
+ *   out.store(part)   issues the part's TMA stores (wg_store_boxes) to
+ *                     the ranks it goes to;
+ *   out.publishes()   whether the tile's stores must complete and then
+ *   out.publish(tile) raise its flags (tile: the index in grouped order). */
+template <class Out>
 __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const struct fgo_tmap *map_b,
-					   const struct wg_watch &watch, const Epilogue &ep)
+					   const struct wg_watch &watch, const Out &out)
 {
 	const unsigned int base = wg_smem_base();
 	const unsigned int sa = base, sb = base + NUM_STAGES * WG_A_BYTES;
 	const unsigned int sc = sb + NUM_STAGES * WG_B_BYTES;
 	const unsigned int full = sc + WG_CONSUMERS * WG_PART_BYTES, empty = full + 8 * NUM_STAGES;
+	const unsigned int staged = empty + 8 * NUM_STAGES, freed = staged + 16;
 	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
 	const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
 
@@ -265,6 +327,10 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 		for (int s = 0; s < NUM_STAGES; s++) {
 			mbar_init(full + 8 * s, 1);
 			mbar_init(empty + 8 * s, WG_CONSUMERS);
+		}
+		for (int c = 0; c < WG_CONSUMERS; c++) {
+			mbar_init(staged + 8 * c, 128);
+			mbar_init(freed + 8 * c, 1);
 		}
 		/* the barriers are visible to the TMA unit (the async proxy) */
 		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -275,6 +341,30 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 #if WG_CONSUMERS == 2
 		asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
+		if (t == 32) { /* the storer */
+			unsigned int phase = 0;
+			for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+				long tm, tn;
+				sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+				for (int c = 0; c < WG_CONSUMERS; c++) {
+					mbar_wait(staged + 8 * c, phase, WG_BAR_STAGED + c, watch);
+					out.store(wg_part_of(tm, tn, c, sc));
+					tma_store_commit();
+				}
+				if (out.publishes()) {
+					tma_store_wait_all();
+					out.publish(tile);
+				} else {
+					tma_store_wait_read();
+				}
+				for (int c = 0; c < WG_CONSUMERS; c++)
+					mbar_arrive(freed + 8 * c);
+				phase ^= 1;
+			}
+			/* the CTA's shared memory must outlive the stores that read it */
+			tma_store_wait_all();
+			return;
+		}
 		if (t != 0)
 			return;
 		int s = 0;
@@ -301,7 +391,7 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 		const int c = wg - 1;
 		float acc[WG_ACC];
 		int s = 0;
-		unsigned int phase = 0;
+		unsigned int phase = 0, tile_phase = 0;
 		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
 			long tm, tn;
 			sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
@@ -334,57 +424,12 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 			wg_fence_acc(acc);
 			if (held >= 0 && t == 0)
 				mbar_arrive(empty + 8 * held);
-			struct wg_part part;
-			part.r0 = tm * BLK_M + c * WG_ROWS;
-			part.c0 = tn * BLK_N;
-			part.consumer = c;
-			part.staging = sc + c * WG_PART_BYTES;
-			ep(part, acc);
+			/* the storer is done with the staging area's last tile */
+			mbar_wait(freed + 8 * c, tile_phase ^ 1, WG_BAR_FREED + c, watch);
+			wg_stage_part(wg_part_of(tm, tn, c, sc), acc);
+			mbar_arrive(staged + 8 * c);
+			tile_phase ^= 1;
 		}
-		/* the CTA's shared memory must outlive the last stores that read it */
-		if (t == 0)
-			tma_store_wait_all();
-	}
-}
-
-/* Stores one consumer's part into C through its staging area: the
- * accumulators rounded to elem_t into the swizzled boxes (row r's 16-byte
- * chunk q of a box lies at chunk q ^ (r % 8), so the 8 rows a warp writes
- * at once fall on 32 different banks), then TMA stores of the boxes,
- * issued by one thread and not waited for: the next tile's main loop runs
- * under them. Before writing, the staging area's previous stores must have
- * read it (a whole main loop ago, so this costs nothing). */
-__device__ __forceinline__ void wg_store_part(const struct fgo_tmap *map_c, const struct wg_part &p,
-					      const float (&acc)[WG_ACC])
-{
-	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
-	if (t == 0)
-		tma_store_wait_read();
-	wg_consumer_sync(p.consumer);
-#pragma unroll
-	for (int mi = 0; mi < WG_MI; mi++)
-#pragma unroll
-		for (int j = 0; j < BLK_N / 8; j++)
-#pragma unroll
-			for (int h = 0; h < 2; h++) {
-				const float *v = &acc[mi * (BLK_N / 2) + j * 4 + h * 2];
-				const int r = mi * 64 + w * 16 + l / 4 + h * 8;
-				const unsigned int at = p.staging + (j / 8) * (WG_ROWS * 128) + r * 128 +
-							((j % 8) ^ (r % 8)) * 16 + (l % 4) * 4;
-				struct elem_pair e;
-				e.x = from_float(v[0]);
-				e.y = from_float(v[1]);
-				asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"(*(const unsigned int *)&e)
-					     : "memory");
-			}
-	/* the generic-proxy writes are seen by the TMA unit (the async proxy) */
-	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-	wg_consumer_sync(p.consumer);
-	if (t == 0) {
-#pragma unroll
-		for (int j = 0; j < BLK_N / 64; j++)
-			tma_store_2d(map_c, (int)(p.c0 + j * 64), (int)p.r0, p.staging + j * (WG_ROWS * 128));
-		tma_store_commit();
 	}
 }
 

@@ -3,28 +3,28 @@
 #include "comm.h"
 
 #if MMA == 64
-/* The wgmma core's epilogue here: each consumer's part into C by TMA. */
+/* The wgmma core's output here: each part to this rank's C, nothing to
+ * publish. */
 struct store_to_c {
 	const struct fgo_tmap *map_c;
-	__device__ void operator()(const struct wg_part &p, const float (&acc)[WG_ACC]) const
-	{
-		wg_store_part(map_c, p, acc);
-	}
+	__device__ void store(const struct wg_part &p) const { wg_store_boxes(map_c, p); }
+	__device__ bool publishes() const { return false; }
+	__device__ void publish(long) const {}
 };
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
-	struct store_to_c ep;
+	struct store_to_c out;
 	struct wg_watch watch;
-	ep.map_c = &map_c;
+	out.map_c = &maps_c.m[rank];
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 
 	if (mode == MODE_COMM_ONLY)
 		return;
-	wgmma_gemm(&map_a, &map_b, watch, ep);
+	wgmma_gemm(&map_a, &map_b, watch, out);
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

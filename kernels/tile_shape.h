@@ -27,12 +27,13 @@
 /* The wgmma core (MMA=64): a panel of `rows` rows of one 64-element (128-byte)
  * K slice, as TMA writes it with the 128-byte swizzle; the shared memory of
  * a CTA is NUM_STAGES A and B panels, the BLK_M x BLK_N tile of C staged
- * for its TMA store, a full and an empty mbarrier per stage, and 1 KiB of
- * slack to align the panels to the swizzle's 1024-byte period. */
+ * for its TMA store, a full and an empty mbarrier per stage, a staged and
+ * a freed one per consumer (room for two), and 1 KiB of slack to align the
+ * panels to the swizzle's 1024-byte period. */
 #define FGO_WGMMA_PANEL_BYTES(rows) ((rows) * 128)
 #define FGO_WGMMA_STAGING_BYTES(bm, bn) ((bm) * (bn) * 2)
 #define FGO_WGMMA_SMEM_BYTES(bm, bn, stages)                                            \
 	((stages) * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn) + 16) +      \
-	 FGO_WGMMA_STAGING_BYTES(bm, bn) + 1024)
+	 FGO_WGMMA_STAGING_BYTES(bm, bn) + 32 + 1024)
 
 #endif

@@ -261,17 +261,21 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 }
 
 /* The tensor maps of the wgmma core: A's BLK_M-row and B's BLK_K-row
- * panels it loads, over this rank's operands, and C's parts (BLK_M over
- * the consumer warpgroups rows) it stores. Only the gemm family runs on
- * this core (gpu_shape.c), so C is M x N with N as its pitch. */
+ * panels it loads, over this rank's operands, then one per rank r for the
+ * block of rank r's C this rank writes (its own columns: all of a gemm's
+ * C, one column block of an all_scatter's), in parts of BLK_M over the
+ * consumer warpgroups rows, so a part has the same coordinates in each. */
 static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *err, size_t len)
 {
 	const struct fgo_config *cfg = &run->cfg;
-	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1);
+	const struct fgo_matrix *c = &run->lay.c;
+	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1), world = run->heap->world;
 	struct fgo_gemm_dims d;
+	size_t own;
 
 	algo_gemm_dims(run->algo, cfg, &d);
-	run->maps = aligned_alloc(64, 3 * sizeof *run->maps);
+	own = c->offset + (size_t)(run->heap->rank * d.n - c->col0) * dtype_size(cfg->dtype);
+	run->maps = aligned_alloc(64, (size_t)(2 + world) * sizeof *run->maps);
 	if (!run->maps) {
 		snprintf(err, len, "out of host memory");
 		return FGO_EFAIL;
@@ -279,10 +283,12 @@ static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *
 	if (gpu_tma_map_rows(&run->maps[0], h->mine + run->lay.a.offset, cfg->dtype, d.m, d.k,
 			     d.lda, cfg->blk_m, err, len) != FGO_OK ||
 	    gpu_tma_map_rows(&run->maps[1], h->mine + run->lay.b.offset, cfg->dtype, d.k, d.n,
-			     d.ldb, cfg->blk_k, err, len) != FGO_OK ||
-	    gpu_tma_map_rows(&run->maps[2], h->mine + run->lay.c.offset, cfg->dtype, d.m, d.n, d.n,
-			     part_rows, err, len) != FGO_OK)
+			     d.ldb, cfg->blk_k, err, len) != FGO_OK)
 		return FGO_EUSAGE;
+	for (int r = 0; r < world; r++)
+		if (gpu_tma_map_rows(&run->maps[2 + r], run->heap->base[r] + own, cfg->dtype, d.m, d.n,
+				     c->ld, part_rows, err, len) != FGO_OK)
+			return FGO_EUSAGE;
 	return FGO_OK;
 }
 
@@ -429,8 +435,8 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 			   w = run->lay.work_offset, f = run->lay.flags_offset, s = h->status_off,
 			   t = (unsigned long long)(timeout_s * 1e9);
 	/* in the order of FGO_KERNEL_PARAMS (kernels/gemm_core.h), then the wgmma
-	 * core's tensor maps (FGO_TMAP_PARAMS; a kernel without them reads only
-	 * the parameters it has) */
+	 * core's tensor maps (FGO_TMAP_PARAMS: A, B, and C of every rank as one
+	 * parameter; a kernel without them reads only the parameters it has) */
 	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t,
 			 run->maps, run->maps ? run->maps + 1 : NULL, run->maps ? run->maps + 2 : NULL };
 	fgo_drv_result r;
@@ -466,13 +472,16 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 	CHECK(hipMemcpy(status, h->mine + h->status_off, sizeof status, hipMemcpyDeviceToHost),
 	      "reading the status");
 	*ms = elapsed;
-	if (status[0] == 2) { /* kernels/core_wgmma.h: mbar_wait */
+	if (status[0] == 2) { /* kernels/core_wgmma.h: mbar_wait, WG_BAR_* */
+		const unsigned int bar = status[1] - 1, stages = (unsigned int)run->cfg.num_stages;
+		static const char *const names[] = { "full", "empty", "staged", "freed" };
 		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
 		snprintf(err, len,
-			 "the wgmma pipeline stalled: the %s barrier of stage %u did not complete in %g s"
+			 "the wgmma pipeline stalled: the %s barrier of %s %u did not complete in %g s"
 			 " (a fault of the core, not of the configuration)",
-			 status[1] - 1 < (unsigned)run->cfg.num_stages ? "full" : "empty",
-			 (status[1] - 1) % (unsigned)run->cfg.num_stages, timeout_s);
+			 names[bar < 2 * stages ? bar / stages : 2 + (bar - 2 * stages) / 2],
+			 bar < 2 * stages ? "stage" : "consumer",
+			 bar < 2 * stages ? bar % stages : (bar - 2 * stages) % 2, timeout_s);
 		return FGO_EFAIL;
 	}
 	if (status[0]) {

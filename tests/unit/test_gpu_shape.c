@@ -76,7 +76,8 @@ static void check_wgmma(void)
 	T_EQ_INT("wgmma-threads", s.threads, 384);
 	/* 3 stages of a 128-row A and a 256-row B panel of 128 bytes and two
 	 * 8-byte barriers, the 128 x 256 tile of C staged, 1 KiB to align */
-	T_EQ_INT("wgmma-smem", s.smem_bytes, 3 * (128 * 128 + 256 * 128 + 16) + 128 * 256 * 2 + 1024);
+	/* (+ the staged and freed barriers of two consumers) */
+	T_EQ_INT("wgmma-smem", s.smem_bytes, 3 * (128 * 128 + 256 * 128 + 16) + 128 * 256 * 2 + 32 + 1024);
 	c.num_stages = 4; /* 4 x 48 KiB and the 64 KiB of C do not fit in 227 KiB */
 	T_EQ_INT("wgmma-smem-limit", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-smem-limit-reason", why, "shared memory");
@@ -95,7 +96,9 @@ static void check_wgmma(void)
 	WG_BAD("wgmma-rows", "64 or 128 rows each", b_.blk_m = 512);
 	WG_BAD("wgmma-blk-n", "64, 128 or 256", b_.blk_n = 32);
 	WG_BAD("wgmma-accumulators", "at most 128", b_.num_warps = 8); /* 128 x 256 on one consumer */
-	WG_BAD("wgmma-family", "no epilogue on the wgmma core", snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter"));
+	WG_BAD("wgmma-family", "no epilogue on the wgmma core", snprintf(b_.algorithm, sizeof b_.algorithm, "all_reduce"));
+	WG_BAD("wgmma-comm-ctas", "comm_sms must be 0",
+	       (snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter"), b_.comm_sms = 4));
 	WG_BAD("wgmma-tma-rows", "multiples of 8", b_.k = 4100);
 #undef WG_BAD
 	c.num_stages = 3;
@@ -104,6 +107,12 @@ static void check_wgmma(void)
 	c.num_warps = 8;
 	T_EQ_INT("wgmma-one-consumer", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-one-consumer-threads", s.threads, 256);
+	c.world = 4; /* all_scatter: this rank's 64 of 256 columns */
+	snprintf(c.algorithm, sizeof c.algorithm, "all_scatter");
+	T_EQ_INT("wgmma-all-scatter", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	c.n = 4 * 68; /* 68 columns a rank: its block of C would not start on 16 bytes */
+	T_EQ_INT("wgmma-all-scatter-align", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("wgmma-all-scatter-align-reason", why, "multiples of 8");
 }
 
 static void check_simt(void)
