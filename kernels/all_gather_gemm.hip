@@ -14,7 +14,12 @@
  * peer's block waits for the chunks holding its rows. With COMM_SMS > 0
  * the last COMM_SMS CTAs are the producers; with 0 every CTA pushes its
  * share of the chunks before it computes, so no CTA waits before its
- * pushes are out: no cycle. */
+ * pushes are out: no cycle.
+ *
+ * On the wgmma core (comm_sms 0) the producer thread loads a tile's A rows
+ * by TMA through the tensor map of its source block: the peer's shard
+ * (pull: TMA reads peer memory) or, after waiting for the chunks' flags,
+ * the inbox (push); the storer sends the parts to the source's C rows. */
 #include "comm.h"
 
 #ifndef PUSH
@@ -42,6 +47,111 @@ __device__ __forceinline__ void push_chunk(const struct launch *L, long c)
 }
 #endif
 
+/* Comm-only mode, on either core: what the fused kernel moves, without
+ * the GEMM, for the virtual tiles v = first, first + step, ...: pull
+ * copies each peer tile's A rows into the work panel; push (its chunks
+ * already sent) waits for the chunks each peer tile reads. */
+__device__ __forceinline__ void gather_comm_only(const struct launch *L, const struct sched_grid *g,
+						 long first, long step)
+{
+	for (long v = first; v < (long)WORLD * g->tiles; v += step) {
+		const int p = sched_peer(L->rank, WORLD, (int)(v / g->tiles));
+		long tm, tn;
+		sched_tile_coords(g, GSIZE_M, v % g->tiles, &tm, &tn);
+		const long r0 = tm * BLK_M;
+		const int rows = tile_rows(tm, M_);
+		if (p == L->rank)
+			continue;
+#if PUSH
+		if (!cta_wait(L, (long)p * CHUNKS + r0 / CHUNK_ROWS,
+			      (int)((r0 + rows - 1) / CHUNK_ROWS - r0 / CHUNK_ROWS + 1), 1))
+			return;
+#else
+		const elem_t *src[1] = { heap_at(L, p, L->a_off) + r0 * K_ };
+		elem_t *dst[1] = { heap_at(L, L->rank, L->work_off) };
+		block_sum(dst, src, (long)rows * K_, 1, rows * (int)K_);
+#endif
+	}
+}
+
+#if PUSH
+/* Every chunk of this rank's shard to the peers: chunks first, first +
+ * step, ... by this CTA. */
+__device__ __forceinline__ void push_chunks(const struct launch *L, long first, long step)
+{
+	if (L->mode == MODE_GEMM_ONLY || WORLD < 2)
+		return;
+	for (long c = first; c < CHUNKS; c += step)
+		push_chunk(L, c);
+}
+#endif
+
+#if MMA == 64
+/* Block q's A: source sched_peer(rank, W, q)'s rows (this rank's own shard
+ * in GEMM-only mode), through the map the host built for that source; with
+ * push, a peer's rows are read once their chunks' flags arrived, and the
+ * proxy fence orders those acquires before the TMA unit's loads. */
+struct gather_in {
+	const struct fgo_tmaps *maps;
+	const struct launch *L;
+	__device__ const struct fgo_tmap *map_a(int q) const
+	{
+		return &maps->m[L->mode == MODE_GEMM_ONLY ? L->rank : sched_peer(L->rank, WORLD, q)];
+	}
+	__device__ bool ready(int q, long tm) const
+	{
+#if PUSH
+		const int p = sched_peer(L->rank, WORLD, q);
+		if (p == L->rank || L->mode == MODE_GEMM_ONLY)
+			return true;
+		const long r0 = tm * BLK_M, last = r0 + tile_rows(tm, M_) - 1;
+		for (long c = r0 / CHUNK_ROWS; c <= last / CHUNK_ROWS; c++)
+			if (!wait_flag(L, (long)p * CHUNKS + c))
+				return false;
+		asm volatile("fence.proxy.async.global;" ::: "memory");
+#else
+		(void)q, (void)tm;
+#endif
+		return true;
+	}
+};
+
+/* Block q's parts to this rank's C rows of its source; nothing to publish. */
+struct gather_out {
+	const struct fgo_tmaps *maps;
+	const struct launch *L;
+	__device__ void store(const struct wg_part &p, int q) const
+	{
+		wg_store_boxes(&maps->m[sched_peer(L->rank, WORLD, q)], p);
+	}
+	__device__ bool publishes() const { return false; }
+	__device__ void publish(long) const {}
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
+	struct gather_in in;
+	struct gather_out out;
+	struct wg_watch watch;
+	in.maps = &maps_a;
+	in.L = &L;
+	out.maps = &maps_c;
+	out.L = &L;
+	watch.status = L.status;
+	watch.timeout_ns = L.timeout_ns;
+
+#if PUSH
+	push_chunks(&L, blockIdx.x, gridDim.x); /* before any wait: no cycle */
+#endif
+	if (mode == MODE_COMM_ONLY)
+		gather_comm_only(&L, &g, blockIdx.x, gridDim.x);
+	else
+		wgmma_gemm(in, &map_b, watch, out);
+}
+#else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
@@ -51,23 +161,25 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	float acc[ELEMS];
 
 #if PUSH
-	if (mode != MODE_GEMM_ONLY && WORLD > 1) {
-		/* producers: the comm CTAs, else every CTA before its tiles */
-		const int first = COMM_SMS > 0 ? gemm : 0, n = COMM_SMS > 0 ? COMM_SMS : gemm;
-		if ((int)blockIdx.x >= first)
-			for (long c = (long)blockIdx.x - first; c < CHUNKS; c += n)
-				push_chunk(&L, c);
-	}
+	/* producers: the comm CTAs, else every CTA before its tiles */
+	if (COMM_SMS > 0 && (int)blockIdx.x >= gemm)
+		push_chunks(&L, (long)blockIdx.x - gemm, COMM_SMS);
+	else if (COMM_SMS == 0)
+		push_chunks(&L, blockIdx.x, gemm);
 #endif
 	if ((int)blockIdx.x >= gemm)
 		return;
+	if (mode == MODE_COMM_ONLY) {
+		gather_comm_only(&L, &g, blockIdx.x, gemm);
+		return;
+	}
 	for (long v = blockIdx.x; v < (long)WORLD * g.tiles; v += gemm) {
 		const int p = sched_peer(rank, WORLD, (int)(v / g.tiles));
 		long tm, tn;
 		sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
 		const long r0 = tm * BLK_M;
-		const int rows = tile_rows(tm, M_);
 #if PUSH
+		const int rows = tile_rows(tm, M_);
 		const elem_t *a = p == rank ? heap_at(&L, rank, a_off)
 					    : heap_at(&L, rank, work_off) + (long)p * M_ * K_;
 		if (p != rank && mode != MODE_GEMM_ONLY &&
@@ -76,18 +188,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 			return;
 #else
 		const elem_t *a = heap_at(&L, mode == MODE_GEMM_ONLY ? rank : p, a_off);
-		if (mode == MODE_COMM_ONLY) {
-			if (p != rank) {
-				const elem_t *src[1] = { a + r0 * K_ };
-				elem_t *dst[1] = { heap_at(&L, rank, work_off) };
-				block_sum(dst, src, (long)rows * K_, 1, rows * (int)K_);
-			}
-			continue;
-		}
 #endif
-		if (mode == MODE_COMM_ONLY)
-			continue;
 		gemm_tile(a, b, r0, tn * BLK_N, acc);
 		store_tile(c_block(&L, p), N_, r0, tn * BLK_N, acc);
 	}
 }
+#endif

@@ -33,7 +33,7 @@ struct scatter_out {
 	const struct fgo_tmaps *maps;
 	const struct launch *L;
 	long tiles;
-	__device__ void store(const struct wg_part &p) const
+	__device__ void store(const struct wg_part &p, int) const
 	{
 		const int n = L->mode == MODE_GEMM_ONLY ? 1 : WORLD;
 		for (int s = 0; s < n; s++)
@@ -54,8 +54,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 {
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
+	struct wg_local_a in;
 	struct scatter_out out;
 	struct wg_watch watch;
+	in.map = &maps_a.m[rank];
 	out.maps = &maps_c;
 	out.L = &L;
 	out.tiles = g.tiles;
@@ -65,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	if (mode == MODE_COMM_ONLY)
 		scatter_stored_tiles(&L, &g);
 	else
-		wgmma_gemm(&map_a, &map_b, watch, out);
+		wgmma_gemm(in, &map_b, watch, out);
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

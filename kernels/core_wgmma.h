@@ -74,14 +74,17 @@ struct __align__(64) fgo_tmap {
 };
 /* The parameters after FGO_KERNEL_PARAMS of a kernel on this core, in the
  * order the host passes them (src/backend_gpu.c). */
-/* C on every rank: maps_c.m[r] is the block of rank r's C that this rank
- * writes (its own columns), so a part lands at the same coordinates in
- * each. */
+/* One tensor map per rank or per source block, as the family needs
+ * (src/backend_gpu.c: wgmma_maps): maps_a.m[r] is the A that block r reads
+ * (this rank's A for the families over one block), maps_c.m[r] the C that
+ * block r's parts go to (the scatter: the block of rank r's C that this
+ * rank writes, its own columns, so a part has the same coordinates in
+ * each; all_gather_gemm: this rank's C rows of source r). */
 struct fgo_tmaps {
 	struct fgo_tmap m[WORLD];
 };
 #define FGO_TMAP_PARAMS                                                                  \
-	const __grid_constant__ struct fgo_tmap map_a, const __grid_constant__ struct fgo_tmap map_b, \
+	const __grid_constant__ struct fgo_tmaps maps_a, const __grid_constant__ struct fgo_tmap map_b, \
 		const __grid_constant__ struct fgo_tmaps maps_c
 
 __device__ __forceinline__ unsigned int wg_smem_addr(const void *p)
@@ -304,15 +307,26 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 #define WG_BAR_STAGED (2 * NUM_STAGES)
 #define WG_BAR_FREED (2 * NUM_STAGES + 2)
 
-/* The GEMM core: every tile of the grouped order this CTA owns, computed
- * by the consumer warpgroups, staged, and stored by the storer thread
- * through `out`:
- *   out.store(part)   issues the part's TMA stores (wg_store_boxes) to
- *                     the ranks it goes to;
- *   out.publishes()   whether the tile's stores must complete and then
- *   out.publish(tile) raise its flags (tile: the index in grouped order). */
-template <class Out>
-__device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const struct fgo_tmap *map_b,
+/* A of the families over one block: this rank's, always there. */
+struct wg_local_a {
+	const struct fgo_tmap *map;
+	__device__ const struct fgo_tmap *map_a(int) const { return map; }
+	__device__ bool ready(int, long) const { return true; }
+};
+
+/* The GEMM core: every tile this CTA owns of BLOCKS blocks of tiles
+ * (tile v is tile v % tiles of block v / tiles, each block in grouped
+ * order), loaded through `in`, computed by the consumer warpgroups,
+ * staged, and stored by the storer thread through `out`:
+ *   in.map_a(q)          the tensor map of block q's A;
+ *   in.ready(q, tm)      waits until the A rows of tile row tm of block q
+ *                        have arrived (false: the wait gave up);
+ *   out.store(part, q)   issues the part's TMA stores (wg_store_boxes) to
+ *                        where block q's output goes;
+ *   out.publishes()      whether the tile's stores must complete and then
+ *   out.publish(v)       raise its flags. */
+template <class In, class Out>
+__device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *map_b,
 					   const struct wg_watch &watch, const Out &out)
 {
 	const unsigned int base = wg_smem_base();
@@ -321,6 +335,7 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 	const unsigned int full = sc + WG_CONSUMERS * WG_PART_BYTES, empty = full + 8 * NUM_STAGES;
 	const unsigned int staged = empty + 8 * NUM_STAGES, freed = staged + 16;
 	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
+	const long tiles = (long)BLOCKS * g.tiles;
 	const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
 
 	if (threadIdx.x == 0) {
@@ -343,17 +358,18 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 #endif
 		if (t == 32) { /* the storer */
 			unsigned int phase = 0;
-			for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+			for (long v = blockIdx.x; v < tiles; v += gridDim.x) {
+				const int q = (int)(v / g.tiles);
 				long tm, tn;
-				sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+				sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
 				for (int c = 0; c < WG_CONSUMERS; c++) {
 					mbar_wait(staged + 8 * c, phase, WG_BAR_STAGED + c, watch);
-					out.store(wg_part_of(tm, tn, c, sc));
+					out.store(wg_part_of(tm, tn, c, sc), q);
 					tma_store_commit();
 				}
 				if (out.publishes()) {
 					tma_store_wait_all();
-					out.publish(tile);
+					out.publish(v);
 				} else {
 					tma_store_wait_read();
 				}
@@ -369,9 +385,12 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 			return;
 		int s = 0;
 		unsigned int phase = 0;
-		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+		for (long v = blockIdx.x; v < tiles; v += gridDim.x) {
+			const int q = (int)(v / g.tiles);
 			long tm, tn;
-			sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+			sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
+			const struct fgo_tmap *map_a = in.map_a(q);
+			in.ready(q, tm); /* gave up: the launch is lost, and ends fast */
 			for (int k = 0; k < g.k_iters; k++) {
 				const unsigned int bar = full + 8 * s;
 				mbar_wait(empty + 8 * s, phase ^ 1, NUM_STAGES + s, watch);
@@ -392,9 +411,9 @@ __device__ __forceinline__ void wgmma_gemm(const struct fgo_tmap *map_a, const s
 		float acc[WG_ACC];
 		int s = 0;
 		unsigned int phase = 0, tile_phase = 0;
-		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+		for (long v = blockIdx.x; v < tiles; v += gridDim.x) {
 			long tm, tn;
-			sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+			sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
 			/* One group of wgmma stays in flight: after issuing slice k
 			 * the consumer waits only for slice k - 1 and frees its
 			 * stage, so the tensor cores never drain between slices. */

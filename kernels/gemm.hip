@@ -7,7 +7,7 @@
  * publish. */
 struct store_to_c {
 	const struct fgo_tmap *map_c;
-	__device__ void store(const struct wg_part &p) const { wg_store_boxes(map_c, p); }
+	__device__ void store(const struct wg_part &p, int) const { wg_store_boxes(map_c, p); }
 	__device__ bool publishes() const { return false; }
 	__device__ void publish(long) const {}
 };
@@ -16,15 +16,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
+	struct wg_local_a in;
 	struct store_to_c out;
 	struct wg_watch watch;
+	in.map = &maps_a.m[rank];
 	out.map_c = &maps_c.m[rank];
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 
 	if (mode == MODE_COMM_ONLY)
 		return;
-	wgmma_gemm(&map_a, &map_b, watch, out);
+	wgmma_gemm(in, &map_b, watch, out);
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

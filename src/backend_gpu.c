@@ -54,7 +54,7 @@ struct fgo_runnable {
 	hipFunction_t main, wait; /* wait: NULL for families that need none */
 	unsigned int grid, threads, smem;
 	void *scratch;            /* baseline buffers, allocated on first use */
-	struct gpu_tma_map *maps; /* the wgmma core's tensor maps of A, B and C (NULL: other cores) */
+	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
 };
 
 #define CHECK(call, what)                                                              \
@@ -260,35 +260,52 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	memset(heap, 0, sizeof *heap);
 }
 
-/* The tensor maps of the wgmma core: A's BLK_M-row and B's BLK_K-row
- * panels it loads, over this rank's operands, then one per rank r for the
- * block of rank r's C this rank writes (its own columns: all of a gemm's
- * C, one column block of an all_scatter's), in parts of BLK_M over the
- * consumer warpgroups rows, so a part has the same coordinates in each. */
+/* The tensor maps of the wgmma core (kernels/core_wgmma.h, FGO_TMAP_PARAMS),
+ * in parameter order: maps_a (one per rank or source block), map_b, maps_c
+ * (the same). A in BLK_M-row boxes, B in BLK_K-row boxes, C in parts of
+ * BLK_M over the consumer warpgroups rows.
+ *   gemm, all_scatter: A is this rank's for every entry; C entry r is the
+ *     block of rank r's C this rank writes (its own columns).
+ *   all_gather_gemm: block r is source r's rows: A entry r is rank r's
+ *     shard (pull: TMA reads peer memory) or, for push, its rows in this
+ *     rank's inbox (this rank's own shard for r = rank); C entry r is this
+ *     rank's C rows of source r. */
 static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *err, size_t len)
 {
 	const struct fgo_config *cfg = &run->cfg;
-	const struct fgo_matrix *c = &run->lay.c;
-	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1), world = run->heap->world;
+	const struct fgo_layout *lay = &run->lay;
+	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1), world = run->heap->world,
+		  rank = run->heap->rank;
+	const int gather = run->algo->space == FGO_SPACE_A_ROWS;
+	const int push = gather && run->algo->gpu_variant && strcmp(run->algo->gpu_variant, "PUSH") == 0;
+	const size_t es = dtype_size(cfg->dtype);
 	struct fgo_gemm_dims d;
-	size_t own;
+	struct gpu_tma_map *maps_a, *maps_c;
 
 	algo_gemm_dims(run->algo, cfg, &d);
-	own = c->offset + (size_t)(run->heap->rank * d.n - c->col0) * dtype_size(cfg->dtype);
-	run->maps = aligned_alloc(64, (size_t)(2 + world) * sizeof *run->maps);
+	run->maps = aligned_alloc(64, (size_t)(1 + 2 * world) * sizeof *run->maps);
 	if (!run->maps) {
 		snprintf(err, len, "out of host memory");
 		return FGO_EFAIL;
 	}
-	if (gpu_tma_map_rows(&run->maps[0], h->mine + run->lay.a.offset, cfg->dtype, d.m, d.k,
-			     d.lda, cfg->blk_m, err, len) != FGO_OK ||
-	    gpu_tma_map_rows(&run->maps[1], h->mine + run->lay.b.offset, cfg->dtype, d.k, d.n,
-			     d.ldb, cfg->blk_k, err, len) != FGO_OK)
+	maps_a = run->maps;
+	maps_c = run->maps + world + 1;
+	if (gpu_tma_map_rows(&run->maps[world], h->mine + lay->b.offset, cfg->dtype, d.k, d.n, d.ldb,
+			     cfg->blk_k, err, len) != FGO_OK)
 		return FGO_EUSAGE;
-	for (int r = 0; r < world; r++)
-		if (gpu_tma_map_rows(&run->maps[2 + r], run->heap->base[r] + own, cfg->dtype, d.m, d.n,
-				     c->ld, part_rows, err, len) != FGO_OK)
+	for (int r = 0; r < world; r++) {
+		char *a = gather && push && r != rank ? h->mine + lay->work_offset + (size_t)(r * d.m * d.k) * es
+			  : gather ? run->heap->base[r] + lay->a.offset
+				   : h->mine + lay->a.offset;
+		char *c = gather ? h->mine + lay->c.offset + (size_t)(r * d.m * lay->c.ld) * es
+				 : run->heap->base[r] + lay->c.offset +
+					   (size_t)(rank * d.n - lay->c.col0) * es;
+		if (gpu_tma_map_rows(&maps_a[r], a, cfg->dtype, d.m, d.k, d.lda, cfg->blk_m, err, len) !=
+			    FGO_OK ||
+		    gpu_tma_map_rows(&maps_c[r], c, cfg->dtype, d.m, d.n, lay->c.ld, part_rows, err, len) !=
+			    FGO_OK)
 			return FGO_EUSAGE;
+	}
 	return FGO_OK;
 }
 
@@ -435,10 +452,12 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 			   w = run->lay.work_offset, f = run->lay.flags_offset, s = h->status_off,
 			   t = (unsigned long long)(timeout_s * 1e9);
 	/* in the order of FGO_KERNEL_PARAMS (kernels/gemm_core.h), then the wgmma
-	 * core's tensor maps (FGO_TMAP_PARAMS: A, B, and C of every rank as one
-	 * parameter; a kernel without them reads only the parameters it has) */
-	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t,
-			 run->maps, run->maps ? run->maps + 1 : NULL, run->maps ? run->maps + 2 : NULL };
+	 * core's tensor maps (FGO_TMAP_PARAMS: A of every block as one
+	 * parameter, B, C of every block as one; a kernel without them reads
+	 * only the parameters it has) */
+	const int world = run->heap->world;
+	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t, run->maps,
+			 run->maps ? run->maps + world : NULL, run->maps ? run->maps + world + 1 : NULL };
 	fgo_drv_result r;
 
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,

@@ -89,12 +89,13 @@ else
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/wgmma.csv"
 	expect_eq compile-2.wgmma.2 "40 0 0" "$(($(csv_status "$T/wgmma.csv" compiled) + $(csv_status "$T/wgmma.csv" cached))) $(csv_status "$T/wgmma.csv" error) $(csv_status "$T/wgmma.csv" invalid)"
-	# all_scatter on the core, 2 and 4 ranks: 34 compile, the two whose
-	# BLK_N exceeds a rank's 88 columns are refused
+	# all_scatter and all_gather_gemm (pull, push) on the core, 2 and 4
+	# ranks: 98 compile; refused are the 2 all_scatter tiles wider than a
+	# rank's 88 columns and the 8 all_gather tiles taller than its 50 rows
 	expect_exit compile-2.wgmma.fused.1 0 "$GFGO" compile sweeps/wgmma_fused.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/wgmma-fused.csv"
-	expect_eq compile-2.wgmma.fused.2 "34 0 2" "$(($(csv_status "$T/wgmma-fused.csv" compiled) + $(csv_status "$T/wgmma-fused.csv" cached))) $(csv_status "$T/wgmma-fused.csv" error) $(csv_status "$T/wgmma-fused.csv" invalid)"
+	expect_eq compile-2.wgmma.fused.2 "98 0 10" "$(($(csv_status "$T/wgmma-fused.csv" compiled) + $(csv_status "$T/wgmma-fused.csv" cached))) $(csv_status "$T/wgmma-fused.csv" error) $(csv_status "$T/wgmma-fused.csv" invalid)"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"
 	# shellcheck disable=SC2086
 	expect_exit compile-2.wgmma.3 0 "$GFGO" compile sweeps/gpu_smoke.json $wg --arch sm_80 \

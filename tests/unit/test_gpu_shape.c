@@ -113,6 +113,9 @@ static void check_wgmma(void)
 	c.n = 4 * 68; /* 68 columns a rank: its block of C would not start on 16 bytes */
 	T_EQ_INT("wgmma-all-scatter-align", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-all-scatter-align-reason", why, "multiples of 8");
+	c.n = 4096;
+	snprintf(c.algorithm, sizeof c.algorithm, "all_gather_gemm_push");
+	T_EQ_INT("wgmma-all-gather", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
 }
 
 static void check_simt(void)
