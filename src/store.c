@@ -317,7 +317,18 @@ static int configure(sqlite3 *db, const char *path, enum fgo_store_mode mode, ch
 	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &q, NULL) != SQLITE_OK)
 		return say(err, len, FGO_EFAIL, "%s: cannot switch the store to WAL: %s", path,
 			   store_failure(db));
-	int rc = sqlite3_step(q);
+	/* The switch needs the file to itself for a moment. When other
+	 * processes open the same new store at that instant SQLite may answer
+	 * busy at once, without its busy handler (waiting there could
+	 * deadlock), so retry for as long as the busy timeout. */
+	int rc;
+	for (int waited_ms = 0;; waited_ms += 10) {
+		rc = sqlite3_step(q);
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited_ms >= BUSY_TIMEOUT_MS)
+			break;
+		sqlite3_reset(q);
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
 	int wal = rc == SQLITE_ROW && sqlite3_column_text(q, 0) &&
 		  strcmp((const char *)sqlite3_column_text(q, 0), "wal") == 0;
 	sqlite3_finalize(q);
