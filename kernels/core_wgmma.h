@@ -251,7 +251,6 @@ __device__ __forceinline__ void wg_next_stage(int *s, unsigned int *phase)
 /* One consumer's part of a tile: where its accumulators go. */
 struct wg_part {
 	long r0, c0;          /* the part's first row and column in the tile space */
-	int consumer;         /* 0 or 1 */
 	unsigned int staging; /* the consumer's C staging area (shared, WG_PART_BYTES) */
 };
 
@@ -261,7 +260,6 @@ __device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, un
 	struct wg_part p;
 	p.r0 = tm * BLK_M + c * WG_ROWS;
 	p.c0 = tn * BLK_N;
-	p.consumer = c;
 	p.staging = sc + c * WG_PART_BYTES;
 	return p;
 }

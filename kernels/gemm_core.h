@@ -16,7 +16,7 @@
  * (core_simt.h), which is also the reference the others are checked against.
  * With MMA=64 (Hopper, sm_90a) the core is core_wgmma.h instead: TMA, a
  * producer warpgroup and wgmma consumers, whole tiles at a time, behind
- * its own interface (wgmma_gemm with an epilogue).
+ * its own interface (wgmma_gemm with where A comes from and where C goes).
  * Edges are masked, so any M, N, K is exact. */
 #ifndef FGO_GEMM_CORE_H
 #define FGO_GEMM_CORE_H
@@ -70,7 +70,7 @@ __device__ __forceinline__ void store_pair(elem_t *c, long ldc, long r, long col
 }
 
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__)) && MMA == 64
-#include "core_wgmma.h" /* its own interface: wgmma_gemm(map_a, map_b, epilogue) */
+#include "core_wgmma.h" /* its own interface: wgmma_gemm(in, map_b, watch, out) */
 #else
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__))
 #include "core_mma.h"

@@ -71,6 +71,10 @@ int cmd_parse_long(const char *cmd, const char *opt, const char *text, long min,
 		   long *out);
 int cmd_parse_int(const char *cmd, const char *opt, const char *text, int min, int max,
 		  int *out);
+/* A byte count: "1048576", "512M", "4G" (k, M, G: powers of 1024, an
+ * optional "B" or "iB"), above 0 and at most 1e15; else the same kind of
+ * message and FGO_EUSAGE. */
+int cmd_parse_bytes(const char *cmd, const char *opt, const char *text, size_t *out);
 /* Same for a finite number in [min, max]. */
 int cmd_parse_double(const char *cmd, const char *opt, const char *text, double min,
 		     double max, double *out);
@@ -87,6 +91,10 @@ int cmd_option(const char *cmd, int argc, char **argv, int *i, const char *name,
  * missing (a message was printed). */
 int cmd_match_option(const char *cmd, int argc, char **argv, int *i, const char *const *opts,
 		     int n, const char **value);
+
+/* "mpirun -np RANKS fgobench ARGV..." as it was typed (argv from the
+ * subcommand's name on), cut at len, for a stored sweep's command line. */
+void cmd_command_line(int argc, char **argv, int ranks, char *out, size_t len);
 
 /* The store path: opt when given, else $FGOBENCH_DB, else "fgobench.db". */
 const char *cmd_db_path(const char *opt);

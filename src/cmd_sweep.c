@@ -35,28 +35,6 @@ const char cmd_sweep_usage[] =
 	"  --quiet            no progress lines\n"
 	"  --format F         output format of --dry-run (table, md, csv, json)\n";
 
-/* Parses "512M", "4G", "1048576" into bytes. */
-static int parse_bytes(const char *text, size_t *out)
-{
-	char *end;
-	double v = strtod(text, &end);
-	double unit = 1;
-	switch (*end) {
-	case 'k': case 'K': unit = 1024.0; end++; break;
-	case 'm': case 'M': unit = 1048576.0; end++; break;
-	case 'g': case 'G': unit = 1073741824.0; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-	if (end == text || *end || !(v > 0) || v * unit > 1e15) {
-		error("--heap-size expects a size like 512M or 4G, got \"%s\"", text);
-		return FGO_EUSAGE;
-	}
-	*out = (size_t)(v * unit);
-	return FGO_OK;
-}
-
 static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_format fmt)
 {
 	static const char *const headers[] = { "item", "algorithm", "dtype", "world", "M", "N",
@@ -89,14 +67,6 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 	note("%s: %zu configurations, %zu valid, %zu invalid, world up to %d (needs mpirun -np %d)",
 	     path, plan->count, valid, plan->count - valid, plan->max_world, plan->max_world);
 	return rc;
-}
-
-/* "mpirun -np N fgobench sweep ..." as it was typed, for the sweep row. */
-static void command_line(int argc, char **argv, int ranks, char *out, size_t len)
-{
-	size_t n = (size_t)snprintf(out, len, "mpirun -np %d fgobench", ranks);
-	for (int i = 0; i < argc && n < len; i++)
-		n += (size_t)snprintf(out + n, len - n, " %s", argv[i]);
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -138,7 +108,7 @@ int cmd_sweep(int argc, char **argv)
 		} else if (!strcmp(a, "--timeout") && more) {
 			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &s.timeout_s);
 		} else if (!strcmp(a, "--heap-size") && more) {
-			rc = parse_bytes(argv[++i], &s.heap_limit);
+			rc = cmd_parse_bytes("sweep", "--heap-size", argv[++i], &s.heap_limit);
 		} else if (!strcmp(a, "--iterations") && more) {
 			rc = cmd_parse_int("sweep", a, argv[++i], 1, 100000, &iterations);
 		} else if (!strcmp(a, "--warmup") && more) {
@@ -197,7 +167,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 
 	char line[2048];
-	command_line(argc, argv, ranks, line, sizeof line);
+	cmd_command_line(argc, argv, ranks, line, sizeof line);
 	s.db_path = cmd_db_path(db);
 	s.spec_path = spec;
 	s.command_line = line;

@@ -82,26 +82,6 @@ struct tune_args {
 	char tag[160];
 };
 
-/* "512M", "4G", "1048576" in bytes (as sweep's --heap-size). */
-static int parse_bytes(const char *text, size_t *out)
-{
-	char *end;
-	double v = strtod(text, &end), unit = 1;
-	switch (*end) {
-	case 'k': case 'K': unit = 1024.0; end++; break;
-	case 'm': case 'M': unit = 1048576.0; end++; break;
-	case 'g': case 'G': unit = 1073741824.0; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-	if (end == text || *end || !(v > 0) || v * unit > 1e15)
-		return cmd_usage_error("tune", cmd_tune_usage,
-				       "--heap-size expects a size like 512M or 4G, got \"%s\"", text);
-	*out = (size_t)(v * unit);
-	return FGO_OK;
-}
-
 static int parse_option(struct tune_args *a, int argc, char **argv, int *i)
 {
 	static const char *const opts[] = { "--space", "--strategy", "--budget", "--time",
@@ -129,7 +109,7 @@ static int parse_option(struct tune_args *a, int argc, char **argv, int *i)
 	case 6: a->db = v; return FGO_OK;
 	case 7: a->o.backend = v; return FGO_OK;
 	case 8: return cmd_parse_double("tune", "--timeout", v, 0.001, 1e6, &a->o.timeout_s);
-	case 9: return parse_bytes(v, &a->o.heap_limit);
+	case 9: return cmd_parse_bytes("tune", "--heap-size", v, &a->o.heap_limit);
 	case 10: return cmd_parse_int("tune", "--iterations", v, 1, 100000, &a->iterations);
 	case 11: return cmd_parse_int("tune", "--warmup", v, 0, 100000, &a->warmup);
 	default:
@@ -287,14 +267,6 @@ static int print_outcome(const struct tune_args *a, const struct tune_space *s,
 	return rc;
 }
 
-/* "mpirun -np N fgobench tune ..." as typed, for the sweep rows. */
-static void command_line(int argc, char **argv, int ranks, char *out, size_t len)
-{
-	size_t n = (size_t)snprintf(out, len, "mpirun -np %d fgobench", ranks);
-	for (int i = 0; i < argc && n < len; i++)
-		n += (size_t)snprintf(out + n, len - n, " %s", argv[i]);
-}
-
 /* The default budget: all of it for grid, else 15% (at least 10). */
 static long default_budget(enum tune_kind kind, size_t n)
 {
@@ -355,7 +327,7 @@ int cmd_tune(int argc, char **argv)
 		a.o.budget = default_budget(a.o.kind, space.n);
 	if (a.o.budget > (long)space.n && a.o.kind != TUNE_HALVING)
 		a.o.budget = (long)space.n;
-	command_line(argc, argv, ranks, line, sizeof line);
+	cmd_command_line(argc, argv, ranks, line, sizeof line);
 	a.o.db_path = cmd_db_path(a.db);
 	a.o.space_path = a.space ? a.space : "(default space)";
 	a.o.command_line = line;

@@ -111,6 +111,26 @@ int cmd_parse_int(const char *cmd, const char *opt, const char *text, int min, i
 	return FGO_OK;
 }
 
+int cmd_parse_bytes(const char *cmd, const char *opt, const char *text, size_t *out)
+{
+	char *end;
+	double v = strtod(text, &end), unit = 1;
+	switch (*end) {
+	case 'k': case 'K': unit = 1024.0; end++; break;
+	case 'm': case 'M': unit = 1048576.0; end++; break;
+	case 'g': case 'G': unit = 1073741824.0; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+	if (end == text || *end || !(v > 0) || v * unit > 1e15) {
+		cmd_say(cmd, "%s expects a size like 512M or 4G, got \"%s\"", opt, text);
+		return FGO_EUSAGE;
+	}
+	*out = (size_t)(v * unit);
+	return FGO_OK;
+}
+
 int cmd_parse_double(const char *cmd, const char *opt, const char *text, double min,
 		     double max, double *out)
 {
@@ -162,6 +182,13 @@ int cmd_match_option(const char *cmd, int argc, char **argv, int *i, const char 
 			return -2;
 	}
 	return -1;
+}
+
+void cmd_command_line(int argc, char **argv, int ranks, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "mpirun -np %d fgobench", ranks);
+	for (int i = 0; i < argc && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, " %s", argv[i]);
 }
 
 const char *cmd_db_path(const char *opt)

@@ -65,12 +65,6 @@ static const char cands_sql[] =
 	"   AND (?5 IS NULL OR r.world = ?5) AND (?6 IS NULL OR r.dtype = ?6)"
 	" ORDER BY s.id, r.id";
 
-static void copy_text(char *out, size_t len, sqlite3_stmt *st, int col)
-{
-	const unsigned char *s = sqlite3_column_text(st, col);
-	snprintf(out, len, "%s", s ? (const char *)s : "");
-}
-
 static int sql_failed(sqlite3 *db, const char *path, char *err, size_t len)
 {
 	snprintf(err, len, "reading %s: %s", path, sqlite3_errmsg(db));
@@ -106,14 +100,14 @@ static int load_cands(sqlite3 *db, const struct history_query *q, struct cands *
 		}
 		struct cand *x = &c->v[c->count++];
 		x->sweep_id = sqlite3_column_int64(st, 0);
-		copy_text(x->tag, sizeof x->tag, st, 1);
-		copy_text(x->started, sizeof x->started, st, 2);
-		copy_text(x->revision, sizeof x->revision, st, 3);
-		copy_text(x->spec_hash, sizeof x->spec_hash, st, 4);
-		copy_text(x->spec_name, sizeof x->spec_name, st, 5);
-		copy_text(x->host, sizeof x->host, st, 6);
+		view_text(st, 1, x->tag, sizeof x->tag);
+		view_text(st, 2, x->started, sizeof x->started);
+		view_text(st, 3, x->revision, sizeof x->revision);
+		view_text(st, 4, x->spec_hash, sizeof x->spec_hash);
+		view_text(st, 5, x->spec_name, sizeof x->spec_name);
+		view_text(st, 6, x->host, sizeof x->host);
 		x->run_id = sqlite3_column_int64(st, 7);
-		copy_text(x->key, sizeof x->key, st, 8);
+		view_text(st, 8, x->key, sizeof x->key);
 		x->t_fused_ms = sqlite3_column_double(st, 9);
 		view_config(st, 10, &x->cfg);
 	}

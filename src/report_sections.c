@@ -12,12 +12,6 @@
 #include "table.h"
 #include "views.h"
 
-static void copy_text(char *out, size_t len, sqlite3_stmt *st, int col)
-{
-	const unsigned char *s = sqlite3_column_text(st, col);
-	snprintf(out, len, "%s", s ? (const char *)s : "");
-}
-
 int report_load_sweep(sqlite3 *db, int64_t id, struct report_sweep *s, char *err, size_t len)
 {
 	sqlite3_stmt *st;
@@ -29,12 +23,12 @@ int report_load_sweep(sqlite3 *db, int64_t id, struct report_sweep *s, char *err
 	int step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		s->id = sqlite3_column_int64(st, 0);
-		copy_text(s->tag, sizeof s->tag, st, 1);
-		copy_text(s->spec_name, sizeof s->spec_name, st, 2);
-		copy_text(s->spec_hash, sizeof s->spec_hash, st, 3);
-		copy_text(s->host, sizeof s->host, st, 4);
-		copy_text(s->backend, sizeof s->backend, st, 5);
-		copy_text(s->started, sizeof s->started, st, 6);
+		view_text(st, 1, s->tag, sizeof s->tag);
+		view_text(st, 2, s->spec_name, sizeof s->spec_name);
+		view_text(st, 3, s->spec_hash, sizeof s->spec_hash);
+		view_text(st, 4, s->host, sizeof s->host);
+		view_text(st, 5, s->backend, sizeof s->backend);
+		view_text(st, 6, s->started, sizeof s->started);
 		s->mpi_ranks = sqlite3_column_int(st, 7);
 	}
 	sqlite3_finalize(st);

@@ -7,6 +7,12 @@
 #include "cmd.h"
 #include "fgo.h"
 
+void view_text(sqlite3_stmt *st, int col, char *out, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+	snprintf(out, len, "%s", s ? (const char *)s : "");
+}
+
 void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
 {
 	int *tunables[] = { &cfg->blk_m,    &cfg->blk_n,    &cfg->blk_k,     &cfg->num_stages,

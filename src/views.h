@@ -15,6 +15,9 @@
 	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n"
 #define VIEW_CONFIG_NCOLS 17
 
+/* Column col of st's row as text into out (len bytes; NULL reads as ""). */
+void view_text(sqlite3_stmt *st, int col, char *out, size_t len);
+
 /* Reads VIEW_CONFIG_COLUMNS starting at column col of st into cfg. */
 void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg);
 
