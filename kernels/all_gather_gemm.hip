@@ -149,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	if (mode == MODE_COMM_ONLY)
 		gather_comm_only(&L, &g, blockIdx.x, gridDim.x);
 	else
-		wgmma_gemm(in, &map_b, watch, out);
+		wgmma_gemm(in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

@@ -13,7 +13,9 @@
  * every COMM_SMS tiles this rank sums); with 0 each CTA sums the tiles it
  * computed, one tile behind, so a sum overlaps the next tile's GEMM. No
  * CTA waits before it has published every earlier tile, so the waits form
- * no cycle across ranks (the grid is resident: the host checks). */
+ * no cycle across ranks (the grid is resident: the host checks).
+ * On the wgmma core (MMA=64) the storer and side warps do the comm role
+ * (partial_out, sum_side below). */
 #include "comm.h"
 
 #ifndef TWO_SHOT
@@ -26,6 +28,97 @@ __device__ __forceinline__ bool sums(const struct launch *L, long tile)
 	return !TWO_SHOT || sched_tile_owner(tile, WORLD) == L->rank;
 }
 
+/* After team t stored this rank's partial of tile: its flag, on every rank
+ * (one-shot) or on the tile's owner (two-shot). */
+template <class Team>
+__device__ __forceinline__ void publish_partial(const Team &t, const struct launch *L, long tile)
+{
+	if (TWO_SHOT)
+		team_publish_one(t, L, sched_tile_owner(tile, WORLD), tile * WORLD + L->rank);
+	else
+		team_publish_all(t, L, tile * WORLD + L->rank);
+}
+
+/* Team t sums tile over the W work areas once every partial is up. False
+ * when the wait gave up. */
+template <class Team>
+__device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
+				       const struct sched_grid *g, long tile)
+{
+	if (!team_wait(t, L, tile * WORLD, WORLD, 1))
+		return false;
+	long tm, tn;
+	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+	long at = tm * BLK_M * N_ + tn * BLK_N;
+	int rows = tile_rows(tm, M_), cols = tile_cols(tn, N_);
+#if TWO_SHOT
+	elem_t *dst[WORLD];
+#pragma unroll
+	for (int s = 0; s < WORLD; s++)
+		dst[s] = heap_at(L, sched_peer(L->rank, WORLD, s), L->c_off) + at;
+	sum_over_ranks(t, L, L->work_off, at, dst, N_, rows, cols);
+	team_publish_all(t, L, g->tiles * WORLD + tile);
+#else
+	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
+	sum_over_ranks(t, L, L->work_off, at, dst, N_, rows, cols);
+#endif
+	return true;
+}
+
+#if MMA == 64
+/* On the wgmma core the storer thread sends each partial tile by TMA to
+ * this rank's work area and, once the stores are done, raises its flags;
+ * the side warps sum the tiles this CTA computed as their partials arrive,
+ * while the consumers compute the next ones. */
+struct partial_out {
+	const struct fgo_tmap *map; /* this rank's work area */
+	const struct launch *L;
+	__device__ void store(const struct wg_part &p, int) const { wg_store_boxes(map, p); }
+	__device__ bool publishes() const { return L->mode == MODE_FUSED; }
+	__device__ void publish(long tile) const { publish_partial(wg_solo_team(), L, tile); }
+};
+struct sum_side {
+	enum { producer_regs = 64 };
+	const struct launch *L;
+	const struct sched_grid *g;
+	__device__ void run(const struct wg_side_team &t) const
+	{
+		if (L->mode != MODE_FUSED)
+			return;
+		for (long tile = blockIdx.x; tile < g->tiles; tile += gridDim.x)
+			if (sums(L, tile) && !reduce(t, L, g, tile))
+				return;
+	}
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
+
+	if (mode == MODE_COMM_ONLY) { /* the partials are already in the work areas */
+		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x)
+			publish_partial(cta_team(), &L, tile);
+		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x)
+			if (sums(&L, tile) && !reduce(cta_team(), &L, &g, tile))
+				return;
+		return;
+	}
+	struct wg_local_a in;
+	struct partial_out out;
+	struct sum_side side;
+	struct wg_watch watch;
+	in.map = &maps_a.m[rank];
+	out.map = &maps_c.m[rank];
+	out.L = &L;
+	side.L = &L;
+	side.g = &g;
+	watch.status = L.status;
+	watch.timeout_ns = L.timeout_ns;
+	wgmma_gemm(in, &map_b, watch, out, side);
+}
+#else
 /* This rank's partial of tile into its work area, then the flags. */
 __device__ __forceinline__ void partial(const struct launch *L, const struct sched_grid *g,
 					long tile, float (&acc)[ELEMS])
@@ -37,36 +130,8 @@ __device__ __forceinline__ void partial(const struct launch *L, const struct sch
 			  tn * BLK_N, acc);
 		store_tile(heap_at(L, L->rank, L->work_off), N_, tm * BLK_M, tn * BLK_N, acc);
 	}
-	if (L->mode == MODE_GEMM_ONLY)
-		return;
-	if (TWO_SHOT)
-		cta_publish_one(L, sched_tile_owner(tile, WORLD), tile * WORLD + L->rank);
-	else
-		cta_publish_all(L, tile * WORLD + L->rank);
-}
-
-/* Sums tile over the W work areas once every partial is up. False when
- * the wait gave up. */
-__device__ __forceinline__ bool reduce(const struct launch *L, const struct sched_grid *g, long tile)
-{
-	if (!cta_wait(L, tile * WORLD, WORLD, 1))
-		return false;
-	long tm, tn;
-	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
-	long at = tm * BLK_M * N_ + tn * BLK_N;
-	int rows = tile_rows(tm, M_), cols = tile_cols(tn, N_);
-#if TWO_SHOT
-	elem_t *dst[WORLD];
-#pragma unroll
-	for (int s = 0; s < WORLD; s++)
-		dst[s] = heap_at(L, sched_peer(L->rank, WORLD, s), L->c_off) + at;
-	sum_over_ranks(L, L->work_off, at, dst, N_, rows, cols);
-	cta_publish_all(L, g->tiles * WORLD + tile);
-#else
-	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	sum_over_ranks(L, L->work_off, at, dst, N_, rows, cols);
-#endif
-	return true;
+	if (L->mode != MODE_GEMM_ONLY)
+		publish_partial(cta_team(), L, tile);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
@@ -75,18 +140,19 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	const struct sched_grid g = tile_grid();
 	const int gemm = gemm_ctas();
 	const bool comm = L.mode != MODE_GEMM_ONLY;
+	const struct cta_team cta;
 	float acc[ELEMS];
 
 	if ((int)blockIdx.x < gemm) {
 		long prev = -1;
 		for (long tile = blockIdx.x; tile < g.tiles; tile += gemm) {
 			partial(&L, &g, tile, acc);
-			if (COMM_SMS == 0 && comm && prev >= 0 && sums(&L, prev) && !reduce(&L, &g, prev))
+			if (COMM_SMS == 0 && comm && prev >= 0 && sums(&L, prev) && !reduce(cta, &L, &g, prev))
 				return;
 			prev = tile;
 		}
 		if (COMM_SMS == 0 && comm && prev >= 0 && sums(&L, prev))
-			reduce(&L, &g, prev);
+			reduce(cta, &L, &g, prev);
 		return;
 	}
 	if (!comm)
@@ -95,10 +161,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	for (long tile = 0; tile < g.tiles; tile++) {
 		if (!sums(&L, tile))
 			continue;
-		if (n++ % COMM_SMS == (long)blockIdx.x - gemm && !reduce(&L, &g, tile))
+		if (n++ % COMM_SMS == (long)blockIdx.x - gemm && !reduce(cta, &L, &g, tile))
 			return;
 	}
 }
+#endif
 
 #if TWO_SHOT
 /* One thread per tile another rank owns: waits for its sum to arrive. */

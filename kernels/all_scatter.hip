@@ -42,10 +42,7 @@ struct scatter_out {
 	__device__ bool publishes() const { return WORLD > 1 && L->mode != MODE_GEMM_ONLY; }
 	__device__ void publish(long tile) const
 	{
-		fgo_fence_system();
-		for (int s = 1; s < WORLD; s++)
-			fgo_flag_release(flags_of(L, sched_peer(L->rank, WORLD, s)) + L->rank * tiles + tile,
-					 L->epoch);
+		team_publish_peers(wg_solo_team(), L, L->rank * tiles + tile);
 	}
 };
 
@@ -67,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	if (mode == MODE_COMM_ONLY)
 		scatter_stored_tiles(&L, &g);
 	else
-		wgmma_gemm(in, &map_b, watch, out);
+		wgmma_gemm(in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

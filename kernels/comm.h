@@ -96,24 +96,39 @@ __device__ __forceinline__ bool wait_flag(const struct launch *L, long index)
 	return true;
 }
 
-/* The whole CTA waits for this rank's flags first, first + stride, ...
- * (count of them); true, the same in every thread, when all arrived. */
-__device__ __forceinline__ bool cta_wait(const struct launch *L, long first, int count, long stride)
+/* Teams: the threads that wait for, sum, copy and publish one block
+ * together. Each has size() threads numbered tid(), a barrier (sync) and a
+ * barrier that ands a predicate over them (all). The CTA is one team;
+ * the wgmma core adds two (core_wgmma.h: its side warps and its storer
+ * thread). */
+struct cta_team {
+	__device__ int tid() const { return threadIdx.x; }
+	__device__ int size() const { return THREADS; }
+	__device__ void sync() const { __syncthreads(); }
+	__device__ bool all(bool p) const { return __syncthreads_and(p) != 0; }
+};
+
+/* The team waits for this rank's flags first, first + stride, ... (count
+ * of them); true, the same in every thread, when all arrived. */
+template <class Team>
+__device__ __forceinline__ bool team_wait(const Team &t, const struct launch *L, long first,
+					  int count, long stride)
 {
 	bool ok = true;
-	for (int i = threadIdx.x; i < count; i += THREADS)
+	for (int i = t.tid(); i < count; i += t.size())
 		ok = wait_flag(L, first + i * stride) && ok;
-	return __syncthreads_and(ok) != 0;
+	return t.all(ok);
 }
 
-/* After the CTA's data stores: all threads are past them (barrier), they
- * are made visible system-wide (fence), then thread 0 raises flag `index`
- * on each of the n ranks ranks[0..n). */
-__device__ __forceinline__ void cta_publish(const struct launch *L, const int *ranks, int n,
-					    long index)
+/* After the team's data stores: all its threads are past them (barrier),
+ * they are made visible system-wide (fence), then its thread 0 raises flag
+ * `index` on each of the n ranks ranks[0..n). */
+template <class Team>
+__device__ __forceinline__ void team_publish(const Team &t, const struct launch *L, const int *ranks,
+					     int n, long index)
 {
-	__syncthreads();
-	if (threadIdx.x == 0) {
+	t.sync();
+	if (t.tid() == 0) {
 		fgo_fence_system();
 		for (int i = 0; i < n; i++)
 			fgo_flag_release(flags_of(L, ranks[i]) + index, L->epoch);
@@ -121,18 +136,21 @@ __device__ __forceinline__ void cta_publish(const struct launch *L, const int *r
 }
 
 /* Publishes on every rank (peers in sched_peer order, this rank first). */
-__device__ __forceinline__ void cta_publish_all(const struct launch *L, long index)
+template <class Team>
+__device__ __forceinline__ void team_publish_all(const Team &t, const struct launch *L, long index)
 {
 	int ranks[WORLD];
 #pragma unroll
 	for (int s = 0; s < WORLD; s++)
 		ranks[s] = sched_peer(L->rank, WORLD, s);
-	cta_publish(L, ranks, WORLD, index);
+	team_publish(t, L, ranks, WORLD, index);
 }
 
-__device__ __forceinline__ void cta_publish_one(const struct launch *L, int r, long index)
+template <class Team>
+__device__ __forceinline__ void team_publish_one(const Team &t, const struct launch *L, int r,
+						 long index)
 {
-	cta_publish(L, &r, 1, index);
+	team_publish(t, L, &r, 1, index);
 }
 
 /* The other ranks, in sched_peer order (steps 1 .. W - 1). */
@@ -145,25 +163,44 @@ __device__ __forceinline__ void peers_of(int rank, int (&peers)[PEERS])
 }
 
 /* Publishes on every other rank. */
-__device__ __forceinline__ void cta_publish_peers(const struct launch *L, long index)
+template <class Team>
+__device__ __forceinline__ void team_publish_peers(const Team &t, const struct launch *L, long index)
 {
 	int peers[PEERS];
 	peers_of(L->rank, peers);
-	cta_publish(L, peers, WORLD - 1, index);
+	team_publish(t, L, peers, WORLD - 1, index);
+}
+
+/* The whole CTA as the team. */
+__device__ __forceinline__ bool cta_wait(const struct launch *L, long first, int count, long stride)
+{
+	return team_wait(cta_team(), L, first, count, stride);
+}
+__device__ __forceinline__ void cta_publish_all(const struct launch *L, long index)
+{
+	team_publish_all(cta_team(), L, index);
+}
+__device__ __forceinline__ void cta_publish_one(const struct launch *L, int r, long index)
+{
+	team_publish_one(cta_team(), L, r, index);
+}
+__device__ __forceinline__ void cta_publish_peers(const struct launch *L, long index)
+{
+	team_publish_peers(cta_team(), L, index);
 }
 
 /* Elements in 16 bytes. */
 #define VEC ((int)(16 / sizeof(elem_t)))
 
-/* dst[d] = sum over s of src[s] for a rows x cols block; every pointer is
- * the block's first element, all with leading dimension ld. NS sources and
- * ND destinations are compile-time, so the pointers stay in registers. Sums
- * are fp32 with one rounding (NS = 1 is a plain copy); 16-byte vectors
- * where rows are aligned, elements for the rest. Sources are read past L1
- * (other GPUs and CTAs wrote them during this launch). */
-template <int NS, int ND>
-__device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t *const (&src)[NS],
-					  long ld, int rows, int cols)
+/* dst[d] = sum over s of src[s] for a rows x cols block, by team t; every
+ * pointer is the block's first element, all with leading dimension ld. NS
+ * sources and ND destinations are compile-time, so the pointers stay in
+ * registers. Sums are fp32 with one rounding (NS = 1 is a plain copy);
+ * 16-byte vectors where rows are aligned, elements for the rest. Sources
+ * are read past L1 (other GPUs and CTAs wrote them during this launch). */
+template <class Team, int NS, int ND>
+__device__ __forceinline__ void block_sum(const Team &t, elem_t *const (&dst)[ND],
+					  const elem_t *const (&src)[NS], long ld, int rows, int cols)
 {
 	unsigned long long align = (unsigned long long)ld * sizeof(elem_t);
 #pragma unroll
@@ -175,7 +212,7 @@ __device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t
 	int vpr = (align & 15) == 0 ? cols / VEC : 0; /* whole vectors per row */
 	int tail = cols - vpr * VEC;
 
-	for (int i = threadIdx.x; i < rows * vpr; i += THREADS) {
+	for (int i = t.tid(); i < rows * vpr; i += t.size()) {
 		long off = (long)(i / vpr) * ld + (long)(i % vpr) * VEC;
 		uint4 out;
 		if (NS == 1) {
@@ -202,7 +239,7 @@ __device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t
 		for (int d = 0; d < ND; d++)
 			*(uint4 *)(dst[d] + off) = out;
 	}
-	for (int i = threadIdx.x; i < rows * tail; i += THREADS) {
+	for (int i = t.tid(); i < rows * tail; i += t.size()) {
 		long off = (long)(i / tail) * ld + vpr * VEC + i % tail;
 		float sum = 0.f;
 #pragma unroll
@@ -212,6 +249,13 @@ __device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t
 		for (int d = 0; d < ND; d++)
 			dst[d][off] = from_float(sum);
 	}
+}
+
+template <int NS, int ND>
+__device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t *const (&src)[NS],
+					  long ld, int rows, int cols)
+{
+	block_sum(cta_team(), dst, src, ld, rows, cols);
 }
 
 /* The rows x cols block at src (leading dimension ld) into every other
@@ -233,19 +277,27 @@ __device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem
 	block_sum(to, from, ld, rows, cols);
 }
 
-/* dst[d] = the sum of the rows x cols block at element offset at of every
- * rank's buffer at heap offset src_off (leading dimension ld), read in
- * sched_peer order so the ranks start on different peers. */
-template <int ND>
-__device__ __forceinline__ void sum_over_ranks(const struct launch *L, unsigned long long src_off,
-					       long at, elem_t *const (&dst)[ND], long ld, int rows,
-					       int cols)
+/* dst[d] = the sum, by team t, of the rows x cols block at element offset
+ * at of every rank's buffer at heap offset src_off (leading dimension ld),
+ * read in sched_peer order so the ranks start on different peers. */
+template <class Team, int ND>
+__device__ __forceinline__ void sum_over_ranks(const Team &t, const struct launch *L,
+					       unsigned long long src_off, long at,
+					       elem_t *const (&dst)[ND], long ld, int rows, int cols)
 {
 	const elem_t *src[WORLD];
 #pragma unroll
 	for (int s = 0; s < WORLD; s++)
 		src[s] = heap_at(L, sched_peer(L->rank, WORLD, s), src_off) + at;
-	block_sum(dst, src, ld, rows, cols);
+	block_sum(t, dst, src, ld, rows, cols);
+}
+
+template <int ND>
+__device__ __forceinline__ void sum_over_ranks(const struct launch *L, unsigned long long src_off,
+					       long at, elem_t *const (&dst)[ND], long ld, int rows,
+					       int cols)
+{
+	sum_over_ranks(cta_team(), L, src_off, at, dst, ld, rows, cols);
 }
 
 /* The body of the scatter families' fgo_wait: one thread per (source,

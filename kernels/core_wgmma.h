@@ -23,6 +23,10 @@
  * setmaxnreg moves registers from the producer (which needs few) to the
  * consumers (whose accumulators are WG_ACC fp32 each).
  *
+ * Warps 2 and 3 of warpgroup 0, idle otherwise, are the side warps: a
+ * family that sums its peers' partials (all_reduce, reduce_scatter) runs
+ * its sums there while the consumers compute the next tiles.
+ *
  * Accumulator layout (wgmma m64nN): consumer thread t, warp w = t / 32,
  * lane l: acc[mi * BLK_N / 2 + j * 4 + q] is row mi * 64 + w * 16 + l / 4
  * (+ 8 for q >= 2), column j * 8 + (l % 4) * 2 + (q & 1) of the consumer's
@@ -305,10 +309,67 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 #define WG_BAR_STAGED (2 * NUM_STAGES)
 #define WG_BAR_FREED (2 * NUM_STAGES + 2)
 
+/* The side warps: warps 2 and 3 of the producer warpgroup, which the
+ * loads and the stores leave idle. A family that sums its peers' partials
+ * runs its sums there (a team, kernels/comm.h, with named barrier 1), under
+ * the next tiles' main loops. */
+struct wg_side_team {
+	__device__ int tid() const { return (int)threadIdx.x - 64; }
+	__device__ int size() const { return 64; }
+	__device__ void sync() const { asm volatile("bar.sync 1, 64;" ::: "memory"); }
+	__device__ bool all(bool p) const
+	{
+		unsigned int r;
+		asm volatile("{\n.reg .pred p, q;\n"
+			     "setp.ne.u32 p, %1, 0;\n"
+			     "bar.red.and.pred q, 1, 64, p;\n"
+			     "selp.u32 %0, 1, 0, q;\n}\n"
+			     : "=r"(r)
+			     : "r"((unsigned int)p)
+			     : "memory");
+		return r != 0;
+	}
+};
+/* The storer thread alone, as a team: publishing from it. */
+struct wg_solo_team {
+	__device__ int tid() const { return 0; }
+	__device__ int size() const { return 1; }
+	__device__ void sync() const {}
+	__device__ bool all(bool p) const { return p; }
+};
+/* With two consumers, setmaxnreg splits the SM's 65536 registers: a
+ * side says how many a producer-warpgroup thread keeps (its sums need 64
+ * to run without spilling, the loads and stores alone 40), and each
+ * consumer thread gets what is left, in steps of 8: 232 or 224, more than
+ * a consumer's 128 accumulators and its loop need. */
+#define WG_CONSUMER_REGS(producer_regs) ((65536 / 128 - (producer_regs)) / 2 / 8 * 8)
+
+template <int R> __device__ __forceinline__ void wg_setmaxnreg_dec(void)
+{
+	asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+}
+template <int R> __device__ __forceinline__ void wg_setmaxnreg_inc(void)
+{
+	asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+}
+
+/* What the side warps do for the families that need none. */
+struct wg_no_side {
+	enum { producer_regs = 40 };
+	__device__ void run(const struct wg_side_team &) const {}
+};
+
 /* A of the families over one block: this rank's, always there. */
 struct wg_local_a {
 	const struct fgo_tmap *map;
 	__device__ const struct fgo_tmap *map_a(int) const { return map; }
+	__device__ bool ready(int, long) const { return true; }
+};
+/* A per block, always there: block q's rows of this rank's A
+ * (reduce_scatter: the rows of the block's owner). */
+struct wg_block_a {
+	const struct fgo_tmaps *maps;
+	__device__ const struct fgo_tmap *map_a(int q) const { return &maps->m[q]; }
 	__device__ bool ready(int, long) const { return true; }
 };
 
@@ -322,10 +383,11 @@ struct wg_local_a {
  *   out.store(part, q)   issues the part's TMA stores (wg_store_boxes) to
  *                        where block q's output goes;
  *   out.publishes()      whether the tile's stores must complete and then
- *   out.publish(v)       raise its flags. */
-template <class In, class Out>
+ *   out.publish(v)       raise its flags (from the storer thread);
+ * and meanwhile runs side.run(team) on the side warps (wg_side_team). */
+template <class In, class Out, class Side>
 __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *map_b,
-					   const struct wg_watch &watch, const Out &out)
+					   const struct wg_watch &watch, const Out &out, const Side &side)
 {
 	const unsigned int base = wg_smem_base();
 	const unsigned int sa = base, sb = base + NUM_STAGES * WG_A_BYTES;
@@ -352,8 +414,12 @@ __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *
 
 	if (wg == 0) {
 #if WG_CONSUMERS == 2
-		asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+		wg_setmaxnreg_dec<Side::producer_regs>();
 #endif
+		if (t >= 64) {
+			side.run(wg_side_team());
+			return;
+		}
 		if (t == 32) { /* the storer */
 			unsigned int phase = 0;
 			for (long v = blockIdx.x; v < tiles; v += gridDim.x) {
@@ -403,7 +469,7 @@ __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *
 		}
 	} else {
 #if WG_CONSUMERS == 2
-		asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+		wg_setmaxnreg_inc<WG_CONSUMER_REGS(Side::producer_regs)>();
 #endif
 		const int c = wg - 1;
 		float acc[WG_ACC];

@@ -26,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 
 	if (mode == MODE_COMM_ONLY)
 		return;
-	wgmma_gemm(in, &map_b, watch, out);
+	wgmma_gemm(in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

@@ -7,7 +7,9 @@
  * The owner sums each of its tiles over the W work areas into its C
  * (M/W x N). With COMM_SMS > 0 the last COMM_SMS CTAs sum; with 0 each CTA
  * sums the own-block tiles it computed, one tile behind. Every CTA
- * publishes all peers' tiles before its first wait: no cycle. */
+ * publishes all peers' tiles before its first wait: no cycle. On the
+ * wgmma core (MMA=64) the storer and side warps do the comm role
+ * (partial_out, sum_side below). */
 #include "comm.h"
 
 /* Virtual tile v of this rank's W * tiles: block owner and tile in it. */
@@ -18,6 +20,94 @@ __device__ __forceinline__ void block_tile(const struct launch *L, const struct 
 	*tile = v % g->tiles;
 }
 
+/* Owner: team t sums its tile over the W partials into its C. False when
+ * the wait gave up. */
+template <class Team>
+__device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
+				       const struct sched_grid *g, long tile)
+{
+	if (!team_wait(t, L, tile * WORLD, WORLD, 1))
+		return false;
+	long tm, tn;
+	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+	const long at = tm * BLK_M * N_ + tn * BLK_N;
+	const long mine = (long)L->rank * M_ * N_; /* own block in the work areas */
+	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
+	sum_over_ranks(t, L, L->work_off, mine + at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	return true;
+}
+
+/* After team t stored this rank's partial of virtual tile v: its flag on
+ * the block's owner. */
+template <class Team>
+__device__ __forceinline__ void publish_partial(const Team &t, const struct launch *L,
+						const struct sched_grid *g, long v)
+{
+	int owner;
+	long tile;
+	block_tile(L, g, v, &owner, &tile);
+	team_publish_one(t, L, owner, tile * WORLD + L->rank);
+}
+
+#if MMA == 64
+/* On the wgmma core the core walks the W blocks itself (BLOCKS = W, block
+ * q's A and work-area rows through tensor maps q, src/backend_gpu.c); the
+ * storer sends each partial tile by TMA to this rank's work area and, once
+ * it is there, raises the owner's flag; the side warps sum the own block's
+ * tiles this CTA computed (the last of its walk) as their partials arrive. */
+struct partial_out {
+	const struct fgo_tmaps *maps; /* block q's rows of this rank's work area */
+	const struct launch *L;
+	const struct sched_grid *g;
+	__device__ void store(const struct wg_part &p, int q) const { wg_store_boxes(&maps->m[q], p); }
+	__device__ bool publishes() const { return L->mode == MODE_FUSED; }
+	__device__ void publish(long v) const { publish_partial(wg_solo_team(), L, g, v); }
+};
+struct sum_side {
+	enum { producer_regs = 64 };
+	const struct launch *L;
+	const struct sched_grid *g;
+	__device__ void run(const struct wg_side_team &t) const
+	{
+		const long own0 = (long)(WORLD - 1) * g->tiles;
+		if (L->mode != MODE_FUSED)
+			return;
+		for (long v = blockIdx.x; v < (long)WORLD * g->tiles; v += gridDim.x)
+			if (v >= own0 && !reduce(t, L, g, v - own0))
+				return;
+	}
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
+	const long own0 = (long)(WORLD - 1) * g.tiles;
+
+	if (mode == MODE_COMM_ONLY) { /* the partials are already in the work areas */
+		for (long v = blockIdx.x; v < (long)WORLD * g.tiles; v += gridDim.x)
+			publish_partial(cta_team(), &L, &g, v);
+		for (long v = blockIdx.x; v < (long)WORLD * g.tiles; v += gridDim.x)
+			if (v >= own0 && !reduce(cta_team(), &L, &g, v - own0))
+				return;
+		return;
+	}
+	struct wg_block_a in;
+	struct partial_out out;
+	struct sum_side side;
+	struct wg_watch watch;
+	in.maps = &maps_a;
+	out.maps = &maps_c;
+	out.L = &L;
+	out.g = &g;
+	side.L = &L;
+	side.g = &g;
+	watch.status = L.status;
+	watch.timeout_ns = L.timeout_ns;
+	wgmma_gemm(in, &map_b, watch, out, side);
+}
+#else
 __device__ __forceinline__ void partial(const struct launch *L, const struct sched_grid *g,
 					long v, float (&acc)[ELEMS])
 {
@@ -32,21 +122,7 @@ __device__ __forceinline__ void partial(const struct launch *L, const struct sch
 		store_tile(heap_at(L, L->rank, L->work_off) + row0 * N_, N_, tm * BLK_M, tn * BLK_N, acc);
 	}
 	if (L->mode != MODE_GEMM_ONLY)
-		cta_publish_one(L, owner, tile * WORLD + L->rank);
-}
-
-/* Owner: C tile = the sum of the W partials of its own tile. */
-__device__ __forceinline__ bool reduce(const struct launch *L, const struct sched_grid *g, long tile)
-{
-	if (!cta_wait(L, tile * WORLD, WORLD, 1))
-		return false;
-	long tm, tn;
-	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
-	const long at = tm * BLK_M * N_ + tn * BLK_N;
-	const long mine = (long)L->rank * M_ * N_; /* own block in the work areas */
-	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	sum_over_ranks(L, L->work_off, mine + at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
-	return true;
+		publish_partial(cta_team(), L, g, v);
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
@@ -56,23 +132,25 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	const long own0 = (long)(WORLD - 1) * g.tiles; /* first virtual tile of the own block */
 	const int gemm = gemm_ctas();
 	const bool comm = L.mode != MODE_GEMM_ONLY;
+	const struct cta_team cta;
 	float acc[ELEMS];
 
 	if ((int)blockIdx.x < gemm) {
 		long prev = -1;
 		for (long v = blockIdx.x; v < (long)WORLD * g.tiles; v += gemm) {
 			partial(&L, &g, v, acc);
-			if (COMM_SMS == 0 && comm && prev >= own0 && !reduce(&L, &g, prev - own0))
+			if (COMM_SMS == 0 && comm && prev >= own0 && !reduce(cta, &L, &g, prev - own0))
 				return;
 			prev = v;
 		}
 		if (COMM_SMS == 0 && comm && prev >= own0)
-			reduce(&L, &g, prev - own0);
+			reduce(cta, &L, &g, prev - own0);
 		return;
 	}
 	if (!comm)
 		return;
 	for (long tile = (long)blockIdx.x - gemm; tile < g.tiles; tile += COMM_SMS)
-		if (!reduce(&L, &g, tile))
+		if (!reduce(cta, &L, &g, tile))
 			return;
 }
+#endif

@@ -17,9 +17,9 @@
 /* The wgmma core (kernels/core_wgmma.h): one producer and one or two
  * consumer warpgroups, each consumer 64 or 128 rows by BLK_N (an
  * instruction N) with at most 128 accumulators a thread; TMA needs rows of
- * A, B and C that start on 16 bytes. The GEMM alone, all_scatter and
- * all_gather_gemm run on this core so far; its producer and storer
- * threads are the communication, so there are no communication CTAs. */
+ * A, B and C that start on 16 bytes. Every family but the Stream-K forms
+ * runs on this core; its producer, storer and side warps are the
+ * communication, so there are no communication CTAs. */
 static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *shape, char *reason,
 			     size_t len)
 {
@@ -29,10 +29,10 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 
 	shape->core = GPU_CORE_WGMMA;
 	shape->smem_bytes = FGO_WGMMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->num_stages);
-	if (!algo || (strcmp(algo->name, "gemm") != 0 && strcmp(algo->name, "all_scatter") != 0 &&
-		      strcmp(algo->family, "all_gather_gemm") != 0))
-		REFUSE("mma=wgmma runs gemm, all_scatter and all_gather_gemm so far; %s has no epilogue on the wgmma core yet",
-		       cfg->algorithm);
+	if (!algo)
+		REFUSE("no algorithm named %s", cfg->algorithm);
+	if (strncmp(algo->name, "sk_", 3) == 0)
+		REFUSE("mma=wgmma has no Stream-K split yet: %s runs on mma=16", cfg->algorithm);
 	if (cfg->comm_sms > 0)
 		REFUSE("mma=wgmma communicates from its storer thread: comm_sms must be 0, not %d",
 		       cfg->comm_sms);

@@ -96,6 +96,14 @@ else
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/wgmma-fused.csv"
 	expect_eq compile-2.wgmma.fused.2 "98 0 10" "$(($(csv_status "$T/wgmma-fused.csv" compiled) + $(csv_status "$T/wgmma-fused.csv" cached))) $(csv_status "$T/wgmma-fused.csv" error) $(csv_status "$T/wgmma-fused.csv" invalid)"
+	# all_reduce (one-shot, two-shot) and reduce_scatter on the core: 104
+	# compile; refused are the 4 tiles of 128 rows taller than a
+	# reduce_scatter block of 200 / 4 = 50 rows
+	expect_exit compile-2.wgmma.reduce.1 0 "$GFGO" compile sweeps/wgmma_reduce.json --arch sm_90a \
+		--cache build/kernel-cache --quiet --format csv
+	cp "$T/out" "$T/wgmma-reduce.csv"
+	expect_eq compile-2.wgmma.reduce.2 "104 0 4" "$(($(csv_status "$T/wgmma-reduce.csv" compiled) + $(csv_status "$T/wgmma-reduce.csv" cached))) $(csv_status "$T/wgmma-reduce.csv" error) $(csv_status "$T/wgmma-reduce.csv" invalid)"
+	check compile-2.wgmma.reduce.3 "the refused tiles say why" grep -q 'invalid,.*BLK_M=128 exceeds M/W=50' "$T/wgmma-reduce.csv"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"
 	# shellcheck disable=SC2086
 	expect_exit compile-2.wgmma.3 0 "$GFGO" compile sweeps/gpu_smoke.json $wg --arch sm_80 \
