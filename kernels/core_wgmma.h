@@ -337,12 +337,15 @@ struct wg_solo_team {
 	__device__ void sync() const {}
 	__device__ bool all(bool p) const { return p; }
 };
-/* With two consumers, setmaxnreg splits the SM's 65536 registers: a
+/* With two consumers, setmaxnreg redistributes the registers the CTA was
+ * launched with, 168 a thread (65536 over 384 threads, in steps of 8): a
  * side says how many a producer-warpgroup thread keeps (its sums need 64
  * to run without spilling, the loads and stores alone 40), and each
- * consumer thread gets what is left, in steps of 8: 232 or 224, more than
- * a consumer's 128 accumulators and its loop need. */
-#define WG_CONSUMER_REGS(producer_regs) ((65536 / 128 - (producer_regs)) / 2 / 8 * 8)
+ * consumer thread gets what that frees, in steps of 8: 232 or 216, more
+ * than a consumer's 128 accumulators and its loop need. Asking for more
+ * than the CTA holds would block setmaxnreg.inc for ever. */
+#define WG_ENTRY_REGS (65536 / 384 / 8 * 8)
+#define WG_CONSUMER_REGS(producer_regs) ((3 * WG_ENTRY_REGS - (producer_regs)) / 2 / 8 * 8)
 
 template <int R> __device__ __forceinline__ void wg_setmaxnreg_dec(void)
 {
@@ -389,6 +392,9 @@ template <class In, class Out, class Side>
 __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *map_b,
 					   const struct wg_watch &watch, const Out &out, const Side &side)
 {
+	static_assert(128 * Side::producer_regs + 256 * WG_CONSUMER_REGS(Side::producer_regs) <=
+			      384 * WG_ENTRY_REGS,
+		      "setmaxnreg can only hand out the registers the CTA was launched with");
 	const unsigned int base = wg_smem_base();
 	const unsigned int sa = base, sb = base + NUM_STAGES * WG_A_BYTES;
 	const unsigned int sc = sb + NUM_STAGES * WG_B_BYTES;
