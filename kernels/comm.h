@@ -192,6 +192,12 @@ __device__ __forceinline__ void cta_publish_peers(const struct launch *L, long i
 /* Elements in 16 bytes. */
 #define VEC ((int)(16 / sizeof(elem_t)))
 
+/* Vectors a thread of block_sum loads before it uses any: about 4 loads
+ * in flight, so a sum waits for memory once per 4 vectors, not once per
+ * vector (a team of 64 threads sums a 128 x 256 tile in 16 rounds, not
+ * 64); NS sources are NS loads already. */
+#define SUM_UNROLL(ns) ((ns) >= 4 ? 1 : 4 / (ns))
+
 /* dst[d] = sum over s of src[s] for a rows x cols block, by team t; every
  * pointer is the block's first element, all with leading dimension ld. NS
  * sources and ND destinations are compile-time, so the pointers stay in
@@ -202,6 +208,7 @@ template <class Team, int NS, int ND>
 __device__ __forceinline__ void block_sum(const Team &t, elem_t *const (&dst)[ND],
 					  const elem_t *const (&src)[NS], long ld, int rows, int cols)
 {
+	constexpr int U = SUM_UNROLL(NS);
 	unsigned long long align = (unsigned long long)ld * sizeof(elem_t);
 #pragma unroll
 	for (int s = 0; s < NS; s++)
@@ -211,33 +218,47 @@ __device__ __forceinline__ void block_sum(const Team &t, elem_t *const (&dst)[ND
 		align |= (unsigned long long)dst[d];
 	int vpr = (align & 15) == 0 ? cols / VEC : 0; /* whole vectors per row */
 	int tail = cols - vpr * VEC;
+	const int vectors = rows * vpr;
 
-	for (int i = t.tid(); i < rows * vpr; i += t.size()) {
-		long off = (long)(i / vpr) * ld + (long)(i % vpr) * VEC;
-		uint4 out;
-		if (NS == 1) {
-			out = fgo_ldcg((const uint4 *)(src[0] + off));
-		} else {
-			float sum[VEC];
+	for (int i0 = t.tid(); i0 < vectors; i0 += U * t.size()) {
+		uint4 in[U][NS];
 #pragma unroll
-			for (int j = 0; j < VEC; j++)
-				sum[j] = 0.f;
+		for (int u = 0; u < U; u++) {
+			const int i = i0 + u * t.size();
+			const long off = (long)(i / vpr) * ld + (long)(i % vpr) * VEC;
+			if (i < vectors)
 #pragma unroll
-			for (int s = 0; s < NS; s++) {
-				uint4 v = fgo_ldcg((const uint4 *)(src[s] + off));
-				const elem_t *e = (const elem_t *)&v;
-#pragma unroll
-				for (int j = 0; j < VEC; j++)
-					sum[j] += to_float(e[j]);
-			}
-			elem_t *o = (elem_t *)&out;
-#pragma unroll
-			for (int j = 0; j < VEC; j++)
-				o[j] = from_float(sum[j]);
+				for (int s = 0; s < NS; s++)
+					in[u][s] = fgo_ldcg((const uint4 *)(src[s] + off));
 		}
 #pragma unroll
-		for (int d = 0; d < ND; d++)
-			*(uint4 *)(dst[d] + off) = out;
+		for (int u = 0; u < U; u++) {
+			const int i = i0 + u * t.size();
+			if (i >= vectors)
+				break;
+			const long off = (long)(i / vpr) * ld + (long)(i % vpr) * VEC;
+			uint4 out = in[u][0];
+			if (NS > 1) {
+				float sum[VEC];
+#pragma unroll
+				for (int j = 0; j < VEC; j++)
+					sum[j] = 0.f;
+#pragma unroll
+				for (int s = 0; s < NS; s++) {
+					const elem_t *e = (const elem_t *)&in[u][s];
+#pragma unroll
+					for (int j = 0; j < VEC; j++)
+						sum[j] += to_float(e[j]);
+				}
+				elem_t *o = (elem_t *)&out;
+#pragma unroll
+				for (int j = 0; j < VEC; j++)
+					o[j] = from_float(sum[j]);
+			}
+#pragma unroll
+			for (int d = 0; d < ND; d++)
+				*(uint4 *)(dst[d] + off) = out;
+		}
 	}
 	for (int i = t.tid(); i < rows * tail; i += t.size()) {
 		long off = (long)(i / tail) * ld + vpr * VEC + i % tail;
