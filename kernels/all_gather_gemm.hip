@@ -128,7 +128,7 @@ struct gather_out {
 	__device__ void publish(long) const {}
 };
 
-extern "C" __global__ void WG_KERNEL
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;

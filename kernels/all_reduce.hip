@@ -91,7 +91,7 @@ struct sum_side {
 	}
 };
 
-extern "C" __global__ void WG_KERNEL
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;

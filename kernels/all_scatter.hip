@@ -46,7 +46,7 @@ struct scatter_out {
 	}
 };
 
-extern "C" __global__ void WG_KERNEL
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;

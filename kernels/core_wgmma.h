@@ -57,14 +57,6 @@
 #endif
 #include "wgmma_ops.h"
 
-#define WG_CLUSTER FGO_WGMMA_CLUSTER(M_, BLK_M, GSIZE_M) /* CTAs sharing B (tile_shape.h) */
-/* How every kernel on this core is declared: one CTA an SM, and clusters
- * of WG_CLUSTER CTAs. */
-#if WG_CLUSTER == 2
-#define WG_KERNEL __launch_bounds__(THREADS, 1) __cluster_dims__(2, 1, 1)
-#else
-#define WG_KERNEL __launch_bounds__(THREADS, 1)
-#endif
 #define WG_CONSUMERS (NUM_WARPS / 4 - 1)
 #define WG_ROWS (BLK_M / WG_CONSUMERS)  /* tile rows per consumer warpgroup */
 #define WG_MI (WG_ROWS / 64)            /* m64 instructions per consumer per k16 */
@@ -118,32 +110,6 @@ __device__ __forceinline__ void mbar_arrive(unsigned int bar)
 {
 	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
-/* ---- the CTA pair of a cluster ---- */
-__device__ __forceinline__ unsigned int wg_cluster_rank(void)
-{
-	unsigned int r;
-	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-	return r;
-}
-/* Every thread of both CTAs, once: after it, each CTA's barriers are
- * initialised as far as the other is concerned. */
-__device__ __forceinline__ void wg_cluster_sync(void)
-{
-	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-/* One arrival on the mbarrier at bar in CTA `cta` of the cluster. Its
- * release is the default, CTA-wide: what it orders is that this CTA's
- * wgmma reads of a stage are done, which wgmma.wait_group has settled. */
-__device__ __forceinline__ void mbar_arrive_in(unsigned int bar, unsigned int cta)
-{
-	asm volatile("{\n.reg .b32 remote;\n"
-		     "mapa.shared::cluster.u32 remote, %0, %1;\n"
-		     "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
-		     "r"(cta)
-		     : "memory");
-}
-
 /* True once the phase of parity `parity` of bar has completed (the
  * instruction itself waits a while before it says no). */
 __device__ __forceinline__ bool mbar_try(unsigned int bar, unsigned int parity)
@@ -196,18 +162,6 @@ __device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_t
 	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 		     " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
 		     "l"(map), "r"(inner), "r"(outer), "r"(bar)
-		     : "memory");
-}
-
-/* The same box into shared memory at dst of every CTA of the cluster in
- * cta_mask, each completing on its own mbarrier at bar. */
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned int dst, const struct fgo_tmap *map,
-						      int inner, int outer, unsigned int bar,
-						      unsigned short cta_mask)
-{
-	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-		     ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-		     "l"(map), "r"(inner), "r"(outer), "r"(bar), "h"(cta_mask)
 		     : "memory");
 }
 
@@ -422,19 +376,6 @@ struct wg_block_a {
 	__device__ bool ready(int, long) const { return true; }
 };
 
-/* A consumer warpgroup is done with the stage whose empty barrier is at
- * bar: one arrival there, and in a cluster also on the other CTA's, whose
- * producer multicasts into this stage too. */
-__device__ __forceinline__ void wg_free_stage(unsigned int bar)
-{
-#if WG_CLUSTER == 2
-	mbar_arrive(bar);
-	mbar_arrive_in(bar, wg_cluster_rank() ^ 1);
-#else
-	mbar_arrive(bar);
-#endif
-}
-
 /* The GEMM core: every tile this CTA owns of BLOCKS blocks of tiles
  * (tile v is tile v % tiles of block v / tiles, each block in grouped
  * order), loaded through `in`, computed by the consumer warpgroups,
@@ -462,12 +403,11 @@ __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *
 	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
 	const long tiles = (long)BLOCKS * g.tiles;
 	const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-	const unsigned int crank = WG_CLUSTER == 2 ? wg_cluster_rank() : 0;
 
 	if (threadIdx.x == 0) {
 		for (int s = 0; s < NUM_STAGES; s++) {
 			mbar_init(full + 8 * s, 1);
-			mbar_init(empty + 8 * s, WG_CONSUMERS * WG_CLUSTER);
+			mbar_init(empty + 8 * s, WG_CONSUMERS);
 		}
 		for (int c = 0; c < WG_CONSUMERS; c++) {
 			mbar_init(staged + 8 * c, 128);
@@ -476,11 +416,7 @@ __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *
 		/* the barriers are visible to the TMA unit (the async proxy) */
 		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 	}
-#if WG_CLUSTER == 2
-	wg_cluster_sync(); /* and to the other CTA, whose loads and consumers signal them */
-#else
 	__syncthreads();
-#endif
 
 	if (wg == 0) {
 #if WG_CONSUMERS == 2
@@ -532,28 +468,11 @@ __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *
 				tma_load_2d(sa + s * WG_A_BYTES, map_a, k * BLK_K, (int)(tm * BLK_M), bar);
 #pragma unroll
 				for (int j = 0; j < BLK_N / 64; j++)
-#if WG_CLUSTER == 2 /* the pair's tiles share tn: each CTA loads every other box into both */
-					if (j % 2 == (int)crank)
-						tma_load_2d_multicast(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES,
-								      map_b, (int)(tn * BLK_N + j * 64),
-								      k * BLK_K, bar, 0x3);
-#else
 					tma_load_2d(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
 						    (int)(tn * BLK_N + j * 64), k * BLK_K, bar);
-#endif
 				wg_next_stage(&s, &phase);
 			}
 		}
-#if WG_CLUSTER == 2
-		/* The other CTA's consumers still arrive on this CTA's empty
-		 * barriers (and its loads land here) until they have used the
-		 * last stages: the CTA must outlive that, so wait for every
-		 * stage to be freed once more. */
-		for (int i = 0; i < NUM_STAGES; i++) {
-			mbar_wait(empty + 8 * s, phase ^ 1, NUM_STAGES + s, watch);
-			wg_next_stage(&s, &phase);
-		}
-#endif
 	} else {
 #if WG_CONSUMERS == 2
 		wg_setmaxnreg_inc<WG_CONSUMER_REGS(Side::producer_regs)>();
@@ -586,14 +505,14 @@ __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *
 				wgmma_commit();
 				wgmma_wait<1>();
 				if (held >= 0 && t == 0)
-					wg_free_stage(empty + 8 * held);
+					mbar_arrive(empty + 8 * held);
 				held = s;
 				wg_next_stage(&s, &phase);
 			}
 			wgmma_wait<0>();
 			wg_fence_acc(acc);
 			if (held >= 0 && t == 0)
-				wg_free_stage(empty + 8 * held);
+				mbar_arrive(empty + 8 * held);
 			/* the storer is done with the staging area's last tile */
 			mbar_wait(freed + 8 * c, tile_phase ^ 1, WG_BAR_FREED + c, watch);
 			wg_stage_part(wg_part_of(tm, tn, c, sc), acc);

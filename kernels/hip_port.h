@@ -186,27 +186,6 @@ static inline const char *fgo_cu_text(CUresult r)
 /* Kernels asking for more than 48 KiB of dynamic shared memory must say so. */
 #define fgo_func_max_dynamic_smem(f, bytes) \
 	cuFuncSetAttribute((f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (bytes))
-/* How many clusters of `cluster` CTAs of f (threads and smem bytes each)
- * the GPU holds at once: a GPC only runs whole clusters, so fewer than
- * SMs / cluster when a GPC has an odd number of free SMs. */
-static inline hipError_t fgo_max_active_clusters(CUfunction f, int cluster, unsigned int threads,
-						 unsigned int smem, int *count)
-{
-	CUlaunchAttribute attr = { 0 };
-	CUlaunchConfig config = { 0 };
-	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-	attr.value.clusterDim.x = (unsigned int)cluster;
-	attr.value.clusterDim.y = 1;
-	attr.value.clusterDim.z = 1;
-	config.gridDimX = (unsigned int)cluster;
-	config.gridDimY = config.gridDimZ = 1;
-	config.blockDimX = threads;
-	config.blockDimY = config.blockDimZ = 1;
-	config.sharedMemBytes = smem;
-	config.attrs = &attr;
-	config.numAttrs = 1;
-	return fgo_cu(cuOccupancyMaxActiveClusters(count, f, &config));
-}
 #define hipFuncGetAttribute(v, attr, f) cuFuncGetAttribute((v), (attr), (f))
 #define HIP_FUNC_ATTRIBUTE_NUM_REGS CU_FUNC_ATTRIBUTE_NUM_REGS
 #define HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
@@ -251,16 +230,6 @@ static inline hipError_t fgo_func_max_dynamic_smem(hipFunction_t f, int bytes)
 	return hipSuccess;
 }
 #define hipDeviceAttributeMaxSharedMemoryPerBlockOptin hipDeviceAttributeMaxSharedMemoryPerBlock
-/* No clusters on AMD: every kernel runs in clusters of one CTA. */
-static inline hipError_t fgo_max_active_clusters(hipFunction_t f, int cluster, unsigned int threads,
-						 unsigned int smem, int *count)
-{
-	(void)f;
-	(void)threads;
-	(void)smem;
-	*count = 0;
-	return cluster == 1 ? hipSuccess : hipErrorNotSupported;
-}
 #endif
 
 #endif

@@ -36,17 +36,4 @@
 	((stages) * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn) + 16) +      \
 	 FGO_WGMMA_STAGING_BYTES(bm, bn) + 32 + 1024)
 
-/* The wgmma core runs in clusters of two CTAs, which share the B panel
- * (each loads half of it and TMA multicasts it to both), when the tile
- * order pairs its tiles: launch-order tiles 2p and 2p + 1 then have the
- * same column and adjacent rows, so CTAs 2c and 2c + 1 of an even grid
- * walk such pairs. That holds when a block of tiles has an even number of
- * tile rows and every group of the grouped order (kernels/schedule.h) is
- * even: GSIZE_M even, or one group over all rows. 1 otherwise. */
-#define FGO_WGMMA_CLUSTER(m, bm, gsize_m)                                               \
-	((((m) + (bm) - 1) / (bm)) % 2 == 0 &&                                              \
-			 (((gsize_m) >= 2 && (gsize_m) % 2 == 0) || (gsize_m) >= ((m) + (bm) - 1) / (bm)) \
-		 ? 2                                                                        \
-		 : 1)
-
 #endif

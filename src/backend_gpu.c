@@ -387,7 +387,7 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc == FGO_OK && kernel.shape.core == GPU_CORE_WGMMA)
 		rc = wgmma_maps(run, h, reason, len);
 	if (rc == FGO_OK) {
-		int per_sm = 0, cluster = 1, clusters = 0;
+		int per_sm = 0;
 		run->threads = kernel.shape.threads;
 		run->smem = kernel.shape.smem_bytes;
 		fgo_func_max_dynamic_smem(run->main, (int)run->smem);
@@ -397,17 +397,8 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 			snprintf(reason, len, "does not fit on an SM (%u threads, %u bytes of shared memory)",
 				 run->threads, run->smem);
 			rc = FGO_EUSAGE;
-		} else if ((cluster = gpu_cluster_size(algo, cfg)) > 1 &&
-			   (fgo_max_active_clusters(run->main, cluster, run->threads, run->smem, &clusters) !=
-				    hipSuccess ||
-			    clusters < 1)) {
-			snprintf(reason, len, "no cluster of %d CTAs fits on the GPU (%u threads, %u bytes of shared memory each)",
-				 cluster, run->threads, run->smem);
-			rc = FGO_EUSAGE;
 		} else {
-			/* clusters: as many CTAs as whole clusters fit at once */
-			const long resident = cluster > 1 ? (long)clusters * cluster : (long)per_sm * ctx->sms;
-			rc = gpu_grid_size(algo, cfg, resident, &run->grid, reason, len);
+			rc = gpu_grid_size(algo, cfg, (long)per_sm * ctx->sms, &run->grid, reason, len);
 		}
 		hipFuncGetAttribute(&info->registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, run->main);
 		hipFuncGetAttribute(&info->spills, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, run->main);

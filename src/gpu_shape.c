@@ -102,15 +102,6 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 	return FGO_OK;
 }
 
-int gpu_cluster_size(const struct fgo_algo *algo, const struct fgo_config *cfg)
-{
-	struct fgo_gemm_dims d;
-	if (cfg->mma != FGO_MMA_WGMMA)
-		return 1;
-	algo_gemm_dims(algo, cfg, &d);
-	return FGO_WGMMA_CLUSTER(d.m, cfg->blk_m, cfg->gsize_m);
-}
-
 int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, long resident,
 		  unsigned int *grid, char *reason, size_t len)
 {
@@ -118,15 +109,7 @@ int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, lon
 	algo_gemm_dims(algo, cfg, &d);
 	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
 	long tiles = t.tiles * d.blocks, comm = cfg->comm_sms;
-	/* the wgmma core's CTA pairs walk tile pairs: an even grid */
-	const int pair = gpu_cluster_size(algo, cfg);
 	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
-
-	if (cfg->gemm_sms <= 0)
-		gemm -= gemm % pair;
-	else if (gemm % pair)
-		REFUSE("gemm_sms=%d: the wgmma core runs this shape in clusters of %d CTAs, so gemm_sms must be a multiple of %d",
-		       cfg->gemm_sms, pair, pair);
 
 	if (gemm < 1)
 		REFUSE("%ld comm CTAs leave no room for a GEMM CTA: only %ld CTAs fit on the GPU at"

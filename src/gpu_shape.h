@@ -27,10 +27,6 @@ struct gpu_shape {
 int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_shape *shape,
 		    char *reason, size_t len);
 
-/* The CTAs of one cluster of algo's kernel for cfg: 2 where the wgmma
- * core pairs CTAs to share B (kernels/tile_shape.h), else 1. */
-int gpu_cluster_size(const struct fgo_algo *algo, const struct fgo_config *cfg);
-
 /* The persistent grid of algo's kernel for cfg on a GPU that holds
  * `resident` CTAs of it at once: gemm_sms GEMM CTAs (0: one per tile of the
  * family's tile space, up to what fits beside the comm CTAs) plus comm_sms
