@@ -363,39 +363,59 @@ __device__ __forceinline__ void slot_add(const float *slot, float (&acc)[ELEMS])
  * adds the heads of the CTAs before it (waiting for their slot flags) and
  * calls finish(tile, acc). In comm-only mode nothing is computed: finish
  * is called for every tile the CTA would end, with acc untouched. False
- * when a wait gave up. */
+ * when a wait gave up.
+ *
+ * Order: a range's last segment, when it stops short of its tile, is the
+ * head the next CTA waits for at its very first segment (which ends that
+ * tile), so it is computed first; then the range from its start. In range
+ * order the next CTA would wait for this CTA's whole range, and every CTA
+ * for all those before it: the GEMM would run one CTA at a time wherever
+ * the ranges split tiles. Which CTA computes and finishes what is the
+ * schedule's either way (the CPU backend runs ranges in order: its CTAs
+ * run one after another). */
 template <typename Finish>
 __device__ __forceinline__ bool streamk_gemm(const struct launch *L, const struct sched_grid *g,
 					     int cta, const elem_t *a, const elem_t *b, float *slots,
 					     long slot_flag0, float (&acc)[ELEMS], Finish finish)
 {
 	const long kt = g->k_iters;
-	long it, end;
-	sched_streamk_range(g, GEMM_SMS, cta, &it, &end);
-	while (it < end) {
-		long tile = it / kt, k0 = it % kt;
-		long stop = (tile + 1) * kt < end ? (tile + 1) * kt : end;
+	long begin, end;
+	sched_streamk_range(g, GEMM_SMS, cta, &begin, &end);
+	/* iterations [it, stop) of one tile */
+	auto segment = [&](long it, long stop) -> bool {
+		const long tile = it / kt, k0 = it % kt;
 		long tm, tn;
 		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 		if (L->mode == MODE_COMM_ONLY) {
 			if (stop == (tile + 1) * kt)
 				finish(tile, tm, tn, acc);
-			it = stop;
-			continue;
+			return true;
 		}
 		gemm_tile_k(a, b, tm * BLK_M, tn * BLK_N, (int)k0, (int)(stop - tile * kt), acc);
 		if (stop < (tile + 1) * kt) {
 			slot_store(slots + (long)cta * BLK_M * BLK_N, acc);
 			cta_publish_one(L, L->rank, slot_flag0 + cta);
-		} else {
-			/* the CTAs that hold the earlier segments of this tile */
-			int first = sched_streamk_cta(g, GEMM_SMS, tile * kt);
-			if (k0 > 0 && !cta_wait(L, slot_flag0 + first, cta - first, 1))
-				return false;
-			for (int c = first; k0 > 0 && c < cta; c++)
-				slot_add(slots + (long)c * BLK_M * BLK_N, acc);
-			finish(tile, tm, tn, acc);
+			return true;
 		}
+		/* the CTAs that hold the earlier segments of this tile */
+		const int first = sched_streamk_cta(g, GEMM_SMS, tile * kt);
+		if (k0 > 0 && !cta_wait(L, slot_flag0 + first, cta - first, 1))
+			return false;
+		for (int c = first; k0 > 0 && c < cta; c++)
+			slot_add(slots + (long)c * BLK_M * BLK_N, acc);
+		finish(tile, tm, tn, acc);
+		return true;
+	};
+	long head = end; /* where the range's unfinished last segment starts */
+	if (begin < end && end % kt != 0) {
+		head = (end - 1) / kt * kt > begin ? (end - 1) / kt * kt : begin;
+		if (!segment(head, end))
+			return false;
+	}
+	for (long it = begin; it < head;) {
+		const long stop = (it / kt + 1) * kt < head ? (it / kt + 1) * kt : head;
+		if (!segment(it, stop))
+			return false;
 		it = stop;
 	}
 	return true;
