@@ -5,13 +5,77 @@
  * ld N) and raises flag [tile * W + rank] on every rank. The last COMM_SMS
  * CTAs sum finished tiles (the c-th of every COMM_SMS) over the W work
  * areas into this rank's C. Heads of split tiles go through fp32 slots
- * (one per GEMM CTA, after the partial C) with flags [tiles * W + cta]. */
+ * (one per GEMM CTA, after the partial C) with flags [tiles * W + cta].
+ * On the wgmma core (MMA=64) the GEMM CTAs walk their ranges through
+ * wgmma_streamk.h and the storer sends each finished partial to the work
+ * area and raises its flags. */
 #include "comm.h"
 
 /* The slots start at the first 64-byte boundary after the partial C, as
  * src/algos/sk_all_reduce.c places them. */
 #define SLOTS_AT ((M_ * N_ * (long)sizeof(elem_t) + 63) / 64 * 64)
 
+/* The comm role: the last COMM_SMS CTAs sum finished tiles (the c-th of
+ * every COMM_SMS) over the W work areas into this rank's C. */
+__device__ __forceinline__ void sum_finished(const struct launch *L, const struct sched_grid *g)
+{
+	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles; tile += COMM_SMS) {
+		if (!cta_wait(L, tile * WORLD, WORLD, 1))
+			return;
+		long tm, tn;
+		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+		const long at = tm * BLK_M * N_ + tn * BLK_N;
+		elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
+		sum_over_ranks(L, L->work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	}
+}
+
+#if MMA == 64
+#include "wgmma_streamk.h"
+
+/* A finished partial tile goes by TMA to this rank's work area, then its
+ * flag on every rank. */
+struct partial_out {
+	const struct fgo_tmap *map; /* this rank's work area */
+	const struct launch *L;
+	__device__ void store(const struct wg_part &p, int) const { wg_store_boxes(map, p); }
+	__device__ bool publishes() const { return L->mode != MODE_GEMM_ONLY; }
+	__device__ void publish(long tile) const
+	{
+		team_publish_all(wg_solo_team(), L, tile * WORLD + L->rank);
+	}
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
+
+	if ((int)blockIdx.x >= GEMM_SMS) {
+		if (mode != MODE_GEMM_ONLY)
+			sum_finished(&L, &g);
+		return;
+	}
+	const struct wg_streamk_walk walk = wg_streamk_walk_make(
+		&L, &g, blockIdx.x, (float *)(bases[rank] + work_off + SLOTS_AT), g.tiles * WORLD);
+	if (mode == MODE_COMM_ONLY) { /* the partials are in the work area already */
+		struct wg_seg sg;
+		for (bool more = walk.first(sg); more; more = walk.next(sg))
+			if (walk.ends(sg))
+				cta_publish_all(&L, sg.v * WORLD + rank);
+		return;
+	}
+	struct wg_local_a in;
+	struct partial_out out;
+	struct wg_watch watch;
+	in.map = &maps_a.m[rank];
+	out.map = &maps_c.m[rank];
+	out.L = &L;
+	watch.status = L.status;
+	watch.timeout_ns = L.timeout_ns;
+	wgmma_gemm_walk(in, &map_b, watch, out, wg_no_side(), walk);
+}
+#else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
@@ -30,15 +94,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 			     });
 		return;
 	}
-	if (mode == MODE_GEMM_ONLY)
-		return;
-	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g.tiles; tile += COMM_SMS) {
-		if (!cta_wait(&L, tile * WORLD, WORLD, 1))
-			return;
-		long tm, tn;
-		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
-		const long at = tm * BLK_M * N_ + tn * BLK_N;
-		elem_t *dst[1] = { heap_at(&L, rank, c_off) + at };
-		sum_over_ranks(&L, work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
-	}
+	if (mode != MODE_GEMM_ONLY)
+		sum_finished(&L, &g);
 }
+#endif

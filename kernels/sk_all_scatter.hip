@@ -7,9 +7,77 @@
  * every peer's C and raise [rank * tiles + tile] there; fgo_wait waits for
  * every peer's tiles. Heads of split tiles go through fp32 slots (one per
  * GEMM CTA, at work_off) with flags [(W + 1) * tiles + cta]. Waits only
- * point at lower CTAs or at finished GEMM work: no cycle. */
+ * point at lower CTAs or at finished GEMM work: no cycle. On the wgmma
+ * core (MMA=64) the GEMM CTAs walk their ranges through wgmma_streamk.h
+ * and the storer sends each finished tile to C and raises its flag. */
 #include "comm.h"
 
+/* The comm role: the last COMM_SMS CTAs push finished tiles (the c-th of
+ * every COMM_SMS) to every peer's C and raise their flags there. */
+__device__ __forceinline__ void push_finished(const struct launch *L, const struct sched_grid *g,
+					      long done0)
+{
+	const long own = (long)L->rank * N_; /* this rank's first column of C */
+	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles; tile += COMM_SMS) {
+		if (!cta_wait(L, done0 + tile, 1, 1))
+			return;
+		long tm, tn;
+		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+		const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
+		copy_to_peers(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL, tile_rows(tm, M_),
+			      tile_cols(tn, N_));
+		cta_publish_peers(L, (long)L->rank * g->tiles + tile);
+	}
+}
+
+#if MMA == 64
+#include "wgmma_streamk.h"
+
+/* A finished tile goes by TMA to this rank's C, then its done flag here. */
+struct finished_out {
+	const struct fgo_tmap *map; /* this rank's columns of its C */
+	const struct launch *L;
+	long done0;
+	__device__ void store(const struct wg_part &p, int) const { wg_store_boxes(map, p); }
+	__device__ bool publishes() const { return L->mode != MODE_GEMM_ONLY; }
+	__device__ void publish(long tile) const
+	{
+		team_publish_one(wg_solo_team(), L, L->rank, done0 + tile);
+	}
+};
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+{
+	const struct launch L = FGO_LAUNCH;
+	const struct sched_grid g = tile_grid();
+	const long done0 = (long)WORLD * g.tiles, slot0 = done0 + g.tiles;
+
+	if ((int)blockIdx.x >= GEMM_SMS) {
+		if (mode != MODE_GEMM_ONLY)
+			push_finished(&L, &g, done0);
+		return;
+	}
+	const struct wg_streamk_walk walk =
+		wg_streamk_walk_make(&L, &g, blockIdx.x, (float *)heap_at(&L, rank, work_off), slot0);
+	if (mode == MODE_COMM_ONLY) { /* the tiles are in C already */
+		struct wg_seg sg;
+		for (bool more = walk.first(sg); more; more = walk.next(sg))
+			if (walk.ends(sg))
+				cta_publish_one(&L, rank, done0 + sg.v);
+		return;
+	}
+	struct wg_local_a in;
+	struct finished_out out;
+	struct wg_watch watch;
+	in.map = &maps_a.m[rank];
+	out.map = &maps_c.m[rank];
+	out.L = &L;
+	out.done0 = done0;
+	watch.status = L.status;
+	watch.timeout_ns = L.timeout_ns;
+	wgmma_gemm_walk(in, &map_b, watch, out, wg_no_side(), walk);
+}
+#else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
 	const struct launch L = FGO_LAUNCH;
@@ -30,19 +98,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 			     });
 		return;
 	}
-	if (mode == MODE_GEMM_ONLY)
-		return;
-	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g.tiles; tile += COMM_SMS) {
-		if (!cta_wait(&L, done0 + tile, 1, 1))
-			return;
-		long tm, tn;
-		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
-		const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
-		copy_to_peers(&L, heap_at(&L, rank, c_off) + at, c_off, at, NFULL, tile_rows(tm, M_),
-			      tile_cols(tn, N_));
-		cta_publish_peers(&L, (long)rank * g.tiles + tile);
-	}
+	if (mode != MODE_GEMM_ONLY)
+		push_finished(&L, &g, done0);
 }
+#endif
 
 /* Waits for every peer's every tile. */
 extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)

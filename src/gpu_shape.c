@@ -17,9 +17,9 @@
 /* The wgmma core (kernels/core_wgmma.h): one producer and one or two
  * consumer warpgroups, each consumer 64 or 128 rows by BLK_N (an
  * instruction N) with at most 128 accumulators a thread; TMA needs rows of
- * A, B and C that start on 16 bytes. Every family but the Stream-K forms
- * runs on this core; its producer, storer and side warps are the
- * communication, so there are no communication CTAs. */
+ * A, B and C that start on 16 bytes. Every family runs on this core; its
+ * producer, storer and side warps are the communication, so there are no
+ * communication CTAs but in the Stream-K forms (their CU split). */
 static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *shape, char *reason,
 			     size_t len)
 {
@@ -31,11 +31,11 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 	shape->smem_bytes = FGO_WGMMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->num_stages);
 	if (!algo)
 		REFUSE("no algorithm named %s", cfg->algorithm);
-	if (strncmp(algo->name, "sk_", 3) == 0)
-		REFUSE("mma=wgmma has no Stream-K split yet: %s runs on mma=16", cfg->algorithm);
-	if (cfg->comm_sms > 0)
-		REFUSE("mma=wgmma communicates from its storer thread: comm_sms must be 0, not %d",
-		       cfg->comm_sms);
+	/* the Stream-K forms keep their communication CTAs; the others
+	 * communicate from the core's own threads */
+	if (strncmp(algo->name, "sk_", 3) != 0 && cfg->comm_sms > 0)
+		REFUSE("mma=wgmma communicates from its storer thread and side warps: comm_sms must be 0 for %s, not %d",
+		       cfg->algorithm, cfg->comm_sms);
 	if (cfg->dtype == FGO_FP32)
 		REFUSE("mma=wgmma takes fp16 or bf16 (fp32 runs on the SIMT core, mma=16)");
 	if (cfg->blk_k != 64)

@@ -104,6 +104,13 @@ else
 	cp "$T/out" "$T/wgmma-reduce.csv"
 	expect_eq compile-2.wgmma.reduce.2 "104 0 4" "$(($(csv_status "$T/wgmma-reduce.csv" compiled) + $(csv_status "$T/wgmma-reduce.csv" cached))) $(csv_status "$T/wgmma-reduce.csv" error) $(csv_status "$T/wgmma-reduce.csv" invalid)"
 	check compile-2.wgmma.reduce.3 "the refused tiles say why" grep -q 'invalid,.*BLK_M=128 exceeds M/W=50' "$T/wgmma-reduce.csv"
+	# the Stream-K forms on the core (7 and 32 GEMM CTAs + 3 comm): 92
+	# compile; refused are the 4 sk_all_scatter tiles of 256 columns wider
+	# than a rank's 352 / 4 = 88
+	expect_exit compile-2.wgmma.streamk.1 0 "$GFGO" compile sweeps/wgmma_streamk.json --arch sm_90a \
+		--cache build/kernel-cache --quiet --format csv
+	cp "$T/out" "$T/wgmma-streamk.csv"
+	expect_eq compile-2.wgmma.streamk.2 "92 0 4" "$(($(csv_status "$T/wgmma-streamk.csv" compiled) + $(csv_status "$T/wgmma-streamk.csv" cached))) $(csv_status "$T/wgmma-streamk.csv" error) $(csv_status "$T/wgmma-streamk.csv" invalid)"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"
 	# shellcheck disable=SC2086
 	expect_exit compile-2.wgmma.3 0 "$GFGO" compile sweeps/gpu_smoke.json $wg --arch sm_80 \

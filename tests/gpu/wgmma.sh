@@ -4,7 +4,8 @@
 # every tile form; every configuration validated against cuBLAS), then
 # the performance table sweeps/wgmma_core.json against cuBLAS in the same
 # run, then sweeps/wgmma_fused.json (all_scatter, all_gather_gemm) and
-# sweeps/wgmma_reduce.json (all_reduce, reduce_scatter) on 4 ranks:
+# sweeps/wgmma_reduce.json (all_reduce, reduce_scatter) and
+# sweeps/wgmma_streamk.json (the Stream-K forms) on 4 ranks:
 # with fewer GPUs the ranks share them, so it is validated but not timed.
 # Each sweep is cut off after SECONDS (default 240): a core that deadlocks
 # on its barriers must not hold the machine. Store and logs under $OUT.
@@ -19,4 +20,5 @@ NP=1 sh tests/gpu/run.sh best --tag wgmma-core > "$OUT/best.txt" 2>&1
 # stored as failed after their validation, so the exit status says nothing
 NP=4 timeout "$limit" sh tests/gpu/run.sh sweep sweeps/wgmma_fused.json --tag wgmma-fused --timeout 10
 NP=4 timeout "$limit" sh tests/gpu/run.sh sweep sweeps/wgmma_reduce.json --tag wgmma-reduce --timeout 10
+NP=4 timeout "$limit" sh tests/gpu/run.sh sweep sweeps/wgmma_streamk.json --tag wgmma-streamk --timeout 10
 exit $rc

@@ -96,7 +96,6 @@ static void check_wgmma(void)
 	WG_BAD("wgmma-rows", "64 or 128 rows each", b_.blk_m = 512);
 	WG_BAD("wgmma-blk-n", "64, 128 or 256", b_.blk_n = 32);
 	WG_BAD("wgmma-accumulators", "at most 128", b_.num_warps = 8); /* 128 x 256 on one consumer */
-	WG_BAD("wgmma-stream-k", "no Stream-K split", snprintf(b_.algorithm, sizeof b_.algorithm, "sk_all_reduce"));
 	WG_BAD("wgmma-unknown-family", "no algorithm named", snprintf(b_.algorithm, sizeof b_.algorithm, "all_reduce"));
 	WG_BAD("wgmma-comm-ctas", "comm_sms must be 0",
 	       (snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter"), b_.comm_sms = 4));
@@ -117,6 +116,13 @@ static void check_wgmma(void)
 	c.n = 4096;
 	snprintf(c.algorithm, sizeof c.algorithm, "all_gather_gemm_push");
 	T_EQ_INT("wgmma-all-gather", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	/* the Stream-K forms keep their communication CTAs */
+	snprintf(c.algorithm, sizeof c.algorithm, "sk_all_scatter");
+	c.gemm_sms = 120;
+	c.comm_sms = 8;
+	T_EQ_INT("wgmma-stream-k", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	c.gemm_sms = 0;
+	c.comm_sms = 0;
 	/* the K-sharded families: their K slice (K/W) must start rows on 16 bytes */
 	c.k = 4096;
 	const char *k_sharded[] = { "reduce_scatter", "all_reduce_one_shot", "all_reduce_two_shot" };
