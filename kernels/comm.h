@@ -406,12 +406,9 @@ __device__ __forceinline__ bool streamk_gemm(const struct launch *L, const struc
 		finish(tile, tm, tn, acc);
 		return true;
 	};
-	long head = end; /* where the range's unfinished last segment starts */
-	if (begin < end && end % kt != 0) {
-		head = (end - 1) / kt * kt > begin ? (end - 1) / kt * kt : begin;
-		if (!segment(head, end))
-			return false;
-	}
+	const long head = sched_streamk_head(g, begin, end);
+	if (head < end && !segment(head, end))
+		return false;
 	for (long it = begin; it < head;) {
 		const long stop = (it / kt + 1) * kt < head ? (it / kt + 1) * kt : head;
 		if (!segment(it, stop))

@@ -86,6 +86,19 @@ SCHED_FN int sched_streamk_cta(const struct sched_grid *g, int ctas, long iter)
 	return (int)(rem + (iter - big) / base); /* base > 0 here: iter < total */
 }
 
+/* Where Stream-K range [begin, end) stops ending tiles: the start of its
+ * last segment when that segment stops short of its tile's end (the head
+ * of a tile a later CTA finishes, which the GPU kernels compute first: the
+ * later CTA waits for it at its very first segment), else end. */
+SCHED_FN long sched_streamk_head(const struct sched_grid *g, long begin, long end)
+{
+	long start;
+	if (begin >= end || end % g->k_iters == 0)
+		return end;
+	start = (end - 1) / g->k_iters * g->k_iters;
+	return start > begin ? start : begin;
+}
+
 /* Two-shot / reduce-scatter ownership: the rank that reduces tile `tile`.
  * Round-robin, so every rank reduces the same number of tiles (+-1). */
 SCHED_FN int sched_tile_owner(long tile, int world)

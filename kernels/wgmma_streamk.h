@@ -90,11 +90,7 @@ __device__ __forceinline__ struct wg_streamk_walk wg_streamk_walk_make(const str
 	w.slot_flag0 = slot_flag0;
 	w.cta = cta;
 	sched_streamk_range(g, GEMM_SMS, cta, &w.begin, &w.end);
-	w.head = w.end;
-	if (w.begin < w.end && w.end % g->k_iters != 0) {
-		const long start = (w.end - 1) / g->k_iters * g->k_iters;
-		w.head = start > w.begin ? start : w.begin;
-	}
+	w.head = sched_streamk_head(g, w.begin, w.end);
 	return w;
 }
 

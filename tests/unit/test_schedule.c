@@ -63,7 +63,7 @@ static void check_streamk(void)
 		long total = g.tiles * g.k_iters;
 		long fails = 0, first_fail = -1;
 		for (int ctas = 1; ctas <= 200; ctas++) {
-			long next = 0, lo = total, hi = 0, owner_bad = 0;
+			long next = 0, lo = total, hi = 0, owner_bad = 0, head_bad = 0;
 			for (int c = 0; c < ctas; c++) {
 				long b, e;
 				sched_streamk_range(&g, ctas, c, &b, &e);
@@ -73,9 +73,18 @@ static void check_streamk(void)
 				hi = e - b > hi ? e - b : hi;
 				for (long it = b; it < e; it++)
 					owner_bad += sched_streamk_cta(&g, ctas, it) != c;
+				/* the head: [head, e) inside one tile, short of its
+				 * end; [b, head) ends where a tile ends */
+				long h = sched_streamk_head(&g, b, e), kt = g.k_iters;
+				if (h < b || h > e)
+					head_bad++;
+				else if (h < e && (e % kt == 0 || h / kt != (e - 1) / kt || (h > b && h % kt)))
+					head_bad++;
+				else if (h == e && b < e && e % kt)
+					head_bad++;
 				next = e;
 			}
-			if (next != total || hi - lo > 1 || owner_bad) {
+			if (next != total || hi - lo > 1 || owner_bad || head_bad) {
 				fails++;
 				if (first_fail < 0)
 					first_fail = ctas;
@@ -94,6 +103,9 @@ static void check_streamk(void)
 	sched_streamk_range(&g, 5, 4, &b, &e);
 	T_CHECK("streamk-more-ctas-4", b == e, "cta 4 of 5: [%ld, %ld), want empty", b, e);
 	T_EQ_INT("streamk-cta-of-1", sched_streamk_cta(&g, 5, 1), 1);
+	/* 2 iterations a tile: [1, 2) is the tail of tile 0 (it ends it), no head */
+	T_EQ_INT("streamk-head-none", sched_streamk_head(&g, 1, 2), 2);
+	T_EQ_INT("streamk-head-all", sched_streamk_head(&g, 0, 1), 0); /* [0, 1): a head only */
 	/* 10 iterations over 4 CTAs: 3, 3, 2, 2 */
 	g = sched_grid_make(16, 80, 64, 16, 16, 32); /* 5 tiles x 2 */
 	sched_streamk_range(&g, 4, 2, &b, &e);
