@@ -146,6 +146,8 @@ BUNDLE_ARCH ?= sm_90a
 bundle:
 	$(MAKE) --no-print-directory GPU=cuda
 	@mkdir -p build/cuda/stub && ln -sf $(CUDA_HOME)/lib64/stubs/libcuda.so build/cuda/stub/libcuda.so.1
+	@# only these specs' kernels: what earlier builds compiled would travel too
+	rm -rf build/cuda/kcache
 	for spec in $(BUNDLE_SPECS); do \
 		LD_LIBRARY_PATH=build/cuda/stub:$(CUDA_HOME)/lib64 build/cuda/fgobench compile $$spec \
 			--arch $(BUNDLE_ARCH) --cache build/cuda/kcache --quiet --format csv > /dev/null || exit 1; \
