@@ -99,8 +99,8 @@ __device__ __forceinline__ bool wait_flag(const struct launch *L, long index)
 /* Teams: the threads that wait for, sum, copy and publish one block
  * together. Each has size() threads numbered tid(), a barrier (sync) and a
  * barrier that ands a predicate over them (all). The CTA is one team;
- * the wgmma core adds two (core_wgmma.h: its side warps and its storer
- * thread). */
+ * the wgmma core adds its side warps, its consumer warpgroups and its
+ * storer thread alone (core_wgmma.h). */
 struct cta_team {
 	__device__ int tid() const { return threadIdx.x; }
 	__device__ int size() const { return THREADS; }

@@ -310,6 +310,25 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 #define WG_BAR_STAGED (2 * NUM_STAGES)
 #define WG_BAR_FREED (2 * NUM_STAGES + 2)
 
+/* Named barrier `id` over `count` threads (a team's own, so the rest of
+ * the CTA goes on), and the same barrier anding a predicate over them. */
+template <int id, int count> __device__ __forceinline__ void wg_bar_sync(void)
+{
+	asm volatile("bar.sync %0, %1;" ::"n"(id), "n"(count) : "memory");
+}
+template <int id, int count> __device__ __forceinline__ bool wg_bar_and(bool p)
+{
+	unsigned int r;
+	asm volatile("{\n.reg .pred p, q;\n"
+		     "setp.ne.u32 p, %1, 0;\n"
+		     "bar.red.and.pred q, %2, %3, p;\n"
+		     "selp.u32 %0, 1, 0, q;\n}\n"
+		     : "=r"(r)
+		     : "r"((unsigned int)p), "n"(id), "n"(count)
+		     : "memory");
+	return r != 0;
+}
+
 /* The side warps: warps 2 and 3 of the producer warpgroup, which the
  * loads and the stores leave idle. A family that sums its peers' partials
  * runs its sums there (a team, kernels/comm.h, with named barrier 1), under
@@ -317,19 +336,8 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 struct wg_side_team {
 	__device__ int tid() const { return (int)threadIdx.x - 64; }
 	__device__ int size() const { return 64; }
-	__device__ void sync() const { asm volatile("bar.sync 1, 64;" ::: "memory"); }
-	__device__ bool all(bool p) const
-	{
-		unsigned int r;
-		asm volatile("{\n.reg .pred p, q;\n"
-			     "setp.ne.u32 p, %1, 0;\n"
-			     "bar.red.and.pred q, 1, 64, p;\n"
-			     "selp.u32 %0, 1, 0, q;\n}\n"
-			     : "=r"(r)
-			     : "r"((unsigned int)p)
-			     : "memory");
-		return r != 0;
-	}
+	__device__ void sync() const { wg_bar_sync<1, 64>(); }
+	__device__ bool all(bool p) const { return wg_bar_and<1, 64>(p); }
 };
 /* The storer thread alone, as a team: publishing from it. */
 struct wg_solo_team {
@@ -382,19 +390,8 @@ struct wg_block_a {
 struct wg_consumer_team {
 	__device__ int tid() const { return (int)threadIdx.x - 128; }
 	__device__ int size() const { return WG_CONSUMERS * 128; }
-	__device__ void sync() const { asm volatile("bar.sync 2, %0;" ::"n"(WG_CONSUMERS * 128) : "memory"); }
-	__device__ bool all(bool p) const
-	{
-		unsigned int r;
-		asm volatile("{\n.reg .pred p, q;\n"
-			     "setp.ne.u32 p, %1, 0;\n"
-			     "bar.red.and.pred q, 2, %2, p;\n"
-			     "selp.u32 %0, 1, 0, q;\n}\n"
-			     : "=r"(r)
-			     : "r"((unsigned int)p), "n"(WG_CONSUMERS * 128)
-			     : "memory");
-		return r != 0;
-	}
+	__device__ void sync() const { wg_bar_sync<2, WG_CONSUMERS * 128>(); }
+	__device__ bool all(bool p) const { return wg_bar_and<2, WG_CONSUMERS * 128>(p); }
 };
 
 /* What a CTA computes, one segment at a time: K slices [k0, k1) of tile v
