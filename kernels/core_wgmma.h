@@ -587,9 +587,10 @@ template <class In, class Out, class Side>
 __device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *map_b,
 					   const struct wg_watch &watch, const Out &out, const Side &side)
 {
+	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
 	struct wg_tile_walk walk;
-	walk.tiles = (long)BLOCKS * sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K).tiles;
-	walk.k_iters = (int)sched_ceil_div(K_, BLK_K);
+	walk.tiles = (long)BLOCKS * g.tiles;
+	walk.k_iters = (int)g.k_iters;
 	wgmma_gemm_walk(in, map_b, watch, out, side, walk);
 }
 

@@ -141,12 +141,7 @@ static void add_row(struct fgo_table *t, sqlite3_stmt *st)
 	view_config(st, 1, &cfg);
 	view_tile_text(&cfg, tile, sizeof tile);
 	config_reproduce_line(&cfg, reproduce, sizeof reproduce);
-	table_add(t, "%s", cfg.algorithm);
-	table_add(t, "%s", dtype_name(cfg.dtype));
-	table_add(t, "%d", cfg.world);
-	table_add(t, "%ld", cfg.m);
-	table_add(t, "%ld", cfg.n);
-	table_add(t, "%ld", cfg.k);
+	view_problem_cells(t, &cfg);
 	table_add(t, "%d", sqlite3_column_int(st, c + 5));
 	table_add(t, "%s", tile);
 	table_add(t, "%.4g", ms);

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "fgo.h"
 #include "table.h"
+#include "views.h"
 
 const char cmd_compile_usage[] =
 	"usage: fgobench compile SPEC [--arch A] [--cache DIR] [-j N] [--quiet]\n"
@@ -304,12 +305,7 @@ static int print_outcomes(const struct fgo_plan *plan, const struct outcome *res
 		const struct outcome *o = &res[i];
 		int built = o->status == GPU_COMPILE_COMPILED || o->status == GPU_COMPILE_CACHED;
 		table_add(t, "%zu", i + 1);
-		table_add(t, "%s", c->algorithm);
-		table_add(t, "%s", dtype_name(c->dtype));
-		table_add(t, "%d", c->world);
-		table_add(t, "%ld", c->m);
-		table_add(t, "%ld", c->n);
-		table_add(t, "%ld", c->k);
+		view_problem_cells(t, c);
 		table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
 		table_add(t, "%d", c->num_stages);
 		table_add(t, "%d", c->num_warps);

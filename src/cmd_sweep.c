@@ -9,6 +9,7 @@
 #include "fgo.h"
 #include "session.h"
 #include "table.h"
+#include "views.h"
 
 const char cmd_sweep_usage[] =
 	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume] [--dry-run]\n"
@@ -46,12 +47,7 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		const struct fgo_config *c = &plan->items[i].cfg;
 		valid += plan->items[i].valid ? 1 : 0;
 		table_add(t, "%zu", i + 1);
-		table_add(t, "%s", c->algorithm);
-		table_add(t, "%s", dtype_name(c->dtype));
-		table_add(t, "%d", c->world);
-		table_add(t, "%ld", c->m);
-		table_add(t, "%ld", c->n);
-		table_add(t, "%ld", c->k);
+		view_problem_cells(t, c);
 		table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
 		table_add(t, "%d", c->num_stages);
 		table_add(t, "%d", c->num_warps);

@@ -246,12 +246,7 @@ static int print_outcome(const struct tune_args *a, const struct tune_space *s,
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
 	if (!t)
 		return FGO_EFAIL;
-	table_add(t, "%s", r->winner.algorithm);
-	table_add(t, "%s", dtype_name(r->winner.dtype));
-	table_add(t, "%d", r->winner.world);
-	table_add(t, "%ld", r->winner.m);
-	table_add(t, "%ld", r->winner.n);
-	table_add(t, "%ld", r->winner.k);
+	view_problem_cells(t, &r->winner);
 	table_add(t, "%s", tune_kind_name(a->o.kind));
 	table_add(t, "%llu", (unsigned long long)a->o.seed);
 	table_add(t, "%ld", r->runs);

@@ -34,12 +34,7 @@ void regress_table_row(struct fgo_table *t, const struct fgo_regress_pair *p)
 {
 	char config[96];
 	view_tile_text(&p->cfg, config, sizeof config);
-	table_add(t, "%s", p->cfg.algorithm);
-	table_add(t, "%s", dtype_name(p->cfg.dtype));
-	table_add(t, "%d", p->cfg.world);
-	table_add(t, "%ld", p->cfg.m);
-	table_add(t, "%ld", p->cfg.n);
-	table_add(t, "%ld", p->cfg.k);
+	view_problem_cells(t, &p->cfg);
 	table_add(t, "%s", config);
 	table_add(t, "%.4g", p->base_ms);
 	table_add(t, "%.4g", p->head_ms);

@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "fgo.h"
+#include "table.h"
 
 void view_text(sqlite3_stmt *st, int col, char *out, size_t len)
 {
@@ -48,6 +49,16 @@ int view_prepare(struct fgo_store *st, const char *sql, sqlite3_stmt **out)
 		return FGO_OK;
 	error("reading the store failed: %s", sqlite3_errmsg(store_db(st)));
 	return FGO_EFAIL;
+}
+
+void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg)
+{
+	table_add(t, "%s", cfg->algorithm);
+	table_add(t, "%s", dtype_name(cfg->dtype));
+	table_add(t, "%d", cfg->world);
+	table_add(t, "%ld", cfg->m);
+	table_add(t, "%ld", cfg->n);
+	table_add(t, "%ld", cfg->k);
 }
 
 void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)

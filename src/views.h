@@ -28,6 +28,11 @@ int view_open(const char *db_opt, struct fgo_store **st);
 /* Prepares sql on st's database; on failure prints the SQLite error. */
 int view_prepare(struct fgo_store *st, const char *sql, sqlite3_stmt **out);
 
+/* The problem of cfg as the six cells every result table starts with:
+ * algorithm, dtype, world, M, N, K. */
+struct fgo_table;
+void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg);
+
 /* The tunables of cfg in one short cell: "128x128x64 s2 w4 g8 sm0+0", plus
  * " mma32" and " c64x64" when those differ from the defaults. */
 void view_tile_text(const struct fgo_config *cfg, char *out, size_t len);
