@@ -22,7 +22,7 @@ DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev g
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-GPU_SRCS := src/backend_gpu.c src/gpu_calibrate.c src/gpu_compile.c src/gpu_jit.c src/gpu_telemetry.c src/gpu_tma.c src/gpu_vendor.c
+GPU_SRCS := src/backend_gpu.c src/gpu_calibrate.c src/gpu_check.c src/gpu_compile.c src/gpu_jit.c src/gpu_telemetry.c src/gpu_tma.c src/gpu_vendor.c
 # src/gpu_*_hip.c: the AMD halves of the GPU sources (empty in a CUDA build)
 GPU_SRCS += $(wildcard src/gpu_*_hip.c)
 # `make GPU=cuda` builds the GPU backend too, into build/cuda/fgobench (the

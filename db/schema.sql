@@ -88,11 +88,56 @@ CREATE TABLE runs (
     sm_clock_mhz    REAL,                 -- mean over ranks and readings around the timed iterations
     mem_clock_mhz   REAL,                 --   (NULL: the backend cannot tell)
     temp_c          REAL,                 -- the highest temperature read during the run
-    power_w         REAL                  -- mean board power per device
+    power_w         REAL,                 -- mean board power per device
+    -- schema 3: the problem whose shared work this run used, and where its
+    -- wall time went (seconds; the problem-level work is counted in the
+    -- first run of its problem on a group)
+    problem_id      INTEGER REFERENCES problems(id),
+    load_s          REAL,                 -- prepare: kernel from the cache, module load
+    inputs_s        REAL,                 -- inputs made on the device (or host) for the problem
+    validate_s      REAL,                 -- reference (first run), poison, launch, compare
+    time_s          REAL,                 -- the timed measurements (fused, gemm, comm, bulk)
+    baseline_s      REAL,                 -- the vendor baseline (first run of the problem)
+    store_s         REAL                  -- rank 0 writing the run
 );
 CREATE INDEX runs_sweep ON runs(sweep_id);
 CREATE INDEX runs_shape ON runs(algorithm, dtype, world, m, n, k);
 CREATE UNIQUE INDEX runs_sweep_config ON runs(sweep_id, config_key);
+
+-- schema 3: what the runs of one problem (algorithm, dtype, world, M, N, K)
+-- of a sweep share, made and measured once: the inputs' seed, the
+-- reference every run's whole output is compared with, and the vendor
+-- baseline (its median is also copied into each run's t_baseline_ms).
+CREATE TABLE problems (
+    id                    INTEGER PRIMARY KEY,
+    sweep_id              INTEGER NOT NULL REFERENCES sweeps(id),
+    algorithm             TEXT NOT NULL,
+    dtype                 TEXT NOT NULL,
+    world                 INTEGER NOT NULL,
+    m                     INTEGER NOT NULL,
+    n                     INTEGER NOT NULL,
+    k                     INTEGER NOT NULL,
+    seed                  TEXT NOT NULL,  -- of the inputs (check.h's input_value), hex
+    check_method          TEXT,           -- 'reference': every element against a reference checked
+                                          -- on the host; 'host': sampled on the host per run
+    reference_checked     INTEGER,        -- reference elements checked against double on the host
+    reference_max_rel_err REAL,
+    t_baseline_ms         REAL,           -- median of the baseline samples
+    t_baseline_min_ms     REAL,
+    t_baseline_max_ms     REAL,
+    inputs_s              REAL,           -- seconds spent making the inputs, the reference, the baseline
+    reference_s           REAL,
+    baseline_s            REAL
+);
+CREATE UNIQUE INDEX problems_key ON problems(sweep_id, algorithm, dtype, world, m, n, k);
+
+CREATE TABLE problem_samples (
+    problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL CHECK (kind IN ('baseline')),
+    iteration  INTEGER NOT NULL,
+    ms         REAL NOT NULL,
+    PRIMARY KEY (problem_id, kind, iteration)
+) WITHOUT ROWID;
 
 CREATE TABLE samples (
     run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "algo.h"
+#include "check.h"
 #include "config.h"
 
 struct fgo_backend_ctx;  /* backend-private state */
@@ -135,6 +136,43 @@ struct fgo_backend {
 	/* (optional) Streaming copy bandwidth of one device's own memory, GB/s,
 	 * for `calibrate`; NULL: memory_bw is not measured. */
 	int (*memory_bandwidth)(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len);
+
+	/* (optional, all five or none) The check with the work done once per
+	 * problem (runner.c): the inputs made where they live, a reference
+	 * of this rank's C shard kept by the backend (outside the heap), and
+	 * every element of each run's output compared with it where the
+	 * output lives. NULL: the runner fills and poisons through host
+	 * copies and checks on the host per run (output_check).
+	 *
+	 * inputs_fill: this rank's A and B shards (lay->a, lay->b) with
+	 * input_value(seed, ...), padding zeroed. */
+	int (*inputs_fill)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			   const struct fgo_config *cfg, const struct fgo_layout *lay, uint64_t seed,
+			   char *err, size_t len);
+	/* output_poison: this rank's C shard set to output_poison's NaN pattern. */
+	int (*output_poison)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			     const struct fgo_config *cfg, const struct fgo_layout *lay, char *err,
+			     size_t len);
+	/* reference_make: the reference of lay->c (want = A x B and scale =
+	 * |A| x |B|, fp32, from inputs_fill's values over the whole K),
+	 * replacing the one kept before. FGO_OK, FGO_EUSAGE (it does not fit
+	 * in memory: the reason says how many bytes it needs) or FGO_EFAIL. */
+	int (*reference_make)(struct fgo_backend_ctx *ctx, const struct fgo_config *cfg,
+			      const struct fgo_layout *lay, uint64_t seed, char *err, size_t len);
+	/* reference_rows: rows rows[0..count) (local to lay->c) of the kept
+	 * reference, each lay->c.cols floats, into want and scale. */
+	int (*reference_rows)(struct fgo_backend_ctx *ctx, const long *rows, long count, float *want,
+			      float *scale, char *err, size_t len);
+	/* output_compare: every element of this rank's C shard against the
+	 * kept reference with check_add's rule and tolerance tol, into res
+	 * (global coordinates). */
+	int (*output_compare)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			      const struct fgo_config *cfg, const struct fgo_layout *lay, double tol,
+			      struct fgo_check *res, char *err, size_t len);
+	/* (optional) Bytes reference_make keeps (and uses while making it)
+	 * for cfg, outside the heap: on the device for the GPU, in host
+	 * memory for the CPU; for the memory check. */
+	double (*reference_bytes)(const struct fgo_config *cfg, const struct fgo_layout *lay);
 
 	void (*release)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run);
 	void (*finish)(struct fgo_backend_ctx *ctx);

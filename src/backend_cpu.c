@@ -13,10 +13,13 @@
 #include <sqlite3.h>
 
 #include "backend.h"
+#include "check.h"
+#include "cpu/reference.h"
 #include "fgo.h"
 
 struct fgo_backend_ctx {
 	MPI_Comm node;
+	struct cpu_reference ref; /* the current problem's, for this rank's C shard */
 };
 
 /* heap->priv: the window and the launch counter. The counter only grows
@@ -206,6 +209,52 @@ static int cpu_copy_out(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size
 	return FGO_OK;
 }
 
+/* The check with the work done once per problem (backend.h): inputs and
+ * poison written in place in the shared heap, no staging copies. */
+static int cpu_inputs_fill(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			   const struct fgo_config *cfg, const struct fgo_layout *lay, uint64_t seed,
+			   char *err, size_t len)
+{
+	(void)ctx;
+	(void)err;
+	(void)len;
+	char *mine = heap->base[heap->rank];
+	input_fill(seed, FGO_A, &lay->a, cfg->dtype, mine + lay->a.offset);
+	input_fill(seed, FGO_B, &lay->b, cfg->dtype, mine + lay->b.offset);
+	return FGO_OK;
+}
+
+static int cpu_output_poison(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			     const struct fgo_config *cfg, const struct fgo_layout *lay, char *err,
+			     size_t len)
+{
+	(void)ctx;
+	(void)err;
+	(void)len;
+	output_poison(&lay->c, cfg->dtype, heap->base[heap->rank] + lay->c.offset);
+	return FGO_OK;
+}
+
+static int cpu_reference_make_op(struct fgo_backend_ctx *ctx, const struct fgo_config *cfg,
+				 const struct fgo_layout *lay, uint64_t seed, char *err, size_t len)
+{
+	return cpu_reference_make(&ctx->ref, seed, cfg, lay, err, len);
+}
+
+static int cpu_reference_rows_op(struct fgo_backend_ctx *ctx, const long *rows, long count,
+				 float *want, float *scale, char *err, size_t len)
+{
+	return cpu_reference_rows(&ctx->ref, rows, count, want, scale, err, len);
+}
+
+static int cpu_output_compare_op(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+				 const struct fgo_config *cfg, const struct fgo_layout *lay,
+				 double tol, struct fgo_check *res, char *err, size_t len)
+{
+	return cpu_output_compare(&ctx->ref, heap->base[heap->rank] + lay->c.offset, cfg, lay, tol,
+				  res, err, len);
+}
+
 static struct fgo_exec exec_of(struct fgo_runnable *run, double timeout_s)
 {
 	struct cpu_heap *h = run->heap->priv;
@@ -346,6 +395,8 @@ static void cpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 
 static void cpu_finish(struct fgo_backend_ctx *ctx)
 {
+	if (ctx)
+		cpu_reference_free(&ctx->ref);
 	free(ctx);
 }
 
@@ -367,6 +418,12 @@ const struct fgo_backend fgo_backend_cpu = {
 	.bulk = NULL,
 	.telemetry = cpu_telemetry,
 	.memory_bandwidth = cpu_memory_bandwidth,
+	.inputs_fill = cpu_inputs_fill,
+	.output_poison = cpu_output_poison,
+	.reference_make = cpu_reference_make_op,
+	.reference_rows = cpu_reference_rows_op,
+	.output_compare = cpu_output_compare_op,
+	.reference_bytes = cpu_reference_bytes,
 	.release = cpu_release,
 	.finish = cpu_finish,
 };

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "fgo.h"
 #include "gpu_calibrate.h"
+#include "gpu_check.h"
 #include "gpu_compile.h"
 #include "gpu_shape.h"
 #include "gpu_telemetry.h"
@@ -34,6 +35,7 @@ struct fgo_backend_ctx {
 	hipEvent_t start, stop;
 	struct gpu_vendor *vendor;
 	struct gpu_nvml *nvml; /* clocks, temperature, power; NULL: not stored */
+	struct gpu_check *check; /* the check on the device: kernels, the kept reference */
 };
 
 struct gpu_heap {
@@ -135,7 +137,9 @@ static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err,
 		if (gpu_telemetry_open(ctx->device, &ctx->nvml, why, sizeof why) != FGO_OK && local == 0)
 			warning("no GPU telemetry (clocks, temperature, power are not stored): %s", why);
 	}
-	return gpu_vendor_open(&ctx->vendor, ctx->stream, err, len);
+	if (gpu_vendor_open(&ctx->vendor, ctx->stream, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	return gpu_check_open(&ctx->check, ctx->arch, ctx->sms, ctx->stream, ctx->vendor, err, len);
 }
 
 static void gpu_describe(struct fgo_backend_ctx *ctx, struct fgo_env *env)
@@ -625,6 +629,43 @@ static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char 
 	return gpu_calib_memory_bandwidth(&d, GPU_CALIB_COPY_BYTES, gbps, err, len);
 }
 
+/* The check on the device (gpu_check.c) works in this rank's own heap. */
+static int gpu_inputs_fill(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			   const struct fgo_config *cfg, const struct fgo_layout *lay, uint64_t seed,
+			   char *err, size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	return gpu_check_inputs_fill(ctx->check, h->mine, cfg, lay, seed, err, len);
+}
+
+static int gpu_output_poison(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			     const struct fgo_config *cfg, const struct fgo_layout *lay, char *err,
+			     size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	return gpu_check_output_poison(ctx->check, h->mine, cfg, lay, err, len);
+}
+
+static int gpu_reference_make(struct fgo_backend_ctx *ctx, const struct fgo_config *cfg,
+			      const struct fgo_layout *lay, uint64_t seed, char *err, size_t len)
+{
+	return gpu_check_reference_make(ctx->check, cfg, lay, seed, err, len);
+}
+
+static int gpu_reference_rows(struct fgo_backend_ctx *ctx, const long *rows, long count,
+			      float *want, float *scale, char *err, size_t len)
+{
+	return gpu_check_reference_rows(ctx->check, rows, count, want, scale, err, len);
+}
+
+static int gpu_output_compare(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			      const struct fgo_config *cfg, const struct fgo_layout *lay, double tol,
+			      struct fgo_check *res, char *err, size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	return gpu_check_output_compare(ctx->check, h->mine, cfg, lay, tol, res, err, len);
+}
+
 static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 {
 	if (!run)
@@ -640,6 +681,7 @@ static void gpu_finish(struct fgo_backend_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	gpu_check_close(ctx->check); /* before the stream and the BLAS it uses */
 	gpu_vendor_close(ctx->vendor);
 	gpu_telemetry_close(ctx->nvml);
 	hipFree(ctx->l2_flush);
@@ -668,6 +710,12 @@ const struct fgo_backend fgo_backend_gpu = {
 	.bulk = gpu_bulk,
 	.telemetry = gpu_telemetry,
 	.memory_bandwidth = gpu_memory_bandwidth,
+	.inputs_fill = gpu_inputs_fill,
+	.output_poison = gpu_output_poison,
+	.reference_make = gpu_reference_make,
+	.reference_rows = gpu_reference_rows,
+	.output_compare = gpu_output_compare,
+	.reference_bytes = gpu_check_reference_bytes,
 	.release = gpu_release,
 	.finish = gpu_finish,
 };

@@ -10,48 +10,23 @@
 
 #include "dtype.h"
 #include "fgo.h"
+#include "inputs.h"
 
-#define GOLDEN 0x9e3779b97f4a7c15ull
+#define GOLDEN FGO_INPUTS_GOLDEN
 
-/* splitmix64's finaliser: every input bit moves every output bit, so
- * neighbouring (row, col) pairs give unrelated values. */
 static uint64_t mix64(uint64_t z)
 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return fgo_mix64(z);
 }
 
-/* The value stream of one row of one operand. Columns then follow as a
- * splitmix64 sequence from this state, so a row costs one mix per element. */
 static uint64_t row_state(uint64_t seed, enum fgo_operand which, long row)
 {
-	uint64_t op = mix64(seed ^ (which == FGO_A ? 0x5fa1e9c3d2b74a01ull : 0xc3a5c85c97cb3127ull));
-	return mix64(op + GOLDEN * ((uint64_t)row + 1));
-}
-
-/* Largest value of type t below 1: where a value that rounded up to 1 goes,
- * so every input stays in [-1, 1). */
-static float below_one(enum fgo_dtype t)
-{
-	switch (t) {
-	case FGO_FP16: return 1.0f - 0x1p-11f;
-	case FGO_BF16: return 1.0f - 0x1p-8f;
-	default: return 1.0f - 0x1p-24f;
-	}
+	return fgo_input_row_state(seed, (int)which, row);
 }
 
 static float value_at(uint64_t state, long col, enum fgo_dtype t)
 {
-	uint64_t h = mix64(state + GOLDEN * ((uint64_t)col + 1));
-	/* The top 24 bits as a signed integer times 2^-23: uniform on
-	 * [-1, 1 - 2^-23], exact in binary32. */
-	float v = (float)((int32_t)(h >> 40) - (1 << 23)) * 0x1p-23f;
-	if (t == FGO_FP16)
-		v = fp16_to_float(float_to_fp16(v));
-	else if (t == FGO_BF16)
-		v = bf16_to_float(float_to_bf16(v));
-	return v >= 1.0f ? below_one(t) : v;
+	return fgo_input_at(state, col, (int)t);
 }
 
 float input_value(uint64_t seed, enum fgo_operand which, long row, long col, enum fgo_dtype t)
@@ -134,54 +109,91 @@ double check_tolerance(enum fgo_dtype t, long k, int world)
 	return accumulate + u * roundings;
 }
 
+double check_tolerance_reference(enum fgo_dtype t, long k, int world)
+{
+	/* the reference's own error: fp32 accumulation over K and one
+	 * rounding to fp32 (the first term of check_tolerance, plus u32) */
+	double u32 = 0x1p-24, kk = k > 1 ? (double)k : 1.0;
+	return check_tolerance(t, k, world) + u32 * (2.0 + 8.0 * TOL_Z / 9.0 * sqrt(kk));
+}
+
+void check_add(struct fgo_check *r, double got, double want, double scale, double tol, long row,
+	       long col)
+{
+	double abs_err = fabs(got - want);
+	double rel_err = abs_err / (scale > 1e-30 ? scale : 1e-30);
+	int finite = isfinite(got);
+	if (!finite)
+		abs_err = rel_err = INFINITY;
+	r->checked++;
+	if (abs_err > r->max_abs_err)
+		r->max_abs_err = abs_err;
+	if (rel_err > r->max_rel_err)
+		r->max_rel_err = rel_err;
+	if (!finite || rel_err > tol) {
+		/* blocks visit elements out of order: keep the first bad
+		 * element in row-major order */
+		if (r->bad++ == 0 || row < r->first_bad_row ||
+		    (row == r->first_bad_row && col < r->first_bad_col)) {
+			r->first_bad_row = row;
+			r->first_bad_col = col;
+		}
+	}
+}
+
+void check_init(struct fgo_check *r)
+{
+	memset(r, 0, sizeof *r);
+	r->first_bad_row = r->first_bad_col = -1;
+}
+
 /* Up to ~64 MiB of cached input values (float: exact for every dtype) per
- * block of the check. */
+ * block of a grid. */
 #define CACHE_FLOATS (1L << 24)
 
-struct checker {
-	uint64_t seed;
-	const struct fgo_config *cfg;
-	const struct fgo_matrix *m;
-	const void *got;
-	double tol;
-	uint64_t *b_state; /* row_state of every row of B (K of them) */
-	struct fgo_check *res;
-};
+/* What a grid walk does with each element's exact value: (li, lj) are
+ * local to the shard, want = sum a_ik b_kj and scale = sum |a_ik b_kj|, in
+ * double. */
+typedef void (*grid_visit)(void *arg, long li, long lj, double want, double scale);
 
-/* Compares every (rows[i], cols[j]) pair, both lists local to the shard and
+/* Visits every (rows[i], cols[j]) pair, both lists local to the shard m and
  * increasing. A rows and B columns are evaluated once per block into float
  * arrays, so the inner loop is a plain dot product. */
-static int check_grid(struct checker *c, const long *rows, long nr, const long *cols, long nc)
+static int walk_grid(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
+		     const long *rows, long nr, const long *cols, long nc, grid_visit visit,
+		     void *arg)
 {
-	long k = c->cfg->k;
-	enum fgo_dtype t = c->cfg->dtype;
-	const struct fgo_matrix *m = c->m;
+	long k = cfg->k;
+	enum fgo_dtype t = cfg->dtype;
 	long per = CACHE_FLOATS / 2 / (k > 0 ? k : 1);
 	if (per < 1)
 		per = 1;
 	long rb = nr < per ? nr : per, cb = nc < per ? nc : per;
 	float *a = malloc(sizeof *a * (size_t)rb * (size_t)k + 1);
 	float *bt = malloc(sizeof *bt * (size_t)cb * (size_t)k + 1);
-	if (!a || !bt) {
+	uint64_t *b_state = malloc(sizeof *b_state * (size_t)(k > 0 ? k : 1));
+	if (!a || !bt || !b_state) {
 		free(a);
 		free(bt);
+		free(b_state);
 		return FGO_EFAIL;
 	}
+	for (long x = 0; x < k; x++)
+		b_state[x] = row_state(seed, FGO_B, x);
 	for (long j0 = 0; j0 < nc; j0 += cb) {
 		long jn = nc - j0 < cb ? nc - j0 : cb;
 		for (long jj = 0; jj < jn; jj++)
 			for (long x = 0; x < k; x++)
-				bt[jj * k + x] = value_at(c->b_state[x], m->col0 + cols[j0 + jj], t);
+				bt[jj * k + x] = value_at(b_state[x], m->col0 + cols[j0 + jj], t);
 		for (long i0 = 0; i0 < nr; i0 += rb) {
 			long in = nr - i0 < rb ? nr - i0 : rb;
 			for (long ii = 0; ii < in; ii++) {
-				uint64_t st = row_state(c->seed, FGO_A, m->row0 + rows[i0 + ii]);
+				uint64_t st = row_state(seed, FGO_A, m->row0 + rows[i0 + ii]);
 				for (long x = 0; x < k; x++)
 					a[ii * k + x] = value_at(st, x, t);
 			}
 			for (long ii = 0; ii < in; ii++) {
 				const float *ar = a + ii * k;
-				long li = rows[i0 + ii];
 				for (long jj = 0; jj < jn; jj++) {
 					const float *bc = bt + jj * k;
 					/* Two accumulator pairs: products of floats are
@@ -201,36 +213,14 @@ static int check_grid(struct checker *c, const long *rows, long nr, const long *
 						s0 += p;
 						g0 += fabs(p);
 					}
-					double want = s0 + s1, scale = g0 + g1;
-					long lj = cols[j0 + jj];
-					double got = dtype_load(t, c->got, (size_t)li * (size_t)m->ld + (size_t)lj);
-					double abs_err = fabs(got - want);
-					double rel_err = abs_err / (scale > 1e-30 ? scale : 1e-30);
-					int finite = isfinite(got);
-					if (!finite)
-						abs_err = rel_err = INFINITY;
-					struct fgo_check *r = c->res;
-					r->checked++;
-					if (abs_err > r->max_abs_err)
-						r->max_abs_err = abs_err;
-					if (rel_err > r->max_rel_err)
-						r->max_rel_err = rel_err;
-					if (!finite || rel_err > c->tol) {
-						/* Blocks visit columns out of order; keep the
-						 * first bad element in row-major order. */
-						long gr = m->row0 + li, gc = m->col0 + lj;
-						if (r->bad++ == 0 || gr < r->first_bad_row ||
-						    (gr == r->first_bad_row && gc < r->first_bad_col)) {
-							r->first_bad_row = gr;
-							r->first_bad_col = gc;
-						}
-					}
+					visit(arg, rows[i0 + ii], cols[j0 + jj], s0 + s1, g0 + g1);
 				}
 			}
 		}
 	}
 	free(a);
 	free(bt);
+	free(b_state);
 	return FGO_OK;
 }
 
@@ -261,15 +251,14 @@ static long pick_lines(uint64_t *rng, long n, long want, long *out)
 	return count;
 }
 
-int output_check(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
-		 const void *got, long max_full, long samples, struct fgo_check *res)
+int check_pick(uint64_t seed, const struct fgo_matrix *m, long max_full, long samples,
+	       long **rows, long *nr_out, long **cols, long *nc_out)
 {
-	memset(res, 0, sizeof *res);
-	res->first_bad_row = res->first_bad_col = -1;
+	long nr = m->rows, nc = m->cols;
+	*rows = *cols = NULL;
+	*nr_out = *nc_out = 0;
 	if (m->rows <= 0 || m->cols <= 0)
 		return FGO_OK;
-
-	long nr = m->rows, nc = m->cols;
 	if ((double)m->rows * (double)m->cols > (double)max_full) {
 		/* Sampled: a grid of about sqrt(samples) rows by as many columns.
 		 * A grid costs (rows + columns) * K input values where independent
@@ -286,30 +275,137 @@ int output_check(uint64_t seed, const struct fgo_config *cfg, const struct fgo_m
 		if (nc == m->cols && samples / nc > nr)
 			nr = samples / nc < m->rows ? samples / nc : m->rows;
 	}
-	long *rows = malloc(sizeof *rows * (size_t)(nr + 2));
-	long *cols = malloc(sizeof *cols * (size_t)(nc + 2));
-	uint64_t *b_state = malloc(sizeof *b_state * (size_t)(cfg->k > 0 ? cfg->k : 1));
+	*rows = malloc(sizeof **rows * (size_t)(nr + 2));
+	*cols = malloc(sizeof **cols * (size_t)(nc + 2));
+	if (!*rows || !*cols) {
+		free(*rows);
+		free(*cols);
+		*rows = *cols = NULL;
+		return FGO_EFAIL;
+	}
+	uint64_t rng = mix64(seed ^ 0x2545f4914f6cdd1dull);
+	*nr_out = pick_lines(&rng, m->rows, nr, *rows);
+	*nc_out = pick_lines(&rng, m->cols, nc, *cols);
+	return FGO_OK;
+}
+
+/* output_check's visit: the element as stored against its exact value. */
+struct compare_arg {
+	const struct fgo_matrix *m;
+	enum fgo_dtype t;
+	const void *got;
+	double tol;
+	struct fgo_check *res;
+};
+
+static void compare_visit(void *arg, long li, long lj, double want, double scale)
+{
+	struct compare_arg *c = arg;
+	double got = dtype_load(c->t, c->got, (size_t)li * (size_t)c->m->ld + (size_t)lj);
+	check_add(c->res, got, want, scale, c->tol, c->m->row0 + li, c->m->col0 + lj);
+}
+
+int output_check(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
+		 const void *got, long max_full, long samples, struct fgo_check *res)
+{
+	long *rows, *cols, nr, nc;
+	check_init(res);
+	if (check_pick(seed, m, max_full, samples, &rows, &nr, &cols, &nc) != FGO_OK)
+		return FGO_EFAIL;
+	struct compare_arg c = { m, cfg->dtype, got, check_tolerance(cfg->dtype, cfg->k, cfg->world),
+				 res };
+	int rc = nr && nc ? walk_grid(seed, cfg, m, rows, nr, cols, nc, compare_visit, &c) : FGO_OK;
+	free(rows);
+	free(cols);
+	if (rc != FGO_OK)
+		return rc;
+	return res->bad ? FGO_EFAIL : FGO_OK;
+}
+
+/* reference_exact's visit: stores want and scale as floats, row-major. */
+struct store_arg {
+	long cols;
+	float *want, *scale;
+};
+
+static void store_visit(void *arg, long li, long lj, double want, double scale)
+{
+	struct store_arg *s = arg;
+	s->want[li * s->cols + lj] = (float)want;
+	s->scale[li * s->cols + lj] = (float)scale;
+}
+
+int reference_exact(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
+		    float *want, float *scale)
+{
+	long *rows = malloc(sizeof *rows * (size_t)(m->rows + 1));
+	long *cols = malloc(sizeof *cols * (size_t)(m->cols + 1));
 	int rc = FGO_EFAIL;
-	if (rows && cols && b_state) {
-		uint64_t rng = mix64(seed ^ 0x2545f4914f6cdd1dull);
-		nr = pick_lines(&rng, m->rows, nr, rows);
-		nc = pick_lines(&rng, m->cols, nc, cols);
-		for (long x = 0; x < cfg->k; x++)
-			b_state[x] = row_state(seed, FGO_B, x);
-		struct checker c = {
-			.seed = seed,
-			.cfg = cfg,
-			.m = m,
-			.got = got,
-			.tol = check_tolerance(cfg->dtype, cfg->k, cfg->world),
-			.b_state = b_state,
-			.res = res,
-		};
-		rc = check_grid(&c, rows, nr, cols, nc);
+	if (rows && cols) {
+		for (long i = 0; i < m->rows; i++)
+			rows[i] = i;
+		for (long j = 0; j < m->cols; j++)
+			cols[j] = j;
+		struct store_arg s = { m->cols, want, scale };
+		rc = walk_grid(seed, cfg, m, rows, m->rows, cols, m->cols, store_visit, &s);
 	}
 	free(rows);
 	free(cols);
-	free(b_state);
+	return rc;
+}
+
+/* reference_verify's visit: a reference row fetched from the backend
+ * against the exact values. The walk visits the rows in increasing order
+ * within each column block, so a cursor finds a row's place in the fetched
+ * ones (and starts again at the next block). */
+struct verify_arg {
+	const long *rows;
+	long nr, cols;
+	const float *want, *scale;
+	double tol, scale_tol;
+	const struct fgo_matrix *m;
+	struct fgo_check *res;
+	long cursor;
+};
+
+static void verify_visit(void *arg, long li, long lj, double want, double scale)
+{
+	struct verify_arg *v = arg;
+	if (v->rows[v->cursor] != li)
+		for (v->cursor = 0; v->cursor < v->nr - 1 && v->rows[v->cursor] != li; v->cursor++)
+			;
+	long at = v->cursor * v->cols + lj;
+	double got = v->want[at];
+	/* a wrong scale would loosen or tighten every later check of this
+	 * element: it makes the element wrong too */
+	if (!(fabs((double)v->scale[at] - scale) <= v->scale_tol * scale))
+		got = NAN;
+	check_add(v->res, got, want, scale, v->tol, v->m->row0 + li, v->m->col0 + lj);
+}
+
+double check_tolerance_exact(long k)
+{
+	/* fp32 accumulation and one rounding to fp32 (the first term of
+	 * check_tolerance, plus u32), with a margin of 4: a wrong element
+	 * errs by ~1/sqrt(K) of its scale, thousands of times more */
+	double kk = k > 1 ? (double)k : 1.0;
+	return 4.0 * 0x1p-24 * (2.0 + 8.0 * TOL_Z / 9.0 * sqrt(kk));
+}
+
+int reference_verify(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
+		     const long *rows, long nr, const long *cols, long nc, const float *want,
+		     const float *scale, struct fgo_check *res)
+{
+	check_init(res);
+	if (nr <= 0 || nc <= 0)
+		return FGO_OK;
+	struct verify_arg v = {
+		.rows = rows, .nr = nr, .cols = m->cols, .want = want, .scale = scale,
+		.tol = check_tolerance_exact(cfg->k),
+		/* a sum of K positive terms, each product rounded at most once */
+		.scale_tol = ((double)cfg->k + 2.0) * 0x1p-24, .m = m, .res = res,
+	};
+	int rc = walk_grid(seed, cfg, m, rows, nr, cols, nc, verify_visit, &v);
 	if (rc != FGO_OK)
 		return rc;
 	return res->bad ? FGO_EFAIL : FGO_OK;

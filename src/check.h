@@ -32,12 +32,49 @@ struct fgo_check {
 	long first_bad_row, first_bad_col; /* global coordinates of the first bad element, -1 if none */
 };
 
+void check_init(struct fgo_check *res);
+
+/* The comparison rule of one element (the same rule as kernels/check.hip's
+ * compare): |got - want| / scale over tol, or got not finite, is wrong;
+ * (row, col) are global, the first wrong one in row-major order is kept. */
+void check_add(struct fgo_check *res, double got, double want, double scale, double tol,
+	       long row, long col);
+
+/* The rows and columns (local to m, increasing) a check of m visits: all
+ * of them when m has at most max_full elements, else a stratified grid of
+ * about `samples` elements chosen by seed (corners included). *rows and
+ * *cols are malloc'd (free them); FGO_OK or FGO_EFAIL (out of memory). */
+int check_pick(uint64_t seed, const struct fgo_matrix *m, long max_full, long samples,
+	       long **rows, long *nr, long **cols, long *nc);
+
 /* Compares the output shard got (layout m, dtype of cfg) with A x B computed
  * in double from input_value(). Checks every element when the shard has at
  * most max_full elements, else `samples` elements chosen by seed (always
  * including the four corners). Returns 0 when all are within tolerance. */
 int output_check(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
 		 const void *got, long max_full, long samples, struct fgo_check *res);
+
+/* The exact reference of shard m: want = sum a_ik b_kj and scale = sum
+ * |a_ik b_kj| in double, stored as floats (m->rows x m->cols, row-major).
+ * What the CPU backend compares every run of a problem against. */
+int reference_exact(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
+		    float *want, float *scale);
+
+/* Checks a reference made by a backend (a vendor GEMM in fp32) against the
+ * exact values on the grid rows x cols (check_pick): want and scale hold
+ * the reference's rows `rows` whole (nr x m->cols). FGO_OK when every
+ * element is within check_tolerance_exact and every scale within its fp32
+ * rounding, FGO_EFAIL (res says where) otherwise. */
+int reference_verify(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
+		     const long *rows, long nr, const long *cols, long nc, const float *want,
+		     const float *scale, struct fgo_check *res);
+
+/* Tolerance of an fp32 reference against the exact value. */
+double check_tolerance_exact(long k);
+
+/* Tolerance of a run's output against an fp32 reference: check_tolerance
+ * plus the reference's own error. */
+double check_tolerance_reference(enum fgo_dtype t, long k, int world);
 
 /* Tolerance on max_rel_err for a dtype and K (accumulation in fp32, one
  * rounding to the output type, up to `world` partial sums). */

@@ -222,6 +222,17 @@ const char *gpu_vendor_versions(struct gpu_vendor *v)
 	return v ? v->versions : "";
 }
 
+int gpu_vendor_gemm(struct gpu_vendor *v, enum fgo_dtype t, long m, long n, long k, const void *a,
+		    long lda, const void *b, long ldb, void *c, long ldc, char *err, size_t len)
+{
+	if (!v || !v->blas) {
+		snprintf(err, len, "%s is unavailable: %s", gpu_vendor_ops.blas_name,
+			 v ? v->blas_why : "not opened");
+		return FGO_EFAIL;
+	}
+	return gpu_vendor_ops.gemm(v->blas, t, m, n, k, a, lda, b, ldb, c, ldc, err, len);
+}
+
 struct gpu_vendor_comm *gpu_vendor_comm_open(struct gpu_vendor *v, MPI_Comm comm)
 {
 	int rank, world, ok;

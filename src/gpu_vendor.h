@@ -54,6 +54,14 @@ const char *gpu_vendor_versions(struct gpu_vendor *v);
 struct gpu_vendor_comm *gpu_vendor_comm_open(struct gpu_vendor *v, MPI_Comm comm);
 void gpu_vendor_comm_close(struct gpu_vendor *v, struct gpu_vendor_comm *c);
 
+/* Enqueues row-major C = A x B on the stream of gpu_vendor_open through
+ * the handle opened there (gpu_vendor_ops.gemm: fp32 accumulation, true
+ * fp32 for FGO_FP32), for the check's reference (src/gpu_check.c).
+ * FGO_OK, or FGO_EFAIL with err filled (the BLAS could not start, or
+ * refused the call). */
+int gpu_vendor_gemm(struct gpu_vendor *v, enum fgo_dtype t, long m, long n, long k, const void *a,
+		    long lda, const void *b, long ldb, void *c, long ldc, char *err, size_t len);
+
 /* The baseline of cfg: the vendor sequence of its family's sharding
  * (algo->space: GEMM then all-gather, all-reduce or reduce-scatter; for A
  * row-sharded families the all-gather of A then the GEMM), on the stream,

@@ -19,6 +19,15 @@ static const char *const status_names[] = {
 	[FGO_TIMEOUT] = "timeout",
 };
 
+static const char *const phase_names[FGO_PHASES] = {
+	"load", "inputs", "validate", "time", "baseline", "store",
+};
+
+const char *phase_name(enum fgo_phase p)
+{
+	return (unsigned)p < FGO_PHASES ? phase_names[p] : "unknown";
+}
+
 const char *status_name(enum fgo_status s)
 {
 	return (unsigned)s < FGO_ARRAY_SIZE(status_names) ? status_names[s] : "unknown";
@@ -42,6 +51,8 @@ void result_init(struct fgo_result *r)
 	r->telemetry.mem_clock_mhz = NAN;
 	r->telemetry.temp_c = NAN;
 	r->telemetry.power_w = NAN;
+	r->problem.reference = -1;
+	r->problem.reference_max_rel_err = NAN;
 }
 
 void result_free(struct fgo_result *r)

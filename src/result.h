@@ -2,6 +2,8 @@
 #ifndef FGO_RESULT_H
 #define FGO_RESULT_H
 
+#include <stdint.h>
+
 #include "backend.h"
 #include "config.h"
 
@@ -24,6 +26,32 @@ struct fgo_timing {
 	double median, min, max, stddev;
 };
 
+/* Where a run's wall time went (runner.c); the problem-level work (inputs,
+ * reference, baseline) is counted in the first run of its problem on a
+ * group. Stored as runs.load_s ... store_s. */
+enum fgo_phase {
+	FGO_PHASE_LOAD = 0, /* prepare: kernel from the cache, module load */
+	FGO_PHASE_INPUTS,   /* the problem's inputs */
+	FGO_PHASE_VALIDATE, /* reference (first run), poison, launch, compare */
+	FGO_PHASE_TIME,     /* fused, gemm, comm and bulk measurements */
+	FGO_PHASE_BASELINE, /* the vendor baseline (first run) */
+	FGO_PHASE_STORE,    /* rank 0 writing the run (set by the sink) */
+	FGO_PHASES
+};
+
+const char *phase_name(enum fgo_phase p); /* "load", "inputs", ... */
+
+/* What the run's problem (algorithm, dtype, world, M, N, K) shared. */
+struct fgo_problem_info {
+	uint64_t seed;            /* of the inputs */
+	int first;                /* this run made the problem's shared work */
+	int reference;            /* 1: the whole output compared with a checked reference;
+				     0: sampled on the host per run; -1: not validated */
+	long reference_checked;   /* reference elements checked against double on the host */
+	double reference_max_rel_err;
+	double inputs_s, reference_s, baseline_s;
+};
+
 struct fgo_result {
 	enum fgo_status status;
 	char reason[FGO_REASON_MAX];
@@ -42,6 +70,8 @@ struct fgo_result {
 	 * means over ranks and readings, temp_c the highest; NaN where no
 	 * reading could tell (stored as NULL). */
 	struct fgo_telemetry telemetry;
+	double phase_s[FGO_PHASES];
+	struct fgo_problem_info problem;
 };
 
 void result_init(struct fgo_result *r);

@@ -12,12 +12,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "dtype.h"
 #include "fgo.h"
+#include "runner_impl.h"
 #include "stats.h"
 
-/* Elements of one output shard checked in full; bigger shards are sampled. */
-#define CHECK_FULL_MAX (1L << 18)
-#define CHECK_SAMPLES 4096L
 
 /* The groups of W ranks this rank belongs to, for one world size. */
 struct groups {
@@ -40,9 +39,18 @@ int runner_node_ranks(MPI_Comm comm)
 
 uint64_t runner_seed(const struct fgo_config *cfg)
 {
-	char key[FGO_KEY_MAX];
-	config_key(cfg, key, sizeof key);
+	/* the problem's, not the tile's: every configuration of a problem
+	 * computes the same C from the same inputs */
+	char key[160];
+	snprintf(key, sizeof key, "%s/w%d/%ldx%ldx%ld", dtype_name(cfg->dtype), cfg->world, cfg->m,
+		 cfg->n, cfg->k);
 	return fnv1a64(key, strlen(key));
+}
+
+int runner_same_problem(const struct fgo_config *a, const struct fgo_config *b)
+{
+	return strcmp(a->algorithm, b->algorithm) == 0 && a->dtype == b->dtype &&
+	       a->world == b->world && a->m == b->m && a->n == b->n && a->k == b->k;
 }
 
 /* Splits comm into groups of w ranks that never cross a node boundary. */
@@ -97,7 +105,7 @@ static void groups_free(struct groups *g)
 
 /* Agrees on a result code over comm: the largest one wins, and the reason
  * of the lowest rank that reported it is copied to every rank. */
-static int agree(MPI_Comm comm, int rc, char *reason, size_t len)
+int runner_agree(MPI_Comm comm, int rc, char *reason, size_t len)
 {
 	int rank, size;
 	MPI_Comm_rank(comm, &rank);
@@ -193,7 +201,7 @@ static int measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_ru
 			telemetry_read(o, rd);
 		MPI_Barrier(comm);
 		int rc = measure_once(o, run, what, mode, &ms, reason, len);
-		rc = agree(comm, rc, reason, len);
+		rc = runner_agree(comm, rc, reason, len);
 		if (rc != FGO_OK)
 			return rc;
 		MPI_Allreduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
@@ -210,70 +218,26 @@ static enum fgo_status status_of(int rc)
 	return rc == FGO_ETIMEOUT ? FGO_TIMEOUT : rc == FGO_EUSAGE ? FGO_INVALID : FGO_FAILED;
 }
 
-/* Fills this rank's inputs and poisons its output. */
-static int load_inputs(const struct fgo_runner_opts *o, struct fgo_heap *heap,
-		       const struct fgo_config *cfg, const struct fgo_layout *lay, uint64_t seed,
-		       char *reason, size_t len)
+/* The vendor baseline depends only on the problem: measured by the
+ * problem's first run that gets this far, then copied into every run. */
+static int problem_baseline(const struct fgo_runner_opts *o, MPI_Comm comm,
+			    struct fgo_runnable *run, struct fgo_problem_cache *p,
+			    struct readings *rd, struct fgo_result *r)
 {
-	const struct fgo_matrix *mats[3] = { &lay->a, &lay->b, &lay->c };
-	size_t esize = dtype_size(cfg->dtype);
-	for (int i = 0; i < 3; i++) {
-		size_t bytes = (size_t)mats[i]->rows * (size_t)mats[i]->ld * esize;
-		void *host = malloc(bytes ? bytes : 1);
-		if (!host) {
-			snprintf(reason, len, "out of host memory for a %zu-byte input", bytes);
-			return FGO_EFAIL;
-		}
-		if (i < 2)
-			input_fill(seed, i == 0 ? FGO_A : FGO_B, mats[i], cfg->dtype, host);
-		else
-			output_poison(mats[i], cfg->dtype, host);
-		int rc = o->backend->copy_in(o->ctx, heap, mats[i]->offset, host, bytes);
-		free(host);
-		if (rc != FGO_OK) {
-			snprintf(reason, len, "copying inputs to the heap failed");
-			return FGO_EFAIL;
-		}
+	if (!p->baseline_done) {
+		double t0 = now_seconds();
+		p->baseline_rc = measure(o, comm, run, MEASURE_BASELINE, FGO_MODE_FUSED, &p->baseline,
+					 rd, p->baseline_reason, sizeof p->baseline_reason);
+		p->baseline_done = 1;
+		r->phase_s[FGO_PHASE_BASELINE] = seconds_since(t0);
+		p->info.baseline_s = r->phase_s[FGO_PHASE_BASELINE];
+		r->problem.first = 1;
 	}
-	return FGO_OK;
-}
-
-/* One validated launch; a wrong element anywhere makes the run a mismatch. */
-static int validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
-			   struct fgo_runnable *run, const struct fgo_config *cfg,
-			   const struct fgo_layout *lay, uint64_t seed, struct fgo_result *r)
-{
-	double ms;
-	int rc = o->backend->launch(o->ctx, run, FGO_MODE_FUSED, o->timeout_s, &ms, r->reason,
-				    sizeof r->reason);
-	rc = agree(comm, rc, r->reason, sizeof r->reason);
-	if (rc != FGO_OK)
-		return rc;
-
-	size_t bytes = (size_t)lay->c.rows * (size_t)lay->c.ld * dtype_size(cfg->dtype);
-	void *host = malloc(bytes ? bytes : 1);
-	struct fgo_check chk = { 0 };
-	int bad = 1;
-	if (host && o->backend->copy_out(o->ctx, heap, lay->c.offset, host, bytes) == FGO_OK)
-		bad = output_check(seed, cfg, &lay->c, host, CHECK_FULL_MAX, CHECK_SAMPLES, &chk);
-	free(host);
-
-	int rank;
-	MPI_Comm_rank(comm, &rank);
-	if (bad)
-		snprintf(r->reason, sizeof r->reason,
-			 "%ld of %ld checked elements wrong on rank %d, first at C[%ld][%ld];"
-			 " max rel err %.3g > tolerance %.3g",
-			 chk.bad, chk.checked, rank, chk.first_bad_row, chk.first_bad_col,
-			 chk.max_rel_err, check_tolerance(cfg->dtype, cfg->k, cfg->world));
-	double errs[2] = { chk.max_abs_err, chk.max_rel_err };
-	MPI_Allreduce(MPI_IN_PLACE, errs, 2, MPI_DOUBLE, MPI_MAX, comm);
-	r->max_abs_err = errs[0];
-	r->max_rel_err = errs[1];
-	r->validated = 1;
-	if (agree(comm, bad ? FGO_EFAIL : FGO_OK, r->reason, sizeof r->reason) != FGO_OK)
-		r->status = FGO_MISMATCH;
-	return FGO_OK;
+	if (p->baseline_rc != FGO_OK) {
+		snprintf(r->reason, sizeof r->reason, "%s", p->baseline_reason);
+		return p->baseline_rc;
+	}
+	return runner_timing_copy(&r->baseline, &p->baseline);
 }
 
 /* The ratios of DESIGN.md, from the medians. */
@@ -307,30 +271,38 @@ static void derive(const struct fgo_runner_opts *o, const struct fgo_algo *algo,
 /* Runs one configuration on a group (collective over comm); the result is
  * complete on every rank of the group. */
 static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
+		     unsigned long heap_gen, struct fgo_problem_cache *p,
 		     const struct fgo_config *cfg, struct fgo_result *r)
 {
 	const struct fgo_algo *algo = algo_find(cfg->algorithm);
 	struct fgo_layout lay;
 	struct fgo_runnable *run = NULL;
+	char mismatch[FGO_REASON_MAX] = "";
 	int rank;
-	uint64_t seed = runner_seed(cfg);
 
 	MPI_Comm_rank(comm, &rank);
 	r->iterations = o->iterations;
 	r->warmup = o->warmup;
 	algo->layout(cfg, rank, &lay);
 
+	double t0 = now_seconds();
 	int rc = o->backend->prepare(o->ctx, algo, cfg, heap, &run, &r->kernel, r->reason,
 				     sizeof r->reason);
-	rc = agree(comm, rc, r->reason, sizeof r->reason);
+	rc = runner_agree(comm, rc, r->reason, sizeof r->reason);
+	r->phase_s[FGO_PHASE_LOAD] = seconds_since(t0);
 	if (rc == FGO_OK)
-		rc = agree(comm, load_inputs(o, heap, cfg, &lay, seed, r->reason, sizeof r->reason),
-			   r->reason, sizeof r->reason);
-	if (rc == FGO_OK && o->validate)
-		rc = validate_output(o, comm, heap, run, cfg, &lay, seed, r);
+		rc = runner_problem_begin(o, comm, heap, heap_gen, cfg, &lay, p, r);
+	if (rc == FGO_OK && o->validate) {
+		t0 = now_seconds();
+		rc = runner_validate_output(o, comm, heap, run, cfg, &lay, r);
+		r->phase_s[FGO_PHASE_VALIDATE] += seconds_since(t0);
+		if (r->status == FGO_MISMATCH)
+			snprintf(mismatch, sizeof mismatch, "%s", r->reason);
+	}
 	if (rc == FGO_OK && o->benchmark) {
 		struct readings rd;
 		memset(&rd, 0, sizeof rd);
+		t0 = now_seconds();
 		rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_FUSED, &r->fused, &rd, r->reason,
 			     sizeof r->reason);
 		if (rc == FGO_OK && algo->needs_comm)
@@ -339,18 +311,31 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 		if (rc == FGO_OK && algo->needs_comm)
 			rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_COMM_ONLY, &r->comm, &rd,
 				     r->reason, sizeof r->reason);
-		/* A failing baseline or bulk (no NCCL, say) fails the run with its
-		 * reason; what was measured before it is still stored. */
-		if (rc == FGO_OK)
-			rc = measure(o, comm, run, MEASURE_BASELINE, FGO_MODE_FUSED, &r->baseline, &rd,
-				     r->reason, sizeof r->reason);
 		if (rc == FGO_OK && o->backend->bulk)
 			rc = measure(o, comm, run, MEASURE_BULK, FGO_MODE_FUSED, &r->bulk, &rd, r->reason,
 				     sizeof r->reason);
+		r->phase_s[FGO_PHASE_TIME] = seconds_since(t0);
+		/* A failing baseline or bulk (no NCCL, say) fails the run with its
+		 * reason; what was measured before it is still stored. */
+		if (rc == FGO_OK)
+			rc = problem_baseline(o, comm, run, p, &rd, r);
 		telemetry_summarise(o, comm, &rd, &r->telemetry);
 	}
+	r->problem.seed = p->info.seed;
+	r->problem.reference = p->info.reference;
+	r->problem.reference_checked = p->info.reference_checked;
+	r->problem.reference_max_rel_err = p->info.reference_max_rel_err;
+	r->problem.inputs_s = p->info.inputs_s;
+	r->problem.reference_s = p->info.reference_s;
+	r->problem.baseline_s = p->info.baseline_s;
 	if (run)
 		o->backend->release(o->ctx, run);
+	/* a wrong output says more than a later failure (no NCCL for the
+	 * baseline, say): the run stays a mismatch, with its reason */
+	if (rc != FGO_OK && r->status == FGO_MISMATCH) {
+		snprintf(r->reason, sizeof r->reason, "%s", mismatch);
+		return;
+	}
 	if (rc != FGO_OK) {
 		r->status = status_of(rc);
 		return;
@@ -393,157 +378,6 @@ static void result_recv(struct fgo_result *r, int src, MPI_Comm comm)
 	}
 }
 
-/* Matrices past 2^50 elements are far beyond any memory; their tile counts
- * and byte counts would overflow the layouts' long and size_t arithmetic,
- * so such a configuration is never laid out (layout_of). */
-#define ELEMENTS_MAX 1125899906842624.0
-
-/* cfg's layout on rank 0; 0 with *lay zeroed when the shape is too large
- * to lay out. */
-static int layout_of(const struct fgo_config *cfg, struct fgo_layout *lay)
-{
-	double m = (double)cfg->m, n = (double)cfg->n, k = (double)cfg->k;
-	memset(lay, 0, sizeof *lay);
-	if (m * n > ELEMENTS_MAX || m * k > ELEMENTS_MAX || k * n > ELEMENTS_MAX)
-		return 0;
-	algo_find(cfg->algorithm)->layout(cfg, 0, lay);
-	return 1;
-}
-
-/* Bytes of heap cfg needs per rank: the layout's count or, when the shape
- * is so large that the layout's size_t arithmetic would wrap around (or it
- * has none), what every sharding holds at least (1/W of each of A, B and
- * C), whichever is more. A double, so that it cannot wrap itself. */
-static double heap_need(const struct fgo_config *cfg, const struct fgo_layout *lay)
-{
-	double e = (double)dtype_size(cfg->dtype), m = (double)cfg->m, n = (double)cfg->n,
-	       k = (double)cfg->k;
-	double least = e * (m * n + m * k + k * n) / (double)cfg->world;
-	return (double)lay->heap_bytes < least ? least : (double)lay->heap_bytes;
-}
-
-/* Host memory one rank needs for cfg on top of a CPU heap: the staging
- * buffer of its largest matrix (inputs are filled, the output read back,
- * one at a time). */
-static double staging_need(const struct fgo_config *cfg, const struct fgo_layout *lay)
-{
-	const struct fgo_matrix *mats[3] = { &lay->a, &lay->b, &lay->c };
-	double most = 0, e = (double)dtype_size(cfg->dtype);
-	for (int i = 0; i < 3; i++) {
-		double b = (double)mats[i]->rows * (double)mats[i]->ld * e;
-		most = b > most ? b : most;
-	}
-	return most;
-}
-
-/* This node's memory in bytes: the physical memory, or a smaller cgroup
- * limit (a container, a batch job's allocation). */
-static double node_memory(void)
-{
-	double bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
-	static const char *const limits[] = { "/sys/fs/cgroup/memory.max",
-					      "/sys/fs/cgroup/memory/memory.limit_in_bytes" };
-	for (size_t i = 0; i < FGO_ARRAY_SIZE(limits); i++) {
-		FILE *f = fopen(limits[i], "r");
-		double v = 0;
-		if (!f)
-			continue;
-		if (fscanf(f, "%lf", &v) == 1 && v > 0 && v < bytes)
-			bytes = v;
-		fclose(f);
-	}
-	return bytes;
-}
-
-int runner_backend_open(MPI_Comm comm, const char *backend, const struct fgo_plan *plan,
-			size_t heap_limit, const char *what, const struct fgo_backend **be,
-			struct fgo_backend_ctx **ctx, MPI_Comm *node)
-{
-	char err[FGO_REASON_MAX] = "", big[512];
-	int rank, rc, any;
-
-	MPI_Comm_rank(comm, &rank);
-	*ctx = NULL;
-	*be = backend_find(backend);
-	if (!*be) {
-		if (rank == 0)
-			error("backend \"%s\" is not available in this build (use --backend cpu)",
-			      backend);
-		return FGO_EUSAGE;
-	}
-	if (runner_memory_check(comm, plan, *be, heap_limit, big, sizeof big) != FGO_OK) {
-		if (rank == 0)
-			error("%s%s%s", what ? what : "", what ? ": " : "", big);
-		return FGO_EUSAGE;
-	}
-	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
-	rc = (*be)->init(ctx, *node, err, sizeof err);
-	MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, comm);
-	if (any != FGO_OK) {
-		if (rc != FGO_OK)
-			error("backend %s: %s", (*be)->name, err);
-		if (*ctx)
-			(*be)->finish(*ctx);
-		*ctx = NULL;
-		MPI_Comm_free(node);
-		return FGO_EUSAGE;
-	}
-	return FGO_OK;
-}
-
-int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
-			const struct fgo_backend *be, size_t heap_limit, char *err, size_t len)
-{
-	int node_ranks = runner_node_ranks(comm);
-	double have = node_memory(), device = 0;
-	size_t device_bytes = 0;
-	int devices = 0;
-	MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_DOUBLE, MPI_MIN, comm);
-	if (be->device_memory && be->device_memory(&device_bytes, &devices) == FGO_OK && devices > 0)
-		device = (double)device_bytes;
-	MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_DOUBLE, MPI_MIN, comm);
-	int heap_on_host = strcmp(be->name, "cpu") == 0;
-	for (size_t i = 0; i < plan->count; i++) {
-		const struct fgo_config *cfg = &plan->items[i].cfg;
-		struct fgo_layout lay;
-		if (!plan->items[i].valid || cfg->world > node_ranks)
-			continue;
-		layout_of(cfg, &lay);
-		double heap = heap_need(cfg, &lay);
-		if (heap > (double)heap_limit)
-			continue; /* stored as invalid, never allocated */
-		/* every group of the node allocates at once */
-		int ranks = node_ranks / cfg->world * cfg->world;
-		/* the heap on the devices: ranks share them round-robin */
-		int per_device = devices > 0 ? (ranks + devices - 1) / devices : 0;
-		if (device > 0 && heap * per_device > device) {
-			snprintf(err, len,
-				 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %.1f GiB of GPU"
-				 " memory per device (%d rank%s x %.1f GiB of heap), more than its %.1f GiB"
-				 " (use smaller shapes, or a --heap-size under %.1fG to store such"
-				 " configurations as invalid)",
-				 i + 1, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
-				 cfg->n, cfg->k, heap * per_device / 1073741824.0, per_device,
-				 per_device == 1 ? "" : "s", heap / 1073741824.0, device / 1073741824.0,
-				 device / per_device / 1073741824.0);
-			return FGO_EUSAGE;
-		}
-		double per_rank = staging_need(cfg, &lay) + (heap_on_host ? heap : 0);
-		if (per_rank * ranks <= have)
-			continue;
-		snprintf(err, len,
-			 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %.1f GiB of memory on"
-			 " a node (%d rank%s x %.1f GiB), more than its %.1f GiB (use smaller shapes,"
-			 " or a --heap-size under %.1fG to store such configurations as invalid)",
-			 i + 1, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
-			 cfg->n, cfg->k, per_rank * ranks / 1073741824.0, ranks, ranks == 1 ? "" : "s",
-			 per_rank / 1073741824.0, have / 1073741824.0,
-			 have / ranks / 1073741824.0);
-		return FGO_EUSAGE;
-	}
-	return FGO_OK;
-}
-
 /* Items of world w to run, and the heap they need; items too big for the
  * heap limit are reported to the sink as invalid right away (rank 0). */
 static size_t items_of_world(const struct fgo_plan *plan, const unsigned char *todo,
@@ -558,7 +392,7 @@ static size_t items_of_world(const struct fgo_plan *plan, const unsigned char *t
 		if (!todo[i] || !plan->items[i].valid || cfg->world != w)
 			continue;
 		struct fgo_layout lay;
-		if (!layout_of(cfg, &lay) || heap_need(cfg, &lay) > (double)o->heap_limit) {
+		if (!runner_layout_of(cfg, &lay) || runner_heap_need(cfg, &lay) > (double)o->heap_limit) {
 			too_big[(*n_too_big)++] = i;
 			continue;
 		}
@@ -576,22 +410,112 @@ static int report_too_big(const struct fgo_plan *plan, const struct fgo_runner_o
 		const struct fgo_config *cfg = &plan->items[too_big[j]].cfg;
 		struct fgo_layout lay;
 		struct fgo_result r;
-		layout_of(cfg, &lay);
+		runner_layout_of(cfg, &lay);
 		result_init(&r);
 		r.status = FGO_INVALID;
 		snprintf(r.reason, sizeof r.reason,
 			 "needs %.1f MiB of heap per rank, more than the limit of %.1f MiB"
 			 " (raise --heap-size)",
-			 heap_need(cfg, &lay) / 1048576.0, o->heap_limit / 1048576.0);
+			 runner_heap_need(cfg, &lay) / 1048576.0, o->heap_limit / 1048576.0);
 		if (sink->started(sink->arg, &too_big[j], 1) || sink->finished(sink->arg, too_big[j], &r))
 			return FGO_EFAIL;
 	}
 	return FGO_OK;
 }
 
-/* One world size: groups, heap, then rounds of one item per group. */
+/* Deals the items of list (one world size) to the groups so that each
+ * group runs whole problems back to back: the items are grouped by
+ * problem in order of first appearance, and each problem goes to the
+ * group with the fewest items so far. queue[g] lists group g's items in
+ * the order it runs them (queue[g][0..len[g]), one malloc'd block).
+ * Every rank computes the same queues. */
+static int deal_problems(const struct fgo_plan *plan, const size_t *list, size_t n, int groups,
+			 size_t **queue, size_t *len)
+{
+	size_t *sorted = malloc(sizeof *sorted * (n + 1));
+	unsigned char *taken = calloc(n + 1, 1);
+	size_t *block = malloc(sizeof *block * (n + 1));
+	if (!sorted || !taken || !block) {
+		free(sorted);
+		free(taken);
+		free(block);
+		return FGO_EFAIL;
+	}
+	for (int g = 0; g < groups; g++)
+		len[g] = 0;
+	/* problems in order of first appearance, each one's items in plan order */
+	size_t count = 0, *load = calloc((size_t)groups, sizeof *load);
+	int *owner = malloc(sizeof *owner * (n + 1));
+	size_t *starts = malloc(sizeof *starts * (n + 2));
+	size_t problems = 0;
+	if (!load || !owner || !starts) {
+		free(sorted);
+		free(taken);
+		free(block);
+		free(load);
+		free(owner);
+		free(starts);
+		return FGO_EFAIL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (taken[i])
+			continue;
+		const struct fgo_config *first = &plan->items[list[i]].cfg;
+		starts[problems] = count;
+		size_t before = count;
+		for (size_t j = i; j < n; j++)
+			if (!taken[j] && runner_same_problem(first, &plan->items[list[j]].cfg)) {
+				taken[j] = 1;
+				sorted[count++] = list[j];
+			}
+		int best = 0;
+		for (int g = 1; g < groups; g++)
+			if (load[g] < load[best])
+				best = g;
+		load[best] += count - before;
+		owner[problems++] = best;
+	}
+	starts[problems] = count;
+	/* the queues, one after another in block */
+	size_t at = 0;
+	for (int g = 0; g < groups; g++) {
+		queue[g] = block + at;
+		for (size_t q = 0; q < problems; q++)
+			if (owner[q] == g)
+				for (size_t j = starts[q]; j < starts[q + 1]; j++)
+					queue[g][len[g]++] = sorted[j];
+		at += len[g];
+	}
+	free(sorted);
+	free(taken);
+	free(load);
+	free(owner);
+	free(starts);
+	return FGO_OK;
+}
+
+/* Items of group g's queue from position r to the end of the problem that
+ * starts there (the 'started' rows written before a problem runs). */
+static size_t problem_span(const struct fgo_plan *plan, const size_t *queue, size_t len, size_t r)
+{
+	size_t end = r + 1;
+	while (end < len &&
+	       runner_same_problem(&plan->items[queue[r]].cfg, &plan->items[queue[end]].cfg))
+		end++;
+	return end - r;
+}
+
+/* Heaps get a new number each, so a problem's inputs are made again in a
+ * new heap (the memory may be the same). */
+static unsigned long heap_generation;
+
+/* One world size: groups, heap, then rounds of one item per group, each
+ * group walking its own queue of whole problems. Before a group starts a
+ * problem, rank 0 writes the 'started' rows of all its configurations
+ * (one transaction; a crash leaves them as the trace --resume explains). */
 static int run_world(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *todo,
-		     const struct fgo_runner_opts *o, const struct fgo_runner_sink *sink, int w)
+		     const struct fgo_runner_opts *o, const struct fgo_runner_sink *sink, int w,
+		     struct fgo_problem_cache *cache)
 {
 	int rank;
 	MPI_Comm_rank(comm, &rank);
@@ -611,50 +535,83 @@ static int run_world(MPI_Comm comm, const struct fgo_plan *plan, const unsigned 
 
 	struct groups g;
 	groups_make(comm, w, &g);
+	size_t **queue = calloc((size_t)g.count, sizeof *queue);
+	size_t *len = calloc((size_t)g.count, sizeof *len);
+	size_t *starting = malloc(sizeof *starting * (n + 1));
+	struct fgo_result *round = calloc((size_t)g.count, sizeof *round);
+	if (!queue || !len || !starting || !round ||
+	    deal_problems(plan, list, n, g.count, queue, len)) {
+		if (rank == 0)
+			error("out of host memory planning the runs");
+		free(round);
+		free(queue);
+		free(len);
+		free(starting);
+		free(list);
+		groups_free(&g);
+		return FGO_EFAIL;
+	}
+	size_t rounds = 0;
+	for (int q = 0; q < g.count; q++)
+		rounds = len[q] > rounds ? len[q] : rounds;
+
 	struct fgo_heap heap;
 	memset(&heap, 0, sizeof heap);
 	char heap_err[FGO_REASON_MAX] = "";
 	int heap_rc = FGO_OK;
+	unsigned long heap_gen = ++heap_generation;
 	if (g.comm != MPI_COMM_NULL) {
 		heap_rc = o->backend->heap_alloc(o->ctx, g.comm, heap_bytes, &heap, heap_err,
 						 sizeof heap_err);
-		heap_rc = agree(g.comm, heap_rc, heap_err, sizeof heap_err);
+		heap_rc = runner_agree(g.comm, heap_rc, heap_err, sizeof heap_err);
 	}
 
-	struct fgo_result *round = calloc((size_t)g.count, sizeof *round);
-	for (size_t first = 0; first < n && rc == FGO_OK; first += (size_t)g.count) {
-		size_t in_round = n - first < (size_t)g.count ? n - first : (size_t)g.count;
-		if (rank == 0)
-			rc = sink->started(sink->arg, &list[first], in_round) ? FGO_EFAIL : FGO_OK;
+	for (size_t r = 0; r < rounds && rc == FGO_OK; r++) {
+		if (rank == 0) {
+			size_t count = 0;
+			for (int q = 0; q < g.count; q++)
+				if (r < len[q] &&
+				    (r == 0 || !runner_same_problem(&plan->items[queue[q][r]].cfg,
+								   &plan->items[queue[q][r - 1]].cfg))) {
+					size_t span = problem_span(plan, queue[q], len[q], r);
+					memcpy(starting + count, queue[q] + r, sizeof *starting * span);
+					count += span;
+				}
+			if (count)
+				rc = sink->started(sink->arg, starting, count) ? FGO_EFAIL : FGO_OK;
+		}
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 		if (rc != FGO_OK)
 			break;
 
 		struct fgo_result mine;
 		result_init(&mine);
-		int active = g.index >= 0 && (size_t)g.index < in_round;
+		int active = g.index >= 0 && r < len[g.index];
 		if (active) {
-			const struct fgo_config *cfg = &plan->items[list[first + (size_t)g.index]].cfg;
+			const struct fgo_config *cfg = &plan->items[queue[g.index][r]].cfg;
 			if (heap_rc != FGO_OK) {
 				mine.status = FGO_FAILED;
 				snprintf(mine.reason, sizeof mine.reason, "%s", heap_err);
 			} else {
-				run_item(o, g.comm, &heap, cfg, &mine);
+				run_item(o, g.comm, &heap, heap_gen, cache, cfg, &mine);
 			}
 		}
 		if (rank == 0) {
-			for (size_t j = 0; j < in_round; j++) {
-				result_init(&round[j]);
-				if ((int)j == g.index)
-					round[j] = mine;
+			for (int q = 0; q < g.count; q++) {
+				result_init(&round[q]);
+				if (r >= len[q])
+					continue;
+				if (q == g.index)
+					round[q] = mine;
 				else
-					result_recv(&round[j], g.leader[j], comm);
+					result_recv(&round[q], g.leader[q], comm);
 			}
-			for (size_t j = 0; j < in_round && rc == FGO_OK; j++)
-				rc = sink->finished(sink->arg, list[first + j], &round[j]) ? FGO_EFAIL
-											: FGO_OK;
-			for (size_t j = 0; j < in_round; j++)
-				result_free(&round[j]);
+			for (int q = 0; q < g.count && rc == FGO_OK; q++)
+				if (r < len[q])
+					rc = sink->finished(sink->arg, queue[q][r], &round[q]) ? FGO_EFAIL
+											     : FGO_OK;
+			for (int q = 0; q < g.count; q++)
+				result_free(&round[q]);
 		} else {
 			if (active && g.leader[g.index] == rank)
 				result_send(&mine, 0, comm);
@@ -662,10 +619,14 @@ static int run_world(MPI_Comm comm, const struct fgo_plan *plan, const unsigned 
 		}
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 	}
-	free(round);
 	if (g.comm != MPI_COMM_NULL && heap_rc == FGO_OK)
 		o->backend->heap_free(o->ctx, &heap);
 	groups_free(&g);
+	free(queue[0]); /* the block all queues are in */
+	free(queue);
+	free(round);
+	free(len);
+	free(starting);
 	free(list);
 	return rc;
 }
@@ -677,6 +638,11 @@ int runner_run(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *
 	MPI_Comm_size(comm, &size);
 	MPI_Comm_rank(comm, &rank);
 	int node_ranks = runner_node_ranks(comm);
+	/* the caller's problem cache (tune keeps it over its batches), else one
+	 * for this call */
+	struct fgo_problem_cache local;
+	memset(&local, 0, sizeof local);
+	struct fgo_problem_cache *cache = o->problems ? o->problems : &local;
 	for (int w = 1; w <= plan->max_world; w++) {
 		int wanted = 0;
 		for (size_t i = 0; i < plan->count && !wanted; i++)
@@ -690,10 +656,15 @@ int runner_run(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *
 				      w, w, node_ranks, w);
 			return FGO_EUSAGE;
 		}
-		int rc = run_world(comm, plan, todo, o, sink, w);
-		if (rc != FGO_OK)
+		int rc = run_world(comm, plan, todo, o, sink, w, cache);
+		if (rc != FGO_OK) {
+			if (!o->problems)
+				runner_problems_free(cache);
 			return rc;
+		}
 	}
 	(void)size;
+	if (!o->problems)
+		runner_problems_free(cache);
 	return FGO_OK;
 }

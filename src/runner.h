@@ -24,6 +24,26 @@ struct fgo_ceilings {
 	double link_bw;        /* GB/s, one rank to one peer */
 };
 
+/* What a group keeps of the problem (algorithm, dtype, world, M, N, K) it
+ * runs: the work every configuration of the problem shares (inputs,
+ * reference, vendor baseline), done by the first one. */
+struct fgo_problem_cache {
+	struct fgo_config key;          /* the problem; key.world == 0: none yet */
+	unsigned long heap_gen;         /* the heap the inputs were made in (0: none) */
+	int rc;                         /* a failure of the shared work: every run fails with it */
+	char reason[FGO_REASON_MAX];
+	int reference_made;
+	struct fgo_problem_info info;
+	int baseline_done, baseline_rc;
+	char baseline_reason[FGO_REASON_MAX];
+	struct fgo_timing baseline;
+};
+
+void runner_problems_free(struct fgo_problem_cache *p);
+
+/* 1 when a and b are the same problem (algorithm, dtype, world, M, N, K). */
+int runner_same_problem(const struct fgo_config *a, const struct fgo_config *b);
+
 struct fgo_runner_opts {
 	const struct fgo_backend *backend;
 	struct fgo_backend_ctx *ctx;
@@ -34,6 +54,9 @@ struct fgo_runner_opts {
 	double timeout_s;      /* per launch */
 	size_t heap_limit;     /* bytes per rank a configuration may use */
 	struct fgo_ceilings ceilings;
+	/* (optional) the problem cache, kept by a caller that runs one
+	 * problem over several calls (tune); NULL: one per call */
+	struct fgo_problem_cache *problems;
 };
 
 /* Called on rank 0 only. A non-zero return stops the run (collectively). */
@@ -76,7 +99,8 @@ int runner_backend_open(MPI_Comm comm, const char *backend, const struct fgo_pla
  * of ranks on one node (collective). */
 int runner_node_ranks(MPI_Comm comm);
 
-/* Per-run seed for the random inputs (a function of the configuration). */
+/* The seed of the random inputs: a function of the problem (dtype, world,
+ * M, N, K), so every configuration of a problem shares its inputs. */
 uint64_t runner_seed(const struct fgo_config *cfg);
 
 #endif

@@ -26,7 +26,26 @@ struct progress {
 	double started;
 	int show, tty;
 	int64_t last_run_id;
+	double phases[FGO_PHASES]; /* seconds per phase over the runs */
+	double batch_started;      /* when the open batch of run writes began (0: none) */
 };
+
+/* Run writes are committed once per problem (the next 'started' rows) or
+ * after this long, whichever comes first. */
+#define BATCH_SECONDS 1.0
+
+static int batch_commit(struct progress *p)
+{
+	char err[FGO_REASON_MAX];
+	if (!p->batch_started)
+		return 0;
+	p->batch_started = 0;
+	if (store_batch_commit(p->store, err, sizeof err)) {
+		error("%s", err);
+		return 1;
+	}
+	return 0;
+}
 
 void format_duration(double s, char *out, size_t len)
 {
@@ -43,6 +62,15 @@ static int sink_started(void *arg, const size_t *items, size_t count)
 {
 	struct progress *p = arg;
 	char err[FGO_REASON_MAX];
+	/* the finished runs before these first, then the new rows in one
+	 * transaction of their own, so a crash leaves them as a trace */
+	if (batch_commit(p))
+		return 1;
+	if (store_batch_begin(p->store, err, sizeof err)) {
+		error("%s", err);
+		return 1;
+	}
+	p->batch_started = now_seconds();
 	for (size_t j = 0; j < count; j++) {
 		const struct fgo_config *cfg = &p->plan->items[items[j]].cfg;
 		if (store_run_started(p->store, p->sweep_id, cfg, p->plan->iterations,
@@ -51,18 +79,18 @@ static int sink_started(void *arg, const size_t *items, size_t count)
 			return 1;
 		}
 	}
-	return 0;
+	return batch_commit(p);
 }
 
 static void progress_line(struct progress *p, const struct fgo_config *cfg,
 			  const struct fgo_result *r)
 {
-	char what[160], eta[32] = "";
+	char what[160], eta[48] = "";
 	double elapsed = now_seconds() - p->started;
 	if (p->done < p->total) {
 		char d[16];
 		format_duration(elapsed / (double)p->done * (double)(p->total - p->done), d, sizeof d);
-		snprintf(eta, sizeof eta, "  ETA %s", d);
+		snprintf(eta, sizeof eta, "  %.3g/s ETA %s", (double)p->done / elapsed, d);
 	}
 	if (r->status == FGO_STATUS_OK)
 		snprintf(what, sizeof what, "%.3g ms %.3g TFLOPS", r->fused.median, r->tflops_total);
@@ -83,10 +111,28 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 {
 	struct progress *p = arg;
 	char err[FGO_REASON_MAX];
-	if (store_run_finish(p->store, p->run_ids[item], r, err, sizeof err)) {
+	int64_t problem;
+	double t0 = now_seconds();
+	if (!p->batch_started) {
+		if (store_batch_begin(p->store, err, sizeof err)) {
+			error("%s", err);
+			return 1;
+		}
+		p->batch_started = t0;
+	}
+	/* the store's phase is this write, known once it is done: added after */
+	if (store_problem_of(p->store, p->sweep_id, &p->plan->items[item].cfg, r, &problem, err,
+			     sizeof err) ||
+	    store_run_finish(p->store, p->run_ids[item], problem, r, err, sizeof err) ||
+	    store_run_store_time(p->store, p->run_ids[item], now_seconds() - t0, err, sizeof err)) {
 		error("%s", err);
 		return 1;
 	}
+	if (now_seconds() - p->batch_started >= BATCH_SECONDS && batch_commit(p))
+		return 1;
+	for (int i = 0; i < FGO_PHASES; i++)
+		p->phases[i] += r->phase_s[i];
+	p->phases[FGO_PHASE_STORE] += now_seconds() - t0;
 	p->last_run_id = p->run_ids[item];
 	p->done++;
 	p->counts[r->status]++;
@@ -180,11 +226,36 @@ fail:
 	return FGO_EFAIL;
 }
 
+/* Rank 0: the wall time of the runs, configurations per second and each
+ * phase's share. Groups run side by side, so the phases can add up to
+ * more than the wall: shares are of the larger of the two, and what the
+ * phases leave of the wall (MPI, the host between runs) is "other". */
+static void where_the_time_went(const struct progress *p)
+{
+	double wall = now_seconds() - p->started, sum = 0;
+	for (int i = 0; i < FGO_PHASES; i++)
+		sum += p->phases[i];
+	double whole = wall > sum ? wall : sum;
+	char line[512];
+	int at = snprintf(line, sizeof line, "%zu runs in %.1f s, %.3g runs/s;", p->done, wall,
+			  wall > 0 ? (double)p->done / wall : 0.0);
+	for (int i = 0; i < FGO_PHASES && at < (int)sizeof line; i++)
+		at += snprintf(line + at, sizeof line - (size_t)at, " %s %.0f%%",
+			       phase_name((enum fgo_phase)i),
+			       whole > 0 ? 100.0 * p->phases[i] / whole : 0.0);
+	if (at < (int)sizeof line)
+		snprintf(line + at, sizeof line - (size_t)at, " other %.0f%%",
+			 whole > 0 ? 100.0 * (whole - sum) / whole : 0.0);
+	note("where the time went: %s", line);
+}
+
 /* Rank 0: closes the sweep and prints the summary; returns the exit status. */
 static int end(struct progress *p, const struct fgo_session *s, int rc)
 {
 	char err[512];
 	const char *status = rc == FGO_OK ? "done" : "failed";
+	if (batch_commit(p))
+		rc = FGO_EFAIL;
 	if (store_sweep_end(p->store, p->sweep_id, status, err, sizeof err)) {
 		error("%s", err);
 		rc = FGO_EFAIL;
@@ -200,6 +271,8 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 	     (long long)p->sweep_id, s->tag ? " " : "", s->tag ? s->tag : "", p->done, took,
 	     p->counts[FGO_STATUS_OK], p->counts[FGO_INVALID], p->counts[FGO_MISMATCH],
 	     p->counts[FGO_FAILED], p->counts[FGO_TIMEOUT], s->db_path);
+	if (p->done)
+		where_the_time_went(p);
 	if (s->sweep_id)
 		*s->sweep_id = p->sweep_id;
 	if (s->last_run_id)

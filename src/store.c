@@ -148,8 +148,15 @@ static int probe_file(const char *path, struct probe *pr, char *err, size_t len)
 		return FGO_OK;
 	}
 
-	char uri[PATH_MAX * 3 + 32];
-	path_uri(path, "mode=ro&immutable=1", uri, sizeof uri);
+	/* A -wal file beside the store may hold committed transactions (a
+	 * writer that could not checkpoint, on a full disk say): an immutable
+	 * connection would not see them and read a half-updated file, so
+	 * then the probe reads through the WAL, as any reader does. */
+	char uri[PATH_MAX * 3 + 32], wal[PATH_MAX + 8];
+	struct stat wb;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	int has_wal = stat(wal, &wb) == 0 && S_ISREG(wb.st_mode) && wb.st_size > 0;
+	path_uri(path, has_wal ? "mode=ro" : "mode=ro&immutable=1", uri, sizeof uri);
 	sqlite3 *db = NULL;
 	sqlite3_stmt *q = NULL;
 	int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
@@ -576,6 +583,7 @@ void store_close(struct fgo_store *st)
 {
 	if (!st)
 		return;
+	store_batch_forget(st);
 	/* Back to rollback mode when idle: this checkpoints and removes the
 	 * -wal and -shm files, so readers need none. Fails harmlessly (busy)
 	 * while another writer has the store open; the last one switches. */

@@ -15,7 +15,7 @@
 #include "config.h"
 #include "result.h"
 
-#define FGO_SCHEMA_VERSION 2
+#define FGO_SCHEMA_VERSION 3
 
 struct fgo_store;
 
@@ -65,8 +65,34 @@ int store_run_started(struct fgo_store *st, int64_t sweep_id, const struct fgo_c
 		      int iterations, int warmup, int64_t *run_id, char *err, size_t len);
 
 /* Completes a run in one transaction: every column from r, and its samples. */
-int store_run_finish(struct fgo_store *st, int64_t run_id, const struct fgo_result *r,
-		     char *err, size_t len);
+/* Stores a run's result; problem_id (0: none) is the problem it shares
+ * (store_problem_put), which then holds its baseline samples. */
+int store_run_finish(struct fgo_store *st, int64_t run_id, int64_t problem_id,
+		     const struct fgo_result *r, char *err, size_t len);
+
+/* Records (or completes) the problem of cfg in the sweep from a run that
+ * made its shared work (r->problem, and the baseline when this run
+ * measured it), and gives its id. */
+int store_problem_put(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		      const struct fgo_result *r, int64_t *problem_id, char *err, size_t len);
+
+/* The seconds rank 0 took to write run_id (its store_s, known only after). */
+int store_run_store_time(struct fgo_store *st, int64_t run_id, double seconds, char *err,
+			 size_t len);
+
+/* The problem of a run's result: recorded when the run made its shared
+ * work, else found; 0 when the run never reached its problem. */
+int store_problem_of(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		     const struct fgo_result *r, int64_t *problem_id, char *err, size_t len);
+
+/* A batch: the run writes until store_batch_commit join one transaction,
+ * so a sweep commits once per problem or per second rather than per run;
+ * a crash loses at most the batch in flight (its runs keep the 'started'
+ * rows written before, which --resume runs again). store_batch_forget
+ * drops the batch of a store being closed (its transaction rolls back). */
+int store_batch_begin(struct fgo_store *st, char *err, size_t len);
+int store_batch_commit(struct fgo_store *st, char *err, size_t len);
+void store_batch_forget(struct fgo_store *st);
 
 /* Inserts a configuration that was never launched: status invalid + reason. */
 int store_run_invalid(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,

@@ -75,8 +75,14 @@ static int exec(sqlite3 *db, const char *sql, const char *what, char *err, size_
 	return FGO_OK;
 }
 
+/* The connection whose open write transaction is a batch (store_batch_begin):
+ * the writes below join it instead of opening and committing their own. */
+static sqlite3 *batch_db;
+
 static int begin(sqlite3 *db, const char *what, char *err, size_t len)
 {
+	if (db == batch_db)
+		return FGO_OK;
 	/* IMMEDIATE: take the write lock now (waiting up to the busy timeout)
 	 * rather than fail half-way when a reader upgrades. */
 	return exec(db, "BEGIN IMMEDIATE", what, err, len);
@@ -84,6 +90,14 @@ static int begin(sqlite3 *db, const char *what, char *err, size_t len)
 
 static int commit(sqlite3 *db, int rc, const char *what, char *err, size_t len)
 {
+	if (db == batch_db) {
+		if (rc == FGO_OK)
+			return FGO_OK;
+		/* a failed write ends the batch: nothing half-written stays */
+		batch_db = NULL;
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return FGO_EFAIL;
+	}
 	if (rc == FGO_OK && exec(db, "COMMIT", what, err, len) == FGO_OK)
 		return FGO_OK;
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -391,8 +405,8 @@ static int insert_samples(sqlite3 *db, sqlite3_stmt *q, int64_t run_id, const ch
 	return FGO_OK;
 }
 
-static int update_run(sqlite3 *db, int64_t run_id, const struct fgo_result *r, char *err,
-		      size_t len)
+static int update_run(sqlite3 *db, int64_t run_id, int64_t problem_id,
+		      const struct fgo_result *r, char *err, size_t len)
 {
 	sqlite3_stmt *q;
 	char now[32];
@@ -405,7 +419,9 @@ static int update_run(sqlite3 *db, int64_t run_id, const struct fgo_result *r, c
 		    " sol = ?17, validated = ?18, max_abs_err = ?19, max_rel_err = ?20,"
 		    " registers = ?21, shared_bytes = ?22, spills = ?23, ended_at = ?24,"
 		    " t_bulk_ms = ?26, sm_clock_mhz = ?27, mem_clock_mhz = ?28, temp_c = ?29,"
-		    " power_w = ?30 WHERE id = ?25",
+		    " power_w = ?30, problem_id = ?31, load_s = ?32, inputs_s = ?33,"
+		    " validate_s = ?34, time_s = ?35, baseline_s = ?36, store_s = ?37"
+		    " WHERE id = ?25",
 		    &q, "store the run", err, len))
 		return FGO_EFAIL;
 	int f = r->fused.n > 0;
@@ -431,7 +447,10 @@ static int update_run(sqlite3 *db, int64_t run_id, const struct fgo_result *r, c
 		bind_real(q, 26, r->bulk.median, r->bulk.n > 0) |
 		bind_real(q, 27, r->telemetry.sm_clock_mhz, 1) |
 		bind_real(q, 28, r->telemetry.mem_clock_mhz, 1) |
-		bind_real(q, 29, r->telemetry.temp_c, 1) | bind_real(q, 30, r->telemetry.power_w, 1);
+		bind_real(q, 29, r->telemetry.temp_c, 1) | bind_real(q, 30, r->telemetry.power_w, 1) |
+		(problem_id > 0 ? sqlite3_bind_int64(q, 31, problem_id) : sqlite3_bind_null(q, 31));
+	for (int i = 0; i < FGO_PHASES; i++)
+		b |= bind_real(q, 32 + i, r->phase_s[i], 1);
 	if (b != SQLITE_OK) {
 		sqlite3_finalize(q);
 		return sql_fail(db, err, len, "store run %lld", (long long)run_id);
@@ -446,16 +465,17 @@ static int update_run(sqlite3 *db, int64_t run_id, const struct fgo_result *r, c
 	return FGO_OK;
 }
 
-int store_run_finish(struct fgo_store *st, int64_t run_id, const struct fgo_result *r,
-		     char *err, size_t len)
+int store_run_finish(struct fgo_store *st, int64_t run_id, int64_t problem_id,
+		     const struct fgo_result *r, char *err, size_t len)
 {
 	sqlite3 *db = store_db(st);
 	if (begin(db, "store the run", err, len))
 		return FGO_EFAIL;
-	int rc = update_run(db, run_id, r, err, len);
+	int rc = update_run(db, run_id, problem_id, r, err, len);
 	if (rc == FGO_OK)
 		rc = delete_samples(db, run_id, err, len);
 	sqlite3_stmt *q = NULL;
+	static const struct fgo_timing no_samples;
 	if (rc == FGO_OK)
 		rc = prepare(db, "INSERT INTO samples (run_id, kind, iteration, ms) VALUES (?1, ?2, ?3, ?4)",
 			     &q, "store the samples", err, len);
@@ -463,14 +483,185 @@ int store_run_finish(struct fgo_store *st, int64_t run_id, const struct fgo_resu
 		const struct {
 			const char *kind;
 			const struct fgo_timing *t;
-		} kinds[] = { { "fused", &r->fused },	    { "gemm", &r->gemm },
-			      { "comm", &r->comm },	    { "baseline", &r->baseline },
+		} kinds[] = { { "fused", &r->fused },
+			      { "gemm", &r->gemm },
+			      { "comm", &r->comm },
+			      /* the baseline's samples are the problem's
+			       * (problem_samples), stored once; without a
+			       * problem they stay with the run */
+			      { "baseline", problem_id > 0 ? &no_samples : &r->baseline },
 			      { "bulk", &r->bulk } };
 		for (size_t i = 0; rc == FGO_OK && i < FGO_ARRAY_SIZE(kinds); i++)
 			rc = insert_samples(db, q, run_id, kinds[i].kind, kinds[i].t, err, len);
 	}
 	sqlite3_finalize(q);
 	return commit(db, rc, "store the run", err, len);
+}
+
+int store_batch_begin(struct fgo_store *st, char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	if (db == batch_db)
+		return FGO_OK;
+	if (begin(db, "start a batch of runs", err, len))
+		return FGO_EFAIL;
+	batch_db = db;
+	return FGO_OK;
+}
+
+int store_batch_commit(struct fgo_store *st, char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	if (db != batch_db)
+		return FGO_OK;
+	batch_db = NULL;
+	return commit(db, FGO_OK, "store a batch of runs", err, len);
+}
+
+void store_batch_forget(struct fgo_store *st)
+{
+	if (st && store_db(st) == batch_db)
+		batch_db = NULL;
+}
+
+int store_problem_put(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		      const struct fgo_result *r, int64_t *problem_id, char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q = NULL;
+	char seed[24];
+	const struct fgo_problem_info *p = &r->problem;
+	int baseline = r->phase_s[FGO_PHASE_BASELINE] > 0 && r->baseline.n > 0;
+	snprintf(seed, sizeof seed, "%016llx", (unsigned long long)p->seed);
+	if (begin(db, "record the problem", err, len))
+		return FGO_EFAIL;
+	/* a later first run of the problem (after a failed one, or on resume)
+	 * fills in what it measured and keeps the rest */
+	int rc = prepare(db,
+			 "INSERT INTO problems (sweep_id, algorithm, dtype, world, m, n, k, seed,"
+			 " check_method, reference_checked, reference_max_rel_err, t_baseline_ms,"
+			 " t_baseline_min_ms, t_baseline_max_ms, inputs_s, reference_s, baseline_s)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+			 " ?17) ON CONFLICT (sweep_id, algorithm, dtype, world, m, n, k) DO UPDATE SET"
+			 " seed = excluded.seed,"
+			 " check_method = coalesce(excluded.check_method, check_method),"
+			 " reference_checked = coalesce(excluded.reference_checked, reference_checked),"
+			 " reference_max_rel_err = coalesce(excluded.reference_max_rel_err,"
+			 "   reference_max_rel_err),"
+			 " t_baseline_ms = coalesce(excluded.t_baseline_ms, t_baseline_ms),"
+			 " t_baseline_min_ms = coalesce(excluded.t_baseline_min_ms, t_baseline_min_ms),"
+			 " t_baseline_max_ms = coalesce(excluded.t_baseline_max_ms, t_baseline_max_ms),"
+			 " inputs_s = coalesce(excluded.inputs_s, inputs_s),"
+			 " reference_s = coalesce(excluded.reference_s, reference_s),"
+			 " baseline_s = coalesce(excluded.baseline_s, baseline_s)",
+			 &q, "record the problem", err, len);
+	if (rc == FGO_OK) {
+		int b = sqlite3_bind_int64(q, 1, sweep_id) | bind_text(q, 2, cfg->algorithm) |
+			bind_text(q, 3, dtype_name(cfg->dtype)) | sqlite3_bind_int(q, 4, cfg->world) |
+			sqlite3_bind_int64(q, 5, cfg->m) | sqlite3_bind_int64(q, 6, cfg->n) |
+			sqlite3_bind_int64(q, 7, cfg->k) | bind_text(q, 8, seed) |
+			bind_text(q, 9, p->reference < 0 ? NULL : p->reference ? "reference" : "host") |
+			(p->reference > 0 ? sqlite3_bind_int64(q, 10, p->reference_checked)
+					  : sqlite3_bind_null(q, 10)) |
+			bind_real(q, 11, p->reference_max_rel_err, p->reference > 0) |
+			bind_real(q, 12, r->baseline.median, baseline) |
+			bind_real(q, 13, r->baseline.min, baseline) |
+			bind_real(q, 14, r->baseline.max, baseline) |
+			bind_real(q, 15, p->inputs_s, p->inputs_s > 0) |
+			bind_real(q, 16, p->reference_s, p->reference_s > 0) |
+			bind_real(q, 17, p->baseline_s, p->baseline_s > 0);
+		if (b != SQLITE_OK) {
+			sqlite3_finalize(q);
+			rc = sql_fail(db, err, len, "record the problem");
+		} else {
+			rc = run_once(db, q, "record the problem", err, len);
+		}
+	}
+	if (rc == FGO_OK)
+		rc = prepare(db,
+			     "SELECT id FROM problems WHERE sweep_id = ?1 AND algorithm = ?2 AND"
+			     " dtype = ?3 AND world = ?4 AND m = ?5 AND n = ?6 AND k = ?7",
+			     &q, "find the problem", err, len);
+	if (rc == FGO_OK) {
+		int b = sqlite3_bind_int64(q, 1, sweep_id) | bind_text(q, 2, cfg->algorithm) |
+			bind_text(q, 3, dtype_name(cfg->dtype)) | sqlite3_bind_int(q, 4, cfg->world) |
+			sqlite3_bind_int64(q, 5, cfg->m) | sqlite3_bind_int64(q, 6, cfg->n) |
+			sqlite3_bind_int64(q, 7, cfg->k);
+		if (b == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+			*problem_id = sqlite3_column_int64(q, 0);
+		else
+			rc = sql_fail(db, err, len, "find the problem");
+		sqlite3_finalize(q);
+	}
+	if (rc == FGO_OK && baseline) {
+		rc = prepare(db, "DELETE FROM problem_samples WHERE problem_id = ?1", &q,
+			     "clear the problem's samples", err, len);
+		if (rc == FGO_OK) {
+			if (sqlite3_bind_int64(q, 1, *problem_id) != SQLITE_OK) {
+				sqlite3_finalize(q);
+				rc = sql_fail(db, err, len, "clear the problem's samples");
+			} else {
+				rc = run_once(db, q, "clear the problem's samples", err, len);
+			}
+		}
+		if (rc == FGO_OK)
+			rc = prepare(db,
+				     "INSERT INTO problem_samples (problem_id, kind, iteration, ms)"
+				     " VALUES (?1, ?2, ?3, ?4)",
+				     &q, "store the baseline samples", err, len);
+		if (rc == FGO_OK) {
+			rc = insert_samples(db, q, *problem_id, "baseline", &r->baseline, err, len);
+			sqlite3_finalize(q);
+		}
+	}
+	return commit(db, rc, "record the problem", err, len);
+}
+
+int store_run_store_time(struct fgo_store *st, int64_t run_id, double seconds, char *err,
+			 size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	if (begin(db, "store the run", err, len))
+		return FGO_EFAIL;
+	int rc = prepare(db, "UPDATE runs SET store_s = ?1 WHERE id = ?2", &q, "store the run", err,
+			 len);
+	if (rc == FGO_OK) {
+		if ((bind_real(q, 1, seconds, 1) | sqlite3_bind_int64(q, 2, run_id)) != SQLITE_OK) {
+			sqlite3_finalize(q);
+			rc = sql_fail(db, err, len, "store the run");
+		} else {
+			rc = run_once(db, q, "store the run", err, len);
+		}
+	}
+	return commit(db, rc, "store the run", err, len);
+}
+
+int store_problem_of(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		     const struct fgo_result *r, int64_t *problem_id, char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	*problem_id = 0;
+	if (r->problem.seed == 0) /* the run never reached its problem */
+		return FGO_OK;
+	if (!r->problem.first) {
+		if (prepare(db,
+			    "SELECT id FROM problems WHERE sweep_id = ?1 AND algorithm = ?2 AND"
+			    " dtype = ?3 AND world = ?4 AND m = ?5 AND n = ?6 AND k = ?7",
+			    &q, "find the problem", err, len))
+			return FGO_EFAIL;
+		int b = sqlite3_bind_int64(q, 1, sweep_id) | bind_text(q, 2, cfg->algorithm) |
+			bind_text(q, 3, dtype_name(cfg->dtype)) | sqlite3_bind_int(q, 4, cfg->world) |
+			sqlite3_bind_int64(q, 5, cfg->m) | sqlite3_bind_int64(q, 6, cfg->n) |
+			sqlite3_bind_int64(q, 7, cfg->k);
+		if (b == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+			*problem_id = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+		if (*problem_id)
+			return FGO_OK;
+	}
+	return store_problem_put(st, sweep_id, cfg, r, problem_id, err, len);
 }
 
 int store_ceiling_put(struct fgo_store *st, const char *machine, const char *backend,

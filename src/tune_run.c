@@ -270,7 +270,12 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 {
 	struct driver *d = arg;
 	char err[512], what[160];
-	if (store_run_finish(d->store, d->run_ids[item], r, err, sizeof err))
+	int64_t sweep, problem;
+	if (sweep_for(d, d->batch_iterations, &sweep))
+		return 1;
+	if (store_problem_of(d->store, sweep, &d->plan->items[item].cfg, r, &problem, err,
+			     sizeof err) ||
+	    store_run_finish(d->store, d->run_ids[item], problem, r, err, sizeof err))
 		return store_error(err);
 	int ok = r->status == FGO_STATUS_OK && r->fused.n > 0 && r->fused.median > 0;
 	if (r->status == FGO_MISMATCH || r->status == FGO_FAILED || r->status == FGO_TIMEOUT)
@@ -396,6 +401,10 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 		.backend = be, .ctx = ctx, .warmup = plan->warmup, .validate = o->validate,
 		.benchmark = 1, .timeout_s = o->timeout_s, .heap_limit = o->heap_limit,
 	};
+	/* the inputs, reference and baseline of the problem outlive the batches */
+	struct fgo_problem_cache problems;
+	memset(&problems, 0, sizeof problems);
+	ro.problems = &problems;
 	unsigned char *todo = calloc(plan->count + 1, 1);
 	rc = todo ? FGO_OK : FGO_EFAIL;
 	if (rank == 0 && rc == FGO_OK)
@@ -436,5 +445,6 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 	free(d.run_ids);
 	free(d.spec_text);
 	free(todo);
+	runner_problems_free(&problems);
 	return rc;
 }

@@ -122,7 +122,7 @@ static void make_store(const char *path)
 			r.tflops_total = 0.5;
 			r.speedup = 1.5;
 			if (store_run_started(st, sweep, &cfg, 3, 1, &run, err, sizeof err) ||
-			    store_run_finish(st, run, &r, err, sizeof err))
+			    store_run_finish(st, run, 0, &r, err, sizeof err))
 				goto fail;
 		}
 		if (store_sweep_end(st, sweep, "done", err, sizeof err))

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/gpu/ab.sh SPEC BASE HEAD [ROUNDS]: one spec run with two carried
 # builds (directories like build/cuda, each with its kcache) in alternation,
-# base then head, ROUNDS times (default 2), into one store under $OUT,
-# tagged ab-base-R and ab-head-R; then `regress` of each round. The machine
+# base then head, ROUNDS times (default 2), into $OUT/ab-base.db and
+# $OUT/ab-head.db, tagged ab-base-R and ab-head-R; then `regress` of each
+# round. The machine
 # drifts (clocks, heat), so a change is judged on ratios taken minutes
 # apart, never across sessions. Every configuration is validated first.
 #   OUT=/some/dir sh tests/gpu/ab.sh sweeps/wgmma_core.json build/cuda-base build/cuda
@@ -17,14 +18,17 @@ while [ "$r" -le "$rounds" ]; do
 	for side in base head; do
 		eval build=\$$side
 		echo "== round $r: $side ($build) $(date +%T)"
-		FGOBENCH_BUILD=$build sh "$here/run.sh" sweep "$spec" --tag "ab-$side-$r" --timeout 10 |
-			tail -n 1
+		# a store per side: a head whose schema is newer upgrades its
+		# store, which the base could then no longer write
+		FGOBENCH_DB=$OUT/ab-$side.db FGOBENCH_BUILD=$build sh "$here/run.sh" sweep "$spec" \
+			--tag "ab-$side-$r" --timeout 10 | tail -n 1
 	done
 	r=$((r + 1))
 done
 r=1
 while [ "$r" -le "$rounds" ]; do
-	FGOBENCH_BUILD=$head sh "$here/run.sh" regress --base "ab-base-$r" --head "ab-head-$r"
+	FGOBENCH_DB=$OUT/ab-head.db FGOBENCH_BUILD=$head sh "$here/run.sh" regress \
+		--base-db "$OUT/ab-base.db" --base "ab-base-$r" --head "ab-head-$r"
 	r=$((r + 1))
 done
 exit 0

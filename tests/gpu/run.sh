@@ -25,9 +25,13 @@ np=${NP:-$(nvidia-smi -L | wc -l)}
 nvidia-smi -L > "$OUT/gpus.txt" 2>&1
 cmd=$1
 shift
+# mpirun binds each rank to a core: compile's -j processes would all share it
+bind=
+[ "$cmd" = compile ] && bind="--bind-to none"
 # the exit status is fgobench's, not tee's (sh has no pipefail)
 {
-	mpirun -np "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x FGOBENCH_CACHE -x FGOBENCH_DB \
+	# shellcheck disable=SC2086
+	mpirun -np "$np" $bind -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE -x FGOBENCH_CACHE -x FGOBENCH_DB \
 		"$build/fgobench" "$cmd" "$@" 2>&1
 	echo $? > "$OUT/$cmd.rc"
 } | tee -a "$OUT/$cmd.log"

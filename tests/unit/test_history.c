@@ -191,7 +191,7 @@ static int put_run(struct fgo_store *st, int64_t sweep, const struct fgo_config 
 	r.fused.min = stats_min(ms, 12);
 	r.fused.max = stats_max(ms, 12);
 	int rc = store_run_started(st, sweep, cfg, 12, 1, &run, err, sizeof err) ||
-		 store_run_finish(st, run, &r, err, sizeof err);
+		 store_run_finish(st, run, 0, &r, err, sizeof err);
 	if (rc)
 		printf("note: storing a run failed: %s\n", err);
 	result_free(&r);

@@ -182,7 +182,7 @@ static void test_view(void)
 			set_fused(&r, truth(&c));
 			rc = store_run_started(st, sweep, &c, 10, 2, &run, err, sizeof err);
 			if (rc == FGO_OK)
-				rc = store_run_finish(st, run, &r, err, sizeof err);
+				rc = store_run_finish(st, run, 0, &r, err, sizeof err);
 			result_free(&r);
 		}
 	if (rc == FGO_OK)

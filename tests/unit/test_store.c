@@ -18,7 +18,7 @@ static void check_new_store(const char *path, struct fgo_store **out)
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'application'"));
 	T_EQ_STR("meta-application", got, "fgobench");
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
-	T_EQ_STR("meta-schema-version", got, "2");
+	T_EQ_STR("meta-schema-version", got, "3");
 	T_EQ_INT("user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 	snprintf(got, sizeof got, "%s", q_text(db, "PRAGMA journal_mode"));
 	T_EQ_STR("journal-wal", got, "wal");
@@ -174,7 +174,7 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	r.kernel.registers = 96;
 	r.kernel.shared_bytes = 49152;
 	r.kernel.spills = 2;
-	rc = store_run_finish(st, run1, &r, err, sizeof err);
+	rc = store_run_finish(st, run1, 0, &r, err, sizeof err);
 	T_CHECK("run-finish", rc == FGO_OK, "rc %d: %s", rc, err);
 	result_free(&r);
 	static const struct {
@@ -240,7 +240,7 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	r.validated = 0;
 	r.max_abs_err = 0.5;
 	r.telemetry.temp_c = 55; /* the other readings told nothing: NULL */
-	rc = store_run_finish(st, run2, &r, err, sizeof err);
+	rc = store_run_finish(st, run2, 0, &r, err, sizeof err);
 	T_CHECK("run2-finish", rc == FGO_OK, "rc %d: %s", rc, err);
 	result_free(&r);
 	static const struct {
@@ -276,7 +276,7 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	r.iterations = 10;
 	r.warmup = 3;
 	r.tflops_total = 99; /* not measured: NULL */
-	rc |= store_run_finish(st, run3, &r, err, sizeof err);
+	rc |= store_run_finish(st, run3, 0, &r, err, sizeof err);
 	T_CHECK("run3-failed", rc == FGO_OK, "rc %d: %s", rc, err);
 	col_is(db, "failed-status", "runs", run3, "status", "'failed'");
 	col_is(db, "failed-reason", "runs", run3, "reason", "'launch failed: out of memory'");
@@ -331,7 +331,7 @@ static void check_runs(struct fgo_store *st, int64_t sweep, int64_t *run_started
 	r.status = FGO_STATUS_OK;
 	set_timing(&r.fused, fused, 5);
 	err[0] = 0;
-	rc = store_run_finish(st, 987654, &r, err, sizeof err);
+	rc = store_run_finish(st, 987654, 0, &r, err, sizeof err);
 	result_free(&r);
 	T_EQ_INT("finish-missing-rc", rc, FGO_EFAIL);
 	T_CONTAINS("finish-missing-msg", err, "no run 987654");

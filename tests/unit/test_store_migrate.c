@@ -203,9 +203,9 @@ static void check_upgrade(const char *path, char **before, const char *fresh_sha
 	if (!st)
 		return;
 	sqlite3 *db = store_db(st);
-	T_EQ_INT("v1-upgraded-user-version", q_int(db, "PRAGMA user_version"), 2);
+	T_EQ_INT("v1-upgraded-user-version", q_int(db, "PRAGMA user_version"), 3);
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
-	T_EQ_STR("v1-upgraded-meta-version", got, "2");
+	T_EQ_STR("v1-upgraded-meta-version", got, "3");
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'application'"));
 	T_EQ_STR("v1-upgraded-meta-application", got, "fgobench");
 	for (size_t i = 1; i < FGO_ARRAY_SIZE(v1_tables); i++) {
@@ -261,7 +261,7 @@ static void check_upgrade(const char *path, char **before, const char *fresh_sha
 	r.telemetry.mem_clock_mhz = 3201;
 	r.telemetry.temp_c = 61;
 	r.telemetry.power_w = 512.5;
-	rc |= store_run_finish(st, run, &r, err, sizeof err);
+	rc |= store_run_finish(st, run, 0, &r, err, sizeof err);
 	result_free(&r);
 	T_CHECK("v1-upgraded-run-finish", rc == FGO_OK, "rc %d: %s", rc, err);
 	col_is(db, "v1-upgraded-t_bulk_ms", "runs", run, "t_bulk_ms", "3.0");
