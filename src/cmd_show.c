@@ -19,7 +19,9 @@ const char cmd_show_usage[] =
 	"backend measures it), TFLOPS, bandwidth, overlap, speedup, sol, validation\n"
 	"errors, device telemetry (clocks, temperature, power); the sweep's\n"
 	"environment (host, backend, devices, versions, git revision, command\n"
-	"line); the number of stored samples per measurement; and the\n"
+	"line); the number of stored samples per measurement; the problem it\n"
+	"shares its inputs, reference and baseline with (seed, how outputs were\n"
+	"checked, the reference's own check, the baseline's samples); and the\n"
 	"`mpirun ... fgobench run` line that reproduces it. With csv or json: one\n"
 	"record with every field.\n"
 	"\n"
@@ -30,8 +32,14 @@ static const char query[] =
 	"SELECT r.*, s.tag AS sweep_tag, s.spec_path, s.host, s.backend, s.devices, s.driver,"
 	"  s.runtime, s.arch, s.mpi_ranks, s.fgobench_version, s.git_revision, s.command_line,"
 	"  (SELECT group_concat(kind || '=' || n, ' ') FROM (SELECT kind, count(*) AS n FROM samples"
-	"     WHERE run_id = r.id GROUP BY kind ORDER BY kind)) AS samples"
-	" FROM runs r JOIN sweeps s ON s.id = r.sweep_id WHERE r.id = ?1";
+	"     WHERE run_id = r.id GROUP BY kind ORDER BY kind)) AS samples,"
+	"  p.seed AS problem_seed, p.check_method AS problem_check,"
+	"  p.reference_checked AS problem_reference_checked,"
+	"  p.reference_max_rel_err AS problem_reference_max_rel_err,"
+	"  (SELECT count(*) FROM problem_samples WHERE problem_id = r.problem_id)"
+	"    AS problem_baseline_samples"
+	" FROM runs r JOIN sweeps s ON s.id = r.sweep_id LEFT JOIN problems p ON p.id = r.problem_id"
+	" WHERE r.id = ?1";
 
 static const char config_query[] = "SELECT " VIEW_CONFIG_COLUMNS " FROM runs WHERE id = ?1";
 

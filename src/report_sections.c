@@ -398,6 +398,33 @@ static const char telemetry_sql[] =
 	" min(mem_clock_mhz), max(mem_clock_mhz), max(temp_c), avg(power_w), max(power_w)"
 	" FROM runs WHERE sweep_id = ?1 AND status = 'ok'";
 
+/* Where the sweep's time went: the phase times of its runs (schema 3;
+ * none in runs stored before) and the wall from the first run's start to
+ * the last one's end. */
+static const char phases_sql[] =
+	"SELECT count(*), sum(load_s), sum(inputs_s), sum(validate_s), sum(time_s),"
+	" sum(baseline_s), sum(store_s),"
+	" (julianday(max(ended_at)) - julianday(min(started_at))) * 86400"
+	" FROM runs WHERE sweep_id = ?1 AND load_s IS NOT NULL";
+
+static void add_phases(struct fgo_table *t, sqlite3_stmt *st)
+{
+	static const char *const names[] = { "load", "inputs", "validate", "time", "baseline",
+					     "store" };
+	char line[256];
+	double sum = 0, wall = sqlite3_column_double(st, 7);
+	int runs = sqlite3_column_int(st, 0);
+	for (int i = 0; i < 6; i++)
+		sum += sqlite3_column_double(st, 1 + i);
+	int at = snprintf(line, sizeof line, "%d runs in %.0f s (%.3g runs/s); of their %.1f s:",
+			  runs, wall, wall > 0 ? runs / wall : 0.0, sum);
+	for (int i = 0; i < 6 && at < (int)sizeof line; i++)
+		at += snprintf(line + at, sizeof line - (size_t)at, " %s %.0f%%", names[i],
+			       sum > 0 ? 100.0 * sqlite3_column_double(st, 1 + i) / sum : 0.0);
+	table_add(t, "%s", "where the time went");
+	table_add(t, "%s", line);
+}
+
 static void add_range(struct fgo_table *t, sqlite3_stmt *st, int col, const char *what,
 		      const char *unit, const char *backend)
 {
@@ -446,6 +473,14 @@ int report_section_environment(struct report_doc *doc, sqlite3 *db, const struct
 			table_add(t, "%.0f W mean, %.0f W at most", sqlite3_column_double(st, 7),
 				  sqlite3_column_double(st, 8));
 	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_ROW || sqlite3_prepare_v2(db, phases_sql, -1, &st, NULL) != SQLITE_OK) {
+		table_free(t);
+		return report_sql_failed(db, err, len);
+	}
+	sqlite3_bind_int64(st, 1, s->id);
+	if ((step = sqlite3_step(st)) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
+		add_phases(t, st);
 	sqlite3_finalize(st);
 	if (step != SQLITE_ROW) {
 		table_free(t);
