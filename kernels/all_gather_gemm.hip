@@ -21,6 +21,9 @@
  * (pull: TMA reads peer memory) or, after waiting for the chunks' flags,
  * the inbox (push); the storer sends the parts to the source's C rows. */
 #include "comm.h"
+#if MMA == 64
+#include "wgmma_splitk.h" /* SPLIT_K > 1: the split-K walk */
+#endif
 
 #ifndef PUSH
 #define PUSH 0
@@ -149,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	if (mode == MODE_COMM_ONLY)
 		gather_comm_only(&L, &g, blockIdx.x, gridDim.x);
 	else
-		wgmma_gemm(in, &map_b, watch, out, wg_no_side());
+		wgmma_gemm_split(&L, in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

@@ -399,6 +399,7 @@ struct wg_consumer_team {
 struct wg_seg {
 	long v;
 	int k0, k1;
+	int slice; /* the split-K walk's slice (wgmma_splitk.h); unused by the others */
 };
 
 /* The data-parallel walk: whole tiles blockIdx.x, + gridDim.x, ... Every

@@ -1,6 +1,9 @@
 /* gemm.hip: the GEMM core alone (algorithm "gemm"): C = A x B_r for this
  * rank's column block, no communication. LDC = N_ (C is M x N/W). */
 #include "comm.h"
+#if MMA == 64
+#include "wgmma_splitk.h" /* SPLIT_K > 1: the split-K walk */
+#endif
 
 #if MMA == 64
 /* The wgmma core's output here: each part to this rank's C, nothing to
@@ -26,7 +29,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 
 	if (mode == MODE_COMM_ONLY)
 		return;
-	wgmma_gemm(in, &map_b, watch, out, wg_no_side());
+	wgmma_gemm_split(&L, in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

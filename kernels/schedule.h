@@ -99,6 +99,15 @@ SCHED_FN long sched_streamk_head(const struct sched_grid *g, long begin, long en
 	return start > begin ? start : begin;
 }
 
+/* Split-K: slice `slice` of `slices` of a tile's k_iters MAC iterations,
+ * [*k0, *k1), the sizes differing by at most one. Every slice is
+ * non-empty when slices <= k_iters (the host refuses more). */
+SCHED_FN void sched_splitk_range(long k_iters, int slices, int slice, long *k0, long *k1)
+{
+	*k0 = (long)slice * k_iters / slices;
+	*k1 = (long)(slice + 1) * k_iters / slices;
+}
+
 /* Two-shot / reduce-scatter ownership: the rank that reduces tile `tile`.
  * Round-robin, so every rank reduces the same number of tiles (+-1). */
 SCHED_FN int sched_tile_owner(long tile, int world)

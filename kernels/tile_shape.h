@@ -5,10 +5,15 @@
 #define FGO_TILE_SHAPE_H
 
 /* Warps along M in the mma core: the split that keeps a warp's tile about
- * square (num_warps is a power of two; the rest of the warps go along N). */
-#define FGO_WARPS_M(nw, bm, bn)                                                        \
+ * square (num_warps is a power of two; the rest of the warps go along N),
+ * but never fewer than 16 rows a warp: a 16-row tile (decode) lays all its
+ * warps along N. */
+#define FGO_WARPS_M_SQUARE(nw, bm, bn)                                                 \
 	((nw) >= 16 ? 4 : (nw) == 8 ? ((bm) >= (bn) ? 4 : 2) : (nw) == 4 ? 2 :         \
 	 (nw) == 2 ? ((bm) >= (bn) ? 2 : 1) : 1)
+#define FGO_WARPS_M(nw, bm, bn)                                                        \
+	(FGO_WARPS_M_SQUARE(nw, bm, bn) * 16 > (bm) ? ((bm) >= 32 ? (bm) / 16 : 1)      \
+						    : FGO_WARPS_M_SQUARE(nw, bm, bn))
 #define FGO_WARPS_N(nw, bm, bn) ((nw) / FGO_WARPS_M(nw, bm, bn))
 
 /* Shared-memory rows are padded by 8 16-bit elements (16 bytes): with an

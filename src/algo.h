@@ -35,6 +35,9 @@ struct fgo_layout {
 	size_t flags_offset;   /* uint32_t flags, one per tile/chunk as the family needs */
 	size_t flags_count;
 	size_t heap_bytes;     /* total bytes of heap the configuration needs per rank */
+	size_t splitk_offset;  /* split_k > 1: the tiles' fp32 sums (kit_splitk_place), */
+	size_t splitk_bytes;   /* their size (0: no split), */
+	size_t splitk_flag0;   /* ... and the index of its first flag */
 };
 
 /* What to execute: the fused kernel, or one half of it with the other half
@@ -103,6 +106,9 @@ struct fgo_algo {
 	 * must be 0), _OPTIONAL (work-group specialization: the last comm_sms
 	 * CTAs communicate), _REQUIRED (the Stream-K forms). */
 	enum { FGO_COMM_CTAS_NONE = 0, FGO_COMM_CTAS_OPTIONAL = 1, FGO_COMM_CTAS_REQUIRED = 2 } comm_ctas;
+	/* split_k > 1 runs: the tile that ends a split goes out through the
+	 * family's usual epilogue (gemm, all_scatter, all_gather_gemm) */
+	int split_k;
 };
 
 /* Registry (src/algos/registry.c): NULL-terminated, sorted by name. */

@@ -30,6 +30,7 @@ const char cmd_config_flags_help[] =
 	"  --comm_sms S       CTAs doing communication (default 0: the GEMM CTAs)\n"
 	"  --comm_blk_m B     communication tile rows (default 0: BLK_M)\n"
 	"  --comm_blk_n B     communication tile columns (default 0: BLK_N)\n"
+	"  --split_k S        K cut into S slices per tile, summed in fp32 (default 1)\n"
 	"                     (each flag also takes --flag=value)\n";
 
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
@@ -220,7 +221,7 @@ int cmd_finish_stdout(int rc)
 
 enum config_field {
 	F_M, F_N, F_K, F_ALGORITHM, F_DTYPE, F_WORLD, F_BLK_M, F_BLK_N, F_BLK_K, F_STAGES,
-	F_WARPS, F_MMA, F_GSIZE_M, F_GEMM_SMS, F_COMM_SMS, F_COMM_BLK_M, F_COMM_BLK_N,
+	F_WARPS, F_MMA, F_GSIZE_M, F_GEMM_SMS, F_COMM_SMS, F_COMM_BLK_M, F_COMM_BLK_N, F_SPLIT_K,
 };
 
 static const struct config_flag {
@@ -246,6 +247,7 @@ static const struct config_flag {
 	{ "--comm_sms", F_COMM_SMS, 0, 1000000 },
 	{ "--comm_blk_m", F_COMM_BLK_M, 0, 4096 },
 	{ "--comm_blk_n", F_COMM_BLK_N, 0, 4096 },
+	{ "--split_k", F_SPLIT_K, 1, FGO_SPLIT_K_MAX },
 };
 
 static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
@@ -267,6 +269,7 @@ static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
 	case F_COMM_SMS: cfg->comm_sms = (int)v; set->comm_sms = 1; break;
 	case F_COMM_BLK_M: cfg->comm_blk_m = (int)v; set->comm_blk_m = 1; break;
 	case F_COMM_BLK_N: cfg->comm_blk_n = (int)v; set->comm_blk_n = 1; break;
+	case F_SPLIT_K: cfg->split_k = (int)v; set->split_k = 1; break;
 	default: break;
 	}
 }

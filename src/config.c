@@ -23,6 +23,7 @@ void config_defaults(struct fgo_config *cfg)
 	cfg->num_warps = 4;
 	cfg->mma = 16;
 	cfg->gsize_m = 8;
+	cfg->split_k = 1;
 }
 
 static const char *const dtype_names[] = { "fp32", "fp16", "bf16" };
@@ -141,6 +142,18 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	    (cfg->comm_blk_n && !is_pow2(cfg->comm_blk_n)))
 		INVALID("comm tile %dx%d: each side must be 0 (the GEMM tile) or a power of two",
 			cfg->comm_blk_m, cfg->comm_blk_n);
+	if (cfg->split_k < 1 || cfg->split_k > FGO_SPLIT_K_MAX)
+		INVALID("split_k=%d must be between 1 and %d", cfg->split_k, FGO_SPLIT_K_MAX);
+	if (cfg->split_k > 1) {
+		long k_iters = (cfg->k + cfg->blk_k - 1) / cfg->blk_k;
+		if (!algo->split_k)
+			INVALID("%s has no split-K form (split_k=%d must be 1): its epilogue sums"
+				" or sends the tiles its CTAs own, not the tiles a split ends",
+				cfg->algorithm, cfg->split_k);
+		if (cfg->split_k > k_iters)
+			INVALID("split_k=%d exceeds the %ld BLK_K slices of K=%ld (use split_k <= %ld)",
+				cfg->split_k, k_iters, cfg->k, k_iters);
+	}
 	if (cfg->comm_sms > 0 && algo->comm_ctas == FGO_COMM_CTAS_NONE)
 		INVALID("%s has no communication CTAs (comm_sms=%d must be 0)", cfg->algorithm,
 			cfg->comm_sms);
@@ -156,6 +169,10 @@ void config_key(const struct fgo_config *cfg, char *key, size_t len)
 		 cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m, cfg->n, cfg->k,
 		 cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->mma,
 		 cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms, cfg->comm_blk_m, cfg->comm_blk_n);
+	/* only when split: the keys of every run stored before split_k stay */
+	size_t n = strlen(key);
+	if (cfg->split_k != 1 && n < len)
+		snprintf(key + n, len - n, "/sk%d", cfg->split_k);
 }
 
 void config_hash(const struct fgo_config *cfg, char out[17])
@@ -176,8 +193,10 @@ void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len)
 			 cfg->n, cfg->k, cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages,
 			 cfg->num_warps, mma_name(cfg->mma), cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms);
 	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
-		snprintf(out + n, len - (size_t)n, " --comm_blk_m %d --comm_blk_n %d",
-			 cfg->comm_blk_m, cfg->comm_blk_n);
+		n += snprintf(out + n, len - (size_t)n, " --comm_blk_m %d --comm_blk_n %d",
+			      cfg->comm_blk_m, cfg->comm_blk_n);
+	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
+		snprintf(out + n, len - (size_t)n, " --split_k %d", cfg->split_k);
 }
 
 double config_flops(const struct fgo_config *cfg)

@@ -17,6 +17,7 @@ enum fgo_dtype {
 
 #define FGO_ALGO_NAME_MAX 32
 #define FGO_KEY_MAX 192
+#define FGO_SPLIT_K_MAX 256
 #define FGO_REASON_MAX 256
 
 struct fgo_config {
@@ -32,6 +33,7 @@ struct fgo_config {
 	int gemm_sms;                      /* CTAs doing GEMM work (0: one per tile, no Stream-K) */
 	int comm_sms;                      /* CTAs doing communication (0: fused into GEMM CTAs) */
 	int comm_blk_m, comm_blk_n;        /* communication tile (0: the GEMM tile) */
+	int split_k;                       /* K cut into split_k slices per tile, summed in fp32 (1: none) */
 };
 
 /* The matrix instruction a configuration's GEMM core uses. The stored

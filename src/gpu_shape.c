@@ -68,6 +68,9 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 	shape->threads = (unsigned int)threads;
 	if (threads > 1024)
 		REFUSE("num_warps=%d is %d threads, a CTA has at most 1024", nw, threads);
+	if (cfg->split_k > 1 && cfg->mma != FGO_MMA_WGMMA)
+		REFUSE("split_k=%d runs on the wgmma core (mma=wgmma) in this version; on mma=%s use"
+		       " split_k=1", cfg->split_k, mma_name(cfg->mma));
 	if (cfg->mma == FGO_MMA_WGMMA) {
 		if (wgmma_shape_check(cfg, shape, reason, len) != FGO_OK)
 			return FGO_EUSAGE;
@@ -88,7 +91,7 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 		if (cfg->mma != FGO_MMA_SYNC)
 			REFUSE("mma=%d is an AMD MFMA shape; NVIDIA's mma.sync is m16n8k16 (mma=16)",
 			       cfg->mma);
-		if (cfg->blk_m % (16 * wm) != 0 || cfg->blk_n % (16 * wn) != 0)
+		if (wm * wn != nw || cfg->blk_m % (16 * wm) != 0 || cfg->blk_n % (16 * wn) != 0)
 			REFUSE("num_warps=%d splits the tile %d x %d, and BLK_M=%d, BLK_N=%d are not multiples of %d x %d (16 per warp each way)",
 			       nw, wm, wn, cfg->blk_m, cfg->blk_n, 16 * wm, 16 * wn);
 		/* accumulators: (BLK_M/wm) x (BLK_N/wn) per warp, 32 lanes */
@@ -108,14 +111,16 @@ int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, lon
 	struct fgo_gemm_dims d;
 	algo_gemm_dims(algo, cfg, &d);
 	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
-	long tiles = t.tiles * d.blocks, comm = cfg->comm_sms;
+	/* split-K: a unit of work is one K slice of a tile */
+	long tiles = t.tiles * d.blocks * (cfg->split_k > 1 ? cfg->split_k : 1), comm = cfg->comm_sms;
 	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
 
 	if (gemm < 1)
 		REFUSE("%ld comm CTAs leave no room for a GEMM CTA: only %ld CTAs fit on the GPU at"
 		       " once (lower comm_sms, or set gemm_sms)",
 		       comm, resident);
-	if (algo->needs_comm && gemm + comm > resident)
+	/* the CTAs that end a split wait for the others too */
+	if ((algo->needs_comm || cfg->split_k > 1) && gemm + comm > resident)
 		REFUSE("%ld GEMM + %ld comm CTAs wait on each other but only %ld fit on the GPU at"
 		       " once (lower gemm_sms or comm_sms, or the tile's shared memory)",
 		       gemm, comm, resident);

@@ -120,7 +120,7 @@ static int side_resolve(sqlite3 *db, const char *path, const char *text, int64_t
 static const char runs_sql[] =
 	"SELECT r.id, r.config_key, r.algorithm, r.dtype, r.world, r.m, r.n, r.k,"
 	" r.blk_m, r.blk_n, r.blk_k, r.num_stages, r.num_warps, r.mma, r.gsize_m,"
-	" r.gemm_sms, r.comm_sms, r.comm_blk_m, r.comm_blk_n, r.t_fused_ms"
+	" r.gemm_sms, r.comm_sms, r.comm_blk_m, r.comm_blk_n, r.split_k, r.t_fused_ms"
 	" FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	" WHERE r.status = 'ok' AND (CASE WHEN ?1 > 0 THEN s.id = ?1 ELSE s.tag = ?2 END)"
 	/* newest first within a key, so the first row of each key is the one kept */
@@ -192,7 +192,8 @@ static int side_load(sqlite3 *db, const char *path, const char *text, struct sid
 		snprintf(r->key, sizeof r->key, "%s", key);
 		r->id = sqlite3_column_int64(runs, 0);
 		view_config(runs, 2, &r->cfg); /* columns 2.. are VIEW_CONFIG_COLUMNS */
-		if (load_samples(samples, r, sqlite3_column_double(runs, 19)) != FGO_OK) {
+		if (load_samples(samples, r, sqlite3_column_double(runs, 2 + VIEW_CONFIG_NCOLS)) !=
+		    FGO_OK) {
 			rc = sql_failed(db, path, err, len);
 			goto out;
 		}

@@ -21,7 +21,7 @@ const char *const spec_keys[] = {
 	"name", "description", "iterations", "warmup", "validate", "blocks",
 	"algorithm", "dtype", "world", "m", "n", "k", "shapes",
 	"blk_m", "blk_n", "blk_k", "num_stages", "num_warps", "mma", "gsize_m",
-	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", NULL,
+	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", NULL,
 };
 
 #define DIM_MAX (1L << 40) /* far beyond any memory, small enough for 2*M*N*K in a double */
@@ -35,7 +35,7 @@ const struct spec_field_info spec_fields[SF_COUNT] = {
 	[SF_NUM_WARPS] = { "num_warps", 1, INT_MAX }, [SF_MMA] = { "mma", 1, INT_MAX },
 	[SF_GSIZE_M] = { "gsize_m", 1, INT_MAX }, [SF_GEMM_SMS] = { "gemm_sms", 0, INT_MAX },
 	[SF_COMM_SMS] = { "comm_sms", 0, INT_MAX }, [SF_COMM_BLK_M] = { "comm_blk_m", 0, INT_MAX },
-	[SF_COMM_BLK_N] = { "comm_blk_n", 0, INT_MAX },
+	[SF_COMM_BLK_N] = { "comm_blk_n", 0, INT_MAX }, [SF_SPLIT_K] = { "split_k", 1, INT_MAX },
 };
 
 static int vfail(struct spec_ctx *c, int has_pos, size_t off, const char *fmt, va_list ap)
@@ -108,6 +108,7 @@ int spec_field_given(const struct fgo_config_mask *s, enum spec_field f)
 	case SF_COMM_SMS: return s->comm_sms;
 	case SF_COMM_BLK_M: return s->comm_blk_m;
 	case SF_COMM_BLK_N: return s->comm_blk_n;
+	case SF_SPLIT_K: return s->split_k;
 	default: return 0;
 	}
 }
@@ -128,6 +129,7 @@ static int *int_member(struct fgo_config *cfg, enum spec_field f)
 	case SF_COMM_SMS: return &cfg->comm_sms;
 	case SF_COMM_BLK_M: return &cfg->comm_blk_m;
 	case SF_COMM_BLK_N: return &cfg->comm_blk_n;
+	case SF_SPLIT_K: return &cfg->split_k;
 	default: return NULL;
 	}
 }

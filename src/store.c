@@ -148,21 +148,32 @@ static int probe_file(const char *path, struct probe *pr, char *err, size_t len)
 		return FGO_OK;
 	}
 
-	/* A -wal file beside the store may hold committed transactions (a
-	 * writer that could not checkpoint, on a full disk say): an immutable
-	 * connection would not see them and read a half-updated file, so
-	 * then the probe reads through the WAL, as any reader does. */
 	char uri[PATH_MAX * 3 + 32], wal[PATH_MAX + 8];
-	struct stat wb;
-	snprintf(wal, sizeof wal, "%s-wal", path);
-	int has_wal = stat(wal, &wb) == 0 && S_ISREG(wb.st_mode) && wb.st_size > 0;
-	path_uri(path, has_wal ? "mode=ro" : "mode=ro&immutable=1", uri, sizeof uri);
+	path_uri(path, "mode=ro&immutable=1", uri, sizeof uri);
 	sqlite3 *db = NULL;
 	sqlite3_stmt *q = NULL;
 	int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'application'", -1,
 					&q, NULL);
+	/* A -wal file beside the store may hold committed transactions (a
+	 * writer that could not checkpoint, on a full disk say), which the
+	 * immutable connection does not see, so it reads a half-updated
+	 * file: then the probe reads through the WAL, as any reader does. */
+	struct stat wb;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	if ((rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) && stat(wal, &wb) == 0 &&
+	    S_ISREG(wb.st_mode) && wb.st_size > 0) {
+		sqlite3_close(db);
+		db = NULL;
+		path_uri(path, "mode=ro", uri, sizeof uri);
+		rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_busy_timeout(db, 5000);
+			rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'application'",
+						-1, &q, NULL);
+		}
+	}
 	if (rc != SQLITE_OK) {
 		const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
 		if (strstr(msg, "no such table"))

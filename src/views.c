@@ -18,7 +18,7 @@ void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
 {
 	int *tunables[] = { &cfg->blk_m,    &cfg->blk_n,    &cfg->blk_k,     &cfg->num_stages,
 			    &cfg->num_warps, &cfg->mma,     &cfg->gsize_m,   &cfg->gemm_sms,
-			    &cfg->comm_sms, &cfg->comm_blk_m, &cfg->comm_blk_n };
+			    &cfg->comm_sms, &cfg->comm_blk_m, &cfg->comm_blk_n, &cfg->split_k };
 	const char *algo = (const char *)sqlite3_column_text(st, col);
 	const char *dtype = (const char *)sqlite3_column_text(st, col + 1);
 
@@ -66,11 +66,13 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
 			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
 			 cfg->comm_sms);
-	/* mma and the communication tile are part of the key: show them when
+	/* mma, the communication tile and split_k are part of the key: show them when
 	 * they are not the defaults, so two rows never read the same */
 	if (n > 0 && (size_t)n < len && cfg->mma != 16)
 		n += snprintf(out + n, len - (size_t)n, cfg->mma == FGO_MMA_WGMMA ? " %s" : " mma%s",
 			      mma_name(cfg->mma));
 	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
-		snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
+		n += snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
+	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
+		snprintf(out + n, len - (size_t)n, " k%d", cfg->split_k);
 }

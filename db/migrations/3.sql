@@ -2,7 +2,7 @@
 -- one transaction and then sets user_version = 3). Every row is kept; old
 -- runs have no problem (problem_id NULL) and no phase times.
 --   problems, problem_samples: what the runs of one problem share
---   runs: problem_id and the phase times
+--   runs: problem_id, the phase times and split_k (1 for every run before)
 -- The result must match db/schema.sql; test_store_migrate.c compares the two.
 
 CREATE TABLE problems (
@@ -42,3 +42,4 @@ ALTER TABLE runs ADD COLUMN validate_s REAL;
 ALTER TABLE runs ADD COLUMN time_s REAL;
 ALTER TABLE runs ADD COLUMN baseline_s REAL;
 ALTER TABLE runs ADD COLUMN store_s REAL;
+ALTER TABLE runs ADD COLUMN split_k INTEGER NOT NULL DEFAULT 1;

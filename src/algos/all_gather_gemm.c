@@ -25,7 +25,8 @@ static long push_chunk_rows(const struct fgo_config *cfg)
 	return cfg->comm_blk_m ? cfg->comm_blk_m : cfg->blk_m;
 }
 
-/* Heap: A shard (M/W x K) | B shard (K x N/W) | C (M x N/W) | work | flags.
+/* Heap: A shard (M/W x K) | B shard (K x N/W) | C (M x N/W) | work | split-K
+ * sums (split_k > 1) | flags, split-K's last.
  * Pull: work is one BLK_M x K panel, where comm-only copies the peer rows a
  * tile would read; no flags. Push: work is the inbox, all of A (M x K, peer
  * p's rows at p*M/W); flags [p * chunks + c] = chunk c of p's shard arrived. */
@@ -46,11 +47,13 @@ static void layout(const struct fgo_config *cfg, int rank, struct fgo_layout *la
 	off = kit_align(off + (size_t)cfg->m * (size_t)nw * es);
 	lay->work_offset = off;
 	lay->work_bytes = (size_t)(push ? cfg->m : cfg->blk_m) * (size_t)cfg->k * es;
-	lay->flags_offset = kit_align(off + lay->work_bytes);
 	lay->flags_count = push ? (size_t)sched_chunk_count(mw, push_chunk_rows(cfg)) *
 					  (size_t)cfg->world
 				: 0;
-	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	size_t cursor = off + lay->work_bytes;
+	kit_splitk_place(cfg, block_grid(cfg).tiles * cfg->world, lay, &cursor);
+	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_place(&cursor, 0);
 }
 
 static void pull_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
@@ -114,7 +117,33 @@ static struct ag_tile tile_at(const struct fgo_config *cfg, const struct sched_g
 	return t;
 }
 
-/* C rows p*M/W + t rows, cols t = A rows (from a_block) x B_r. */
+/* The tile's product over BLK_K slices [k_begin, k_end) (kit_tile_split). */
+struct ag_split {
+	const struct fgo_exec *ex;
+	const struct ag_tile *t;
+	const char *a_block;
+};
+
+static void ag_split_gemm(void *ctx, long k_begin, long k_end, float *acc)
+{
+	const struct ag_split *s = ctx;
+	const struct fgo_config *cfg = s->ex->cfg;
+	const struct fgo_layout *lay = s->ex->lay;
+	size_t es = dtype_size(cfg->dtype);
+	long k0 = k_begin * cfg->blk_k, k1 = k_end * cfg->blk_k < cfg->k ? k_end * cfg->blk_k : cfg->k;
+
+	memset(acc, 0, sizeof *acc * (size_t)s->t->rows * (size_t)s->t->cols);
+	if (k1 > k0)
+		cpu_gemm_acc(acc, s->t->rows, s->t->cols, k1 - k0,
+			     s->a_block + ((size_t)s->t->row0 * (size_t)cfg->k + (size_t)k0) * es,
+			     cfg->k,
+			     kit_heap(s->ex, s->ex->rank, lay->b.offset) +
+				     ((size_t)k0 * (size_t)lay->b.ld + (size_t)s->t->col0) * es,
+			     lay->b.ld, cfg->dtype);
+}
+
+/* C rows p*M/W + t rows, cols t = A rows (from a_block) x B_r; acc holds
+ * two tiles (the second: split-K's scratch). */
 static void compute_tile(const struct fgo_exec *ex, int p, const struct ag_tile *t,
 			 const char *a_block, float *acc)
 {
@@ -122,11 +151,11 @@ static void compute_tile(const struct fgo_exec *ex, int p, const struct ag_tile 
 	const struct fgo_layout *lay = ex->lay;
 	size_t es = dtype_size(cfg->dtype);
 	long grow = p * (cfg->m / ex->world) + t->row0;
+	struct ag_split s = { ex, t, a_block };
 
-	memset(acc, 0, sizeof *acc * (size_t)t->rows * (size_t)t->cols);
-	cpu_gemm_acc(acc, t->rows, t->cols, cfg->k, a_block + (size_t)t->row0 * (size_t)cfg->k * es,
-		     cfg->k, kit_heap(ex, ex->rank, lay->b.offset) + (size_t)t->col0 * es, lay->b.ld,
-		     cfg->dtype);
+	kit_tile_split(cfg, sched_ceil_div(cfg->k, cfg->blk_k), ag_split_gemm, &s, acc,
+		       acc + (size_t)cfg->blk_m * (size_t)cfg->blk_n,
+		       (size_t)t->rows * (size_t)t->cols);
 	cpu_tile_store(kit_heap(ex, ex->rank, lay->c.offset) +
 			       ((size_t)grow * (size_t)lay->c.ld + (size_t)t->col0) * es,
 		       lay->c.ld, acc, t->rows, t->cols, cfg->dtype);
@@ -138,7 +167,7 @@ static int pull_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	const struct fgo_layout *lay = ex->lay;
 	struct sched_grid g = block_grid(cfg);
 	size_t es = dtype_size(cfg->dtype);
-	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	float *acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 
 	if (!acc)
 		return FGO_EFAIL;
@@ -202,7 +231,7 @@ static int push_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	long mw = cfg->m / ex->world;
 	long chunks = sched_chunk_count(mw, push_chunk_rows(cfg));
 	int comm = mode != FGO_MODE_GEMM_ONLY, gemm = mode != FGO_MODE_COMM_ONLY;
-	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	float *acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 	int rc = FGO_OK;
 
 	if (!acc)
@@ -287,6 +316,7 @@ const struct fgo_algo algo_all_gather_gemm_pull = {
 	.cpu_baseline = baseline,
 	.gpu_source = "kernels/all_gather_gemm.hip",
 	.space = FGO_SPACE_A_ROWS,
+	.split_k = 1,
 };
 
 const struct fgo_algo algo_all_gather_gemm_push = {
@@ -303,4 +333,5 @@ const struct fgo_algo algo_all_gather_gemm_push = {
 	.space = FGO_SPACE_A_ROWS,
 	.gpu_variant = "PUSH",
 	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
+	.split_k = 1,
 };

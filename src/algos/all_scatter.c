@@ -72,6 +72,25 @@ void as_tile_gemm(const struct fgo_exec *ex, const struct kit_tile *t, long k_be
 			     cfg->dtype);
 }
 
+struct as_split {
+	const struct fgo_exec *ex;
+	const struct kit_tile *t;
+};
+
+static void as_split_gemm(void *ctx, long k_begin, long k_end, float *acc)
+{
+	const struct as_split *s = ctx;
+	as_tile_gemm(s->ex, s->t, k_begin, k_end, acc);
+}
+
+void as_tile_gemm_split(const struct fgo_exec *ex, const struct kit_tile *t, long k_iters,
+			float *acc, float *part)
+{
+	struct as_split s = { ex, t };
+	kit_tile_split(ex->cfg, k_iters, as_split_gemm, &s, acc, part,
+		       (size_t)t->rows * (size_t)t->cols);
+}
+
 void as_tile_store(const struct fgo_exec *ex, const struct kit_tile *t, const float *acc)
 {
 	const struct fgo_matrix *c = &ex->lay->c;
@@ -150,11 +169,13 @@ int as_baseline(const struct fgo_exec *ex)
 	return FGO_OK;
 }
 
-/* Heap: A | B | C (M x N) | flags [p * tiles + tile] = source p's tile arrived. */
+/* Heap: A | B | C (M x N) | split-K sums (split_k > 1) | flags [p * tiles +
+ * tile] = source p's tile arrived, then split-K's. */
 static void scatter_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	size_t cursor = as_layout_inputs(cfg, rank, 1, lay);
 	lay->flags_count = (size_t)as_grid(cfg).tiles * (size_t)cfg->world;
+	kit_splitk_place(cfg, as_grid(cfg).tiles, lay, &cursor);
 	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
 	lay->heap_bytes = kit_place(&cursor, 0);
 }
@@ -163,7 +184,7 @@ static int scatter_run(const struct fgo_exec *ex, enum fgo_mode mode)
 {
 	const struct fgo_config *cfg = ex->cfg;
 	struct sched_grid g = as_grid(cfg);
-	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	float *acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 
 	if (!acc)
 		return FGO_EFAIL;
@@ -171,7 +192,8 @@ static int scatter_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		if (mode != FGO_MODE_COMM_ONLY) {
 			struct kit_tile t;
 			kit_tile_at(cfg, &g, cfg->m, cfg->n / ex->world, tile, &t);
-			as_tile_gemm(ex, &t, 0, g.k_iters, acc);
+			as_tile_gemm_split(ex, &t, g.k_iters, acc,
+					   acc + (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 			as_tile_store(ex, &t, acc);
 		}
 		if (mode != FGO_MODE_GEMM_ONLY)
@@ -192,14 +214,16 @@ const struct fgo_algo algo_all_scatter = {
 	.cpu_run = scatter_run,
 	.cpu_baseline = as_baseline,
 	.gpu_source = "kernels/all_scatter.hip",
+	.split_k = 1,
 };
 
-/* Heap: A | B | C (M x N/W, own columns); no flags. */
+/* Heap: A | B | C (M x N/W, own columns) | split-K sums and flags (split_k > 1). */
 static void gemm_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	size_t cursor = as_layout_inputs(cfg, rank, 0, lay);
-	lay->flags_offset = cursor;
-	lay->heap_bytes = cursor;
+	kit_splitk_place(cfg, as_grid(cfg).tiles, lay, &cursor);
+	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_place(&cursor, 0);
 }
 
 static int gemm_run(const struct fgo_exec *ex, enum fgo_mode mode)
@@ -210,13 +234,13 @@ static int gemm_run(const struct fgo_exec *ex, enum fgo_mode mode)
 
 	if (mode == FGO_MODE_COMM_ONLY)
 		return FGO_OK;
-	acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 	if (!acc)
 		return FGO_EFAIL;
 	for (long tile = 0; tile < g.tiles; tile++) {
 		struct kit_tile t;
 		kit_tile_at(cfg, &g, cfg->m, cfg->n / ex->world, tile, &t);
-		as_tile_gemm(ex, &t, 0, g.k_iters, acc);
+		as_tile_gemm_split(ex, &t, g.k_iters, acc, acc + (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 		as_tile_store(ex, &t, acc);
 	}
 	free(acc);
@@ -240,4 +264,5 @@ const struct fgo_algo algo_gemm = {
 	.cpu_run = gemm_run,
 	.cpu_baseline = as_baseline,
 	.gpu_source = "kernels/gemm.hip",
+	.split_k = 1,
 };

@@ -31,6 +31,10 @@ void as_tile_gemm(const struct fgo_exec *ex, const struct kit_tile *t, long k_be
 		  float *acc);
 
 /* This rank's C at tile t = acc, rounded to the dtype. */
+/* as_tile_gemm over the tile's whole K, in cfg->split_k slices summed in
+ * fp32 as the GPU's split-K does (part: scratch for a tile). */
+void as_tile_gemm_split(const struct fgo_exec *ex, const struct kit_tile *t, long k_iters,
+			float *acc, float *part);
 void as_tile_store(const struct fgo_exec *ex, const struct kit_tile *t, const float *acc);
 
 /* Copies finished tile `tile` (launch order) from this rank's C into every

@@ -151,13 +151,21 @@ static const char *extent_name(char *buf, size_t len, char dim, long extent, lon
 	return buf;
 }
 
+/* A tile side is never too large while it is the core's smallest: 16 for
+ * mma.sync (m16n8k16) and the others, 64 for wgmma (m64nNk16, and its
+ * 64-column TMA boxes), so a 16- or 64-row tile is how a GPU handles M=1
+ * (decode); the loads fill the rows past the edge with zeros and the
+ * stores clip them. */
+static int smallest_side(const struct fgo_config *cfg)
+{
+	return cfg->mma == FGO_MMA_WGMMA ? 64 : 16;
+}
+
 static int check_side(const char *blk, int side, char dim, long extent, long global, int world,
-		      char *reason, size_t len)
+		      int smallest, char *reason, size_t len)
 {
 	char what[64];
-	/* 16 is the smallest MMA tile side, so a 16-row tile is how a GPU
-	 * handles M=1 (decode) and is never "too large". */
-	long limit = kit_pow2_ceil(extent) < 16 ? 16 : kit_pow2_ceil(extent);
+	long limit = kit_pow2_ceil(extent) < smallest ? smallest : kit_pow2_ceil(extent);
 	if (side <= limit)
 		return 0;
 	snprintf(reason, len, "%s=%d exceeds %s (use %s <= %ld)", blk, side,
@@ -167,14 +175,16 @@ static int check_side(const char *blk, int side, char dim, long extent, long glo
 
 int kit_check_tile(const struct fgo_config *cfg, long rows, long cols, char *reason, size_t len)
 {
-	return check_side("BLK_M", cfg->blk_m, 'M', rows, cfg->m, cfg->world, reason, len) ||
-	       check_side("BLK_N", cfg->blk_n, 'N', cols, cfg->n, cfg->world, reason, len) ||
-	       check_side("BLK_K", cfg->blk_k, 'K', cfg->k, cfg->k, cfg->world, reason, len);
+	const int least = smallest_side(cfg);
+	return check_side("BLK_M", cfg->blk_m, 'M', rows, cfg->m, cfg->world, least, reason, len) ||
+	       check_side("BLK_N", cfg->blk_n, 'N', cols, cfg->n, cfg->world, least, reason, len) ||
+	       check_side("BLK_K", cfg->blk_k, 'K', cfg->k, cfg->k, cfg->world, least, reason, len);
 }
 
 int kit_check_tile_k(const struct fgo_config *cfg, long kk, char *reason, size_t len)
 {
-	return check_side("BLK_K", cfg->blk_k, 'K', kk, cfg->k, cfg->world, reason, len);
+	return check_side("BLK_K", cfg->blk_k, 'K', kk, cfg->k, cfg->world, smallest_side(cfg),
+			  reason, len);
 }
 
 int kit_check_divisible(const char *what, long value, int world, char *reason, size_t len)
@@ -193,4 +203,33 @@ int kit_check_sms(const struct fgo_config *cfg, char *reason, size_t len)
 		 "%s needs gemm_sms >= 1 and comm_sms >= 1 (got gemm_sms=%d comm_sms=%d)",
 		 cfg->algorithm, cfg->gemm_sms, cfg->comm_sms);
 	return 1;
+}
+
+void kit_splitk_place(const struct fgo_config *cfg, long tiles, struct fgo_layout *lay,
+		      size_t *cursor)
+{
+	if (cfg->split_k <= 1)
+		return;
+	lay->splitk_bytes = (size_t)tiles * (size_t)cfg->blk_m * (size_t)cfg->blk_n * sizeof(float);
+	lay->splitk_offset = kit_place(cursor, lay->splitk_bytes);
+	lay->splitk_flag0 = lay->flags_count;
+	lay->flags_count += (size_t)tiles * 2 * (size_t)(cfg->split_k - 1);
+}
+
+void kit_tile_split(const struct fgo_config *cfg, long k_iters,
+		    void (*gemm)(void *ctx, long k_begin, long k_end, float *acc), void *ctx,
+		    float *acc, float *part, size_t n)
+{
+	if (cfg->split_k <= 1) {
+		gemm(ctx, 0, k_iters, acc);
+		return;
+	}
+	for (int s = 0; s < cfg->split_k; s++) {
+		long k0, k1;
+		sched_splitk_range(k_iters, cfg->split_k, s, &k0, &k1);
+		gemm(ctx, k0, k1, s == 0 ? acc : part);
+		if (s > 0)
+			for (size_t i = 0; i < n; i++)
+				acc[i] += part[i];
+	}
 }

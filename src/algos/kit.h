@@ -47,6 +47,23 @@ static inline size_t kit_place(size_t *cursor, size_t bytes)
 	return at;
 }
 
+/* Split-K's share of a layout when cfg->split_k > 1 (nothing otherwise):
+ * the fp32 sums of the `tiles` tiles at the cursor, and 2 x (split_k - 1)
+ * flags a tile (one per consumer warpgroup of the wgmma core and slice
+ * before the last) after the family's flags_count, which grows by them;
+ * call it before placing the flags. */
+void kit_splitk_place(const struct fgo_config *cfg, long tiles, struct fgo_layout *lay,
+		      size_t *cursor);
+
+/* The CPU's split-K of one tile, as the GPU's sums it: with split_k > 1
+ * the tile's k_iters BLK_K slices cut into split_k ranges (schedule.h),
+ * each computed apart by gemm(ctx, k_begin, k_end, part) into the scratch
+ * part, then added to acc in fp32; with 1, gemm over the whole range into
+ * acc. n: the floats of a tile. */
+void kit_tile_split(const struct fgo_config *cfg, long k_iters,
+		    void (*gemm)(void *ctx, long k_begin, long k_end, float *acc), void *ctx,
+		    float *acc, float *part, size_t n);
+
 /* Bytes of a rows x cols matrix of dtype t, rounded up to KIT_ALIGN. */
 static inline size_t kit_matrix_bytes(long rows, long cols, enum fgo_dtype t)
 {
