@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "fgo.h"
 #include "history.h"
+#include "sink.h"
 #include "table.h"
 #include "views.h"
 
@@ -206,6 +207,8 @@ int cmd_history(int argc, char **argv)
 	history_query_defaults(&o.q);
 	if ((rc = parse(argc, argv, &o)))
 		return rc;
+	if (o.plot && sink_check_dir("-o", o.dir, err, sizeof err) != FGO_OK)
+		return cmd_usage_error("history", cmd_history_usage, "%s", err);
 	o.q.db = cmd_db_path(o.db);
 	rc = history_load(&o.q, &h, err, sizeof err);
 	if (rc != FGO_OK) {

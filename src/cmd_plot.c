@@ -7,6 +7,7 @@
 #include "fgo.h"
 #include "plot.h"
 #include "plot_kinds.h"
+#include "sink.h"
 #include "views.h"
 
 const char cmd_plot_usage[] =
@@ -88,6 +89,8 @@ int cmd_plot(int argc, char **argv)
 
 	char err[512];
 	int worlds[WORLDS_MAX], n = 0;
+	if (sink_check_dir("-o", q.dir, err, sizeof err) != FGO_OK)
+		return cmd_usage_error("plot", cmd_plot_usage, "%s", err);
 	if ((rc = view_open(db, &q.store)))
 		return rc;
 	if ((rc = make_dirs(q.dir, err, sizeof err))) {

@@ -1,0 +1,112 @@
+/* sink.c: see sink.h. */
+#include "sink.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fgo.h"
+
+/* Bytes in the UTF-8 sequence that starts with c (1 for a stray byte). */
+static size_t utf8_len(unsigned char c)
+{
+	return c >= 0xf0 && c < 0xf8 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+/* The continuation bytes of the sequence at s that are really there. */
+static size_t sequence(const char *s)
+{
+	size_t n = utf8_len((unsigned char)s[0]), i = 1;
+	if (n > 1 && n <= 4)
+		while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+	return i;
+}
+
+void sink_plot(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+	if (!len)
+		return;
+	while (s && *s && n + 1 < len) {
+		if ((unsigned char)*s < 0x80 && strchr(SINK_PLOT_CHARS, *s)) {
+			out[n++] = *s++;
+		} else {
+			out[n++] = '?';
+			s += sequence(s);
+		}
+	}
+	out[n] = 0;
+}
+
+void sink_filename(const char *s, char *out, size_t len)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-._";
+	size_t n = 0;
+	if (!len)
+		return;
+	for (; s && *s && n + 1 < len; s++)
+		out[n++] = (unsigned char)*s < 0x80 && strchr(ok, *s) ? *s : '_';
+	out[n] = 0;
+	/* "." and ".." are folders, not names */
+	if (strspn(out, ".") == n && n)
+		memset(out, '_', n);
+}
+
+/* Appends text to out (as far as it fits); counts it in *n either way. */
+static void put(char *out, size_t len, size_t *n, const char *text, size_t tlen)
+{
+	for (size_t i = 0; i < tlen; i++, (*n)++)
+		if (*n + 1 < len)
+			out[*n] = text[i];
+}
+
+size_t sink_terminal(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+	char esc[8];
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		if (*p == '\n' || *p == '\t' || *p == '\r') {
+			esc[0] = '\\';
+			esc[1] = *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r';
+			put(out, len, &n, esc, 2);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(esc, sizeof esc, "\\x%02x", *p);
+			put(out, len, &n, esc, 4);
+		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			/* a C1 control in UTF-8: 0x9b is CSI on many terminals */
+			snprintf(esc, sizeof esc, "\\u%04x", p[1]);
+			put(out, len, &n, esc, 6);
+			p++;
+		} else if (*p >= 0x80 && *p <= 0x9f) {
+			/* a continuation byte with no lead: raw 0x9b is CSI too */
+			snprintf(esc, sizeof esc, "\\x%02x", *p);
+			put(out, len, &n, esc, 4);
+		} else {
+			size_t k = sequence((const char *)p);
+			put(out, len, &n, (const char *)p, k);
+			p += k - 1;
+		}
+	}
+	if (len)
+		out[n < len ? n : len - 1] = 0;
+	return n;
+}
+
+int sink_check_dir(const char *opt, const char *dir, char *err, size_t len)
+{
+	if (!dir || !*dir) {
+		snprintf(err, len, "%s is empty (an unset variable?): name the folder to write to", opt);
+		return FGO_EUSAGE;
+	}
+	for (const unsigned char *p = (const unsigned char *)dir; *p; p++)
+		if (*p < 0x20 || *p == 0x7f) {
+			snprintf(err, len, "%s: the folder name holds a control character (byte 0x%02x);"
+				 " use a plain name", opt, *p);
+			return FGO_EUSAGE;
+		}
+	if (strlen(dir) > 3000) {
+		snprintf(err, len, "%s: the folder name is longer than 3000 bytes", opt);
+		return FGO_EUSAGE;
+	}
+	return FGO_OK;
+}
