@@ -193,7 +193,9 @@ void cmd_command_line(int argc, char **argv, int ranks, char *out, size_t len)
 
 const char *cmd_db_path(const char *opt)
 {
-	if (opt && *opt)
+	/* --db "" (an unset variable) is refused by store_open, not
+	 * silently taken as the default store */
+	if (opt)
 		return opt;
 	const char *env = getenv("FGOBENCH_DB");
 	return env && *env ? env : "fgobench.db";
