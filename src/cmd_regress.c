@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "fgo.h"
 #include "regress.h"
+#include "sink.h"
 #include "table.h"
 #include "views.h"
 
@@ -100,6 +101,12 @@ int cmd_regress(int argc, char **argv)
 	o.db = cmd_db_path(db);
 
 	char err[1024];
+	/* Before comparing: a JUnit path that cannot be written is bad usage
+	 * (exit 2), not the 1 that tells a CI gate a regression was found. */
+	if (junit && sink_check_file("--junit", junit, err, sizeof err) != FGO_OK) {
+		error("%s", err);
+		return FGO_EUSAGE;
+	}
 	struct fgo_regress_report rep;
 	rc = regress_compare(&o, &rep, err, sizeof err);
 	if (rc != FGO_OK) {

@@ -1,8 +1,11 @@
 /* sink.c: see sink.h. */
 #include "sink.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fgo.h"
 
@@ -106,6 +109,40 @@ int sink_check_dir(const char *opt, const char *dir, char *err, size_t len)
 		}
 	if (strlen(dir) > 3000) {
 		snprintf(err, len, "%s: the folder name is longer than 3000 bytes", opt);
+		return FGO_EUSAGE;
+	}
+	return FGO_OK;
+}
+
+int sink_check_file(const char *opt, const char *path, char *err, size_t len)
+{
+	char dir[4096];
+	struct stat sb;
+	int rc = sink_check_dir(opt, path, err, len);
+	if (rc != FGO_OK)
+		return rc;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (stat(dir, &sb) != 0) {
+		snprintf(err, len, "%s %s: folder %s: %s (create it first)", opt, path, dir,
+			 errno == ENOENT ? "is not there" : strerror(errno));
+		return FGO_EUSAGE;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		snprintf(err, len, "%s %s: %s is not a folder", opt, path, dir);
+		return FGO_EUSAGE;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(err, len, "%s %s: cannot write in folder %s: %s", opt, path, dir,
+			 strerror(errno));
+		return FGO_EUSAGE;
+	}
+	const char *name = slash ? slash + 1 : path;
+	if (!*name || (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))) {
+		snprintf(err, len, "%s %s: is a folder; name a file", opt, path);
 		return FGO_EUSAGE;
 	}
 	return FGO_OK;

@@ -37,4 +37,9 @@ size_t sink_terminal(const char *s, char *out, size_t len);
  * or FGO_EUSAGE with what to do in err; opt names the flag. */
 int sink_check_dir(const char *opt, const char *dir, char *err, size_t len);
 
+/* Checks a file fgobench will write (--junit) before the work that
+ * produces it: a name without control characters, in a folder that is
+ * there and writable, and not itself a folder. FGO_OK, or FGO_EUSAGE. */
+int sink_check_file(const char *opt, const char *path, char *err, size_t len);
+
 #endif
