@@ -307,14 +307,14 @@ static long index_of(const long *v, long n, long x)
 
 void plot_heatmap_base(int world, const char *algo, const char *dtype, char *out, size_t len)
 {
-	char name[256];
+	char name[1024];
 	snprintf(name, sizeof name, "heatmap_w%d_%s_%s", world, algo, dtype);
 	sink_filename(name, out, len);
 }
 
 static int heatmap_one(const struct plot_query *q, const char *algo, const char *dtype)
 {
-	char base[128], title[512], filters[256], safe_algo[96], safe_dtype[32];
+	char base[256], title[512], filters[256], safe_algo[96], safe_dtype[32];
 	struct atomic_file af;
 	struct cell *cells = NULL;
 	long ncells = 0, cap = 0, *ms = NULL, *nk = NULL, *ns = NULL, nm = 0, ncol = 0;
@@ -431,7 +431,7 @@ int plot_heatmap(const struct plot_query *q)
 	if (rc)
 		return rc;
 	while (rc == FGO_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		char algo[64], dtype[16];
+		char algo[512], dtype[64];
 		const unsigned char *a = sqlite3_column_text(st, 0), *d = sqlite3_column_text(st, 1);
 		snprintf(algo, sizeof algo, "%s", a ? (const char *)a : "");
 		snprintf(dtype, sizeof dtype, "%s", d ? (const char *)d : "");

@@ -320,7 +320,7 @@ static int heatmaps(struct report_doc *doc, struct plot_query *q, sqlite3 *db, i
 	sqlite3_bind_int(st, 2, q->world);
 	int rc = plot_heatmap(q), step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char name[256], base[128], caption[256], algo[64], dtype[16];
+		char name[320], base[256], caption[768], algo[512], dtype[64];
 		const unsigned char *a = sqlite3_column_text(st, 0), *d = sqlite3_column_text(st, 1);
 		/* as plot_heatmap names it (same truncation, same file-safe name) */
 		snprintf(algo, sizeof algo, "%s", a ? (const char *)a : "");

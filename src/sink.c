@@ -55,6 +55,37 @@ void sink_filename(const char *s, char *out, size_t len)
 		memset(out, '_', n);
 }
 
+void sink_shell(const char *s, char *out, size_t len)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-.:/+=@,%";
+	size_t n = 0;
+	if (!len)
+		return;
+	if (s && *s && strspn(s, plain) == strlen(s)) {
+		snprintf(out, len, "%s", s);
+		if (strlen(s) < len)
+			return;
+	} else {
+		out[n++] = '\'';
+		for (; s && *s && n + 5 < len; s++) {
+			if (*s == '\'') {
+				memcpy(out + n, "'\\''", 4);
+				n += 4;
+			} else {
+				out[n++] = *s;
+			}
+		}
+		if (!s || !*s) {
+			out[n++] = '\'';
+			out[n] = 0;
+			return;
+		}
+	}
+	/* too long to quote whole: a half-quoted word would be worse than none */
+	snprintf(out, len, "''");
+}
+
 /* Appends text to out (as far as it fits); counts it in *n either way. */
 static void put(char *out, size_t len, size_t *n, const char *text, size_t tlen)
 {

@@ -6,6 +6,7 @@
  *             quote, backquote, newline or macro can leave the string
  *   file name sink_filename: letters, digits and "+-._", nothing else
  *   terminal  sink_terminal: control characters as visible escapes
+ *   shell     sink_shell: one word of a command line a user may paste
  *   folder    sink_check_dir: what a user names with -o (see below)
  * Each writes a NUL-terminated result that fits len (truncated if not). */
 #ifndef FGO_SINK_H
@@ -30,6 +31,12 @@ void sink_filename(const char *s, char *out, size_t len);
  * cursor, clear the screen or split a row. Returns the length of the
  * whole result (like snprintf), so out = NULL, len = 0 measures it. */
 size_t sink_terminal(const char *s, char *out, size_t len);
+
+/* s as one shell word: as it is when it holds only letters, digits and
+ * _-.:/+=@,% (and is not empty), else in single quotes with each ' written
+ * '\'' so no $, backquote or ; in it acts. Fits len (truncated as a whole
+ * word is not: out is then "''"). */
+void sink_shell(const char *s, char *out, size_t len);
 
 /* Checks a folder fgobench writes into (-o): not empty, no control
  * characters (it is printed and used as a path). gnuplot never sees it:

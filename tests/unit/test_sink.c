@@ -1,8 +1,8 @@
 /* test_sink.c: the one helper per sink of untrusted text (src/sink.c):
  * what reaches gnuplot keeps only its closed set of characters, a file
  * name only file-safe ones, a terminal sees control characters escaped
- * (tables included, CSV left raw for programs), and -o folders are
- * checked. */
+ * (tables included, CSV left raw for programs), a shell one quoted
+ * word, and -o folders and --junit files are checked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +57,28 @@ static void check_cases(void)
 	T_EQ_STR("plot-null", out, "");
 }
 
+static void check_shell(void)
+{
+	static const struct {
+		const char *id, *in, *want;
+	} sh[] = {
+		{ "shell-plain", "all_scatter", "all_scatter" },
+		{ "shell-empty", "", "''" },
+		{ "shell-backquote", "a`touch X`", "'a`touch X`'" },
+		{ "shell-dollar", "$(touch X);y", "'$(touch X);y'" },
+		{ "shell-single", "it's", "'it'\\''s'" },
+		{ "shell-newline", "a\nb", "'a\nb'" },
+	};
+	char out[64];
+	for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+		sink_shell(sh[i].in, out, sizeof out);
+		T_EQ_STR(sh[i].id, out, sh[i].want);
+	}
+	char small[6];
+	sink_shell("a b c d e f", small, sizeof small);
+	T_EQ_STR("shell-too-long", small, "''");
+}
+
 static void check_dirs(void)
 {
 	char err[256];
@@ -65,6 +87,13 @@ static void check_dirs(void)
 	T_CONTAINS("dir-empty-message", err, "-o is empty");
 	T_EQ_INT("dir-newline", sink_check_dir("-o", "a\nb", err, sizeof err), FGO_EUSAGE);
 	T_CONTAINS("dir-newline-message", err, "control character (byte 0x0a)");
+	T_EQ_INT("file-ok", sink_check_file("--junit", "/tmp/j.xml", err, sizeof err), FGO_OK);
+	T_EQ_INT("file-bare-ok", sink_check_file("--junit", "j.xml", err, sizeof err), FGO_OK);
+	T_EQ_INT("file-missing-dir", sink_check_file("--junit", "/nonexistent-fgo/d/j.xml", err,
+						     sizeof err), FGO_EUSAGE);
+	T_CONTAINS("file-missing-dir-message", err, "folder /nonexistent-fgo/d: is not there");
+	T_EQ_INT("file-is-dir", sink_check_file("--junit", "/tmp", err, sizeof err), FGO_EUSAGE);
+	T_EQ_INT("file-slash", sink_check_file("--junit", "/tmp/", err, sizeof err), FGO_EUSAGE);
 }
 
 /* Tables: the aligned and Markdown forms escape, CSV and JSON keep their
@@ -93,6 +122,7 @@ static void check_table(void)
 int main(void)
 {
 	check_cases();
+	check_shell();
 	check_dirs();
 	check_table();
 	T_DONE();
