@@ -87,13 +87,6 @@ void store_timestamp(char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* What a path that is not a regular file is, for messages. */
-static const char *file_kind(mode_t m)
-{
-	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
-	       : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
-}
-
 /* What the probe found in an existing file. */
 struct probe {
 	int is_store;           /* SQLite header and meta.application = 'fgobench' */
@@ -142,7 +135,7 @@ static int probe_file(const char *path, struct probe *pr, char *err, size_t len)
 		got = read(fd, head, sizeof head);
 	close(fd);
 	if (!regular) {
-		snprintf(pr->why, sizeof pr->why, "%s", file_kind(sb.st_mode));
+		snprintf(pr->why, sizeof pr->why, "%s", store_file_kind(sb.st_mode));
 		return FGO_OK;
 	}
 	if (got == 0) {
@@ -569,7 +562,7 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 		/* Looked at before anything opens it: opening a FIFO blocks forever. */
 		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
 			rc = say(err, len, FGO_EUSAGE, "%s: not a fgobench store (%s); pass --db with"
-				 " a store path or a new file", path, file_kind(sb.st_mode));
+				 " a store path or a new file", path, store_file_kind(sb.st_mode));
 		else if (stat(path, &sb) == 0 || errno != ENOENT)
 			rc = open_existing(path, mode, &st->db, err, len);
 		else if (mode == FGO_STORE_READ)

@@ -34,6 +34,9 @@ sqlite3 *store_db(struct fgo_store *st); /* for read queries in the cmd_* views 
  * schema; else FGO_EUSAGE saying the store at path is damaged, what is
  * missing and that --db can point to a new store. */
 int store_check_whole(sqlite3 *db, const char *path, char *err, size_t len);
+/* "a directory", "a FIFO", "a socket", "a device" or "not a regular file",
+ * for a path whose st_mode is mode. */
+const char *store_file_kind(unsigned mode);
 
 /* What went wrong with db's last call, for a message: SQLite's text, except
  * a busy store (another writer held the lock past the 10 s wait) and a full

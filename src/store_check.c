@@ -2,9 +2,11 @@
  * and edit; one with a table or a column dropped would otherwise answer
  * the first query that needs it with SQLite's raw "no such table". The
  * reference is the embedded schema itself, made once in memory, so this
- * check never falls out of step with db/schema.sql. */
+ * check never falls out of step with db/schema.sql. Also names what a
+ * store path that is not a regular file is. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "embed.h"
 #include "fgo.h"
@@ -72,4 +74,11 @@ int store_check_whole(sqlite3 *db, const char *path, char *err, size_t len)
 	sqlite3_finalize(q);
 	sqlite3_close(ref);
 	return rc;
+}
+
+const char *store_file_kind(unsigned mode)
+{
+	mode_t m = (mode_t)mode;
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
 }
