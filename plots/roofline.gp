@@ -1,8 +1,13 @@
 # roofline.gp: the roofline template of `fgobench plot roofline`.
 # fgobench fills the fields written in at-signs and runs gnuplot on the result; the
 # filled script is kept beside the data, so a plot can be restyled by hand.
+# fgobench runs gnuplot inside the plot's folder, so every file is named
+# bare; to redraw by hand: cd FOLDER && gnuplot THIS.gp. Text from specs and
+# stores is only ever inside single quotes, limited to safe characters.
+if (!exists("fgo_png")) fgo_png = '@PNG@'
+if (!exists("fgo_svg")) fgo_svg = '@SVG@'
 set encoding utf8
-set title "@TITLE@" noenhanced
+set title '@TITLE@' noenhanced
 set xlabel "problem size M·N·K (multiply-adds, log scale)"
 set ylabel "throughput, all ranks together (TFLOP/s, log scale)"
 set logscale xy
@@ -21,8 +26,8 @@ set pointsize 1.1
 set autoscale fix
 set offsets graph 0.08, graph 0.08, graph 0.25, graph 0.15
 set terminal pngcairo size 1500,850 font "sans,11"
-set output "@PNG@"
+set output fgo_png
 @PLOT@
 set terminal svg size 1500,850 dynamic font "sans,11"
-set output "@SVG@"
+set output fgo_svg
 replot

@@ -40,8 +40,12 @@ int atomic_open(struct atomic_file *af, const char *path, char *err, size_t len)
 
 int atomic_commit(struct atomic_file *af, char *err, size_t len)
 {
-	int bad = ferror(af->f);
-	bad |= fclose(af->f) != 0;
+	int bad = 0;
+	errno = 0;
+	if (af->f) {
+		bad = ferror(af->f);
+		bad |= fclose(af->f) != 0;
+	}
 	af->f = NULL;
 	if (bad || rename(af->tmp, af->path) != 0) {
 		snprintf(err, len, "cannot write %s: %s", af->path,

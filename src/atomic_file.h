@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 struct atomic_file {
-	FILE *f;          /* write here */
+	FILE *f;          /* write here; a caller whose temporary another program
+			     fills (gnuplot's images) closes it and sets NULL */
 	char *tmp;        /* the temporary's name */
 	const char *path; /* the target */
 };

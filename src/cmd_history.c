@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "fgo.h"
 #include "history.h"
+#include "sink.h"
 #include "table.h"
 #include "views.h"
 
@@ -28,7 +29,8 @@ const char cmd_history_usage[] =
 	"threshold is listed on stderr and in the step columns, with the first night\n"
 	"at the new level and the revision range that introduced it. The spec and\n"
 	"machine are the newest matching sweep's unless --spec names a spec. The\n"
-	"plot (gnuplot) is DIR/history_wW_ALGO_DTYPE_MxNxK_CONFIG.png and .svg.\n"
+	"plot (gnuplot) is DIR/history_wW_ALGO_DTYPE_MxNxK_CONFIG.png and .svg (only\n"
+	"file-safe characters in the name), written the way `fgobench plot` writes.\n"
 	"\n"
 	"  --shape M,N,K    the global problem (required)\n"
 	"  --algorithm A    the algorithm (required)\n"
@@ -206,6 +208,8 @@ int cmd_history(int argc, char **argv)
 	history_query_defaults(&o.q);
 	if ((rc = parse(argc, argv, &o)))
 		return rc;
+	if (o.plot && sink_check_dir("-o", o.dir, err, sizeof err) != FGO_OK)
+		return cmd_usage_error("history", cmd_history_usage, "%s", err);
 	o.q.db = cmd_db_path(o.db);
 	rc = history_load(&o.q, &h, err, sizeof err);
 	if (rc != FGO_OK) {

@@ -7,6 +7,7 @@
 #include "fgo.h"
 #include "plot.h"
 #include "plot_kinds.h"
+#include "sink.h"
 #include "views.h"
 
 const char cmd_plot_usage[] =
@@ -15,8 +16,12 @@ const char cmd_plot_usage[] =
 	"\n"
 	"Draws the store's newest ok run of every configuration with gnuplot and\n"
 	"writes, for each world size (or only W), DIR/KIND_wW.dat (the data),\n"
-	"DIR/KIND_wW.gp (the filled template from plots/, rerunnable by hand),\n"
-	"DIR/KIND_wW.png and DIR/KIND_wW.svg; the image paths go to stdout.\n"
+	"DIR/KIND_wW.gp (the filled template from plots/; gnuplot runs inside DIR,\n"
+	"so redraw by hand with `cd DIR && gnuplot KIND_wW.gp`), DIR/KIND_wW.png and\n"
+	"DIR/KIND_wW.svg; the image paths go to stdout. Every file is written to a\n"
+	"temporary in DIR and renamed over the old one (a link there is replaced,\n"
+	"never followed). Tags and names from the store reach gnuplot as text only:\n"
+	"characters other than letters, digits, spaces and _-.:/+=@,()%* show as ?.\n"
 	"  roofline  X = M*N*K (log), Y = TFLOP/s of all ranks (log), every\n"
 	"            configuration its own colour, calibrated matrix peaks as lines\n"
 	"  overlap   per problem, its best configuration's GEMM-only, comm-only,\n"
@@ -88,6 +93,8 @@ int cmd_plot(int argc, char **argv)
 
 	char err[512];
 	int worlds[WORLDS_MAX], n = 0;
+	if (sink_check_dir("-o", q.dir, err, sizeof err) != FGO_OK)
+		return cmd_usage_error("plot", cmd_plot_usage, "%s", err);
 	if ((rc = view_open(db, &q.store)))
 		return rc;
 	if ((rc = make_dirs(q.dir, err, sizeof err))) {

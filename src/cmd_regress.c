@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "fgo.h"
 #include "regress.h"
+#include "sink.h"
 #include "table.h"
 #include "views.h"
 
@@ -23,7 +24,8 @@ const char cmd_regress_usage[] =
 	"regression when it is slower by more than the threshold and p < alpha, an\n"
 	"improvement when faster by more than the threshold and p < alpha. Rows list\n"
 	"regressions first; a summary goes to stderr. Exit status 1 when any\n"
-	"regression was found, 0 otherwise, 2 when nothing could be compared.\n"
+	"regression was found, 0 otherwise, 2 when nothing could be compared or\n"
+	"--junit names a file that cannot be written (checked before comparing).\n"
 	"\n"
 	"  --base S       the reference: a tag or a sweep id\n"
 	"  --head S       the candidate: a tag or a sweep id\n"
@@ -100,6 +102,12 @@ int cmd_regress(int argc, char **argv)
 	o.db = cmd_db_path(db);
 
 	char err[1024];
+	/* Before comparing: a JUnit path that cannot be written is bad usage
+	 * (exit 2), not the 1 that tells a CI gate a regression was found. */
+	if (junit && sink_check_file("--junit", junit, err, sizeof err) != FGO_OK) {
+		error("%s", err);
+		return FGO_EUSAGE;
+	}
 	struct fgo_regress_report rep;
 	rc = regress_compare(&o, &rep, err, sizeof err);
 	if (rc != FGO_OK) {

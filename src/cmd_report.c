@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "fgo.h"
 #include "report.h"
+#include "sink.h"
 
 const char cmd_report_usage[] =
 	"usage: fgobench report [--tag T | --sweep ID] [--against TAG|ID|auto] [-o DIR]\n"
@@ -88,8 +89,9 @@ static int parse(int argc, char **argv, struct report_opts *o)
 	if (o->junit && !o->against)
 		return cmd_usage_error("report", cmd_report_usage,
 				       "--junit writes the comparison: it needs --against");
-	if (!*o->dir)
-		return cmd_usage_error("report", cmd_report_usage, "-o needs a directory");
+	char err[512];
+	if (sink_check_dir("-o", o->dir, err, sizeof err) != FGO_OK)
+		return cmd_usage_error("report", cmd_report_usage, "%s", err);
 	return FGO_OK;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "fgo.h"
+#include "sink.h"
 
 const char cmd_config_flags_help[] =
 	"  -m M               rows of A and C (the global problem)\n"
@@ -188,13 +189,18 @@ int cmd_match_option(const char *cmd, int argc, char **argv, int *i, const char 
 void cmd_command_line(int argc, char **argv, int ranks, char *out, size_t len)
 {
 	size_t n = (size_t)snprintf(out, len, "mpirun -np %d fgobench", ranks);
-	for (int i = 0; i < argc && n < len; i++)
-		n += (size_t)snprintf(out + n, len - n, " %s", argv[i]);
+	char word[1024];
+	for (int i = 0; i < argc && n < len; i++) {
+		sink_shell(argv[i], word, sizeof word); /* shown later, maybe pasted */
+		n += (size_t)snprintf(out + n, len - n, " %s", word);
+	}
 }
 
 const char *cmd_db_path(const char *opt)
 {
-	if (opt && *opt)
+	/* --db "" (an unset variable) is refused by store_open, not
+	 * silently taken as the default store */
+	if (opt)
 		return opt;
 	const char *env = getenv("FGOBENCH_DB");
 	return env && *env ? env : "fgobench.db";

@@ -9,6 +9,7 @@
 
 #include "algo.h"
 #include "fgo.h"
+#include "sink.h"
 
 void config_defaults(struct fgo_config *cfg)
 {
@@ -184,12 +185,14 @@ void config_hash(const struct fgo_config *cfg, char out[17])
 
 void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len)
 {
+	char algo[4 * sizeof cfg->algorithm + 8];
+	sink_shell(cfg->algorithm, algo, sizeof algo); /* from a store: pasted into a shell */
 	int n = snprintf(out, len,
 			 "mpirun -np %d fgobench run --algorithm %s --datatype %s --world %d"
 			 " -m %ld -n %ld -k %ld --BLK_M %d --BLK_N %d --BLK_K %d"
 			 " --num_stages %d --num_warps %d --mma %s --gsize_m %d"
 			 " --gemm_sms %d --comm_sms %d",
-			 cfg->world, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
+			 cfg->world, algo, dtype_name(cfg->dtype), cfg->world, cfg->m,
 			 cfg->n, cfg->k, cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages,
 			 cfg->num_warps, mma_name(cfg->mma), cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms);
 	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))

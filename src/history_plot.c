@@ -9,6 +9,7 @@
 
 #include "fgo.h"
 #include "plot.h"
+#include "sink.h"
 #include "views.h"
 
 /* Tick labels at most this many, so dates stay readable on a long history. */
@@ -22,17 +23,7 @@ static void night_label(const struct history_night *n, char *out, size_t len)
 		snprintf(text, sizeof text, "%s", n->tag);
 	else
 		snprintf(text, sizeof text, "%.10s #%lld", n->started, (long long)n->sweep_id);
-	plot_quote(text, out, len);
-}
-
-/* Characters that are safe in a file name; the rest become '_'. */
-static void file_safe(const char *s, char *out, size_t len)
-{
-	size_t n = 0;
-	for (; *s && n + 1 < len; s++)
-		out[n++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.",
-				  *s) ? *s : '_';
-	out[n] = 0;
+	sink_plot(text, out, len); /* a stored tag: data for gnuplot, never code */
 }
 
 static int write_data(const struct history *h, FILE *dat)
@@ -41,10 +32,11 @@ static int write_data(const struct history *h, FILE *dat)
 		     " within 1.5 IQR; then sweep, tag, configuration)\n");
 	for (size_t i = 0; i < h->count; i++) {
 		const struct history_night *n = &h->nights[i];
-		char tile[96];
+		char tile[96], tag[128];
 		view_tile_text(&n->cfg, tile, sizeof tile);
+		sink_plot(n->tag, tag, sizeof tag); /* a newline would start a data row */
 		fprintf(dat, "%zu %.6g %.6g %.6g %.6g %.6g  # sweep %lld %s %s\n", i + 1, n->median, n->q1,
-			n->q3, n->low, n->high, (long long)n->sweep_id, n->tag, tile);
+			n->q3, n->low, n->high, (long long)n->sweep_id, tag, tile);
 	}
 	/* index 1: each segment of the fit as one horizontal line */
 	fprintf(dat, "\n\n# fitted level: one line per segment\n");
@@ -72,7 +64,7 @@ static void write_axes(const struct history *h, FILE *f)
 		if (i % stride != 0 && !h->nights[i].step)
 			continue;
 		night_label(&h->nights[i], label, sizeof label);
-		fprintf(f, "%s\"%s\" %zu", i ? ", " : "", label, i + 1);
+		fprintf(f, "%s'%s' %zu", i ? ", " : "", label, i + 1);
 	}
 	fprintf(f, ")\n");
 	double lo = h->nights[0].low, hi = h->nights[0].high;
@@ -102,7 +94,8 @@ static void write_steps(const struct history *h, FILE *f)
 int history_plot(const struct history *h, const struct history_query *q, const char *dir,
 		 char *png, size_t png_len, char *err, size_t len)
 {
-	char base[256], tile[96] = "", title[640], spec[128], host[128];
+	char base[256], tile[96] = "", title[640], spec[128], host[128], algo[96], dtype[32];
+	struct atomic_file af;
 	char *tics = NULL, *steps = NULL;
 	size_t tics_len = 0, steps_len = 0;
 	int rc;
@@ -111,16 +104,17 @@ int history_plot(const struct history *h, const struct history_query *q, const c
 		view_tile_text(&h->nights[0].cfg, tile, sizeof tile);
 	snprintf(base, sizeof base, "history_w%d_%s_%s_%ldx%ldx%ld_%s", h->world, q->algorithm,
 		 h->dtype, q->m, q->n, q->k, tile[0] ? tile : "best");
-	file_safe(base, base, sizeof base);
+	sink_filename(base, base, sizeof base);
 
-	FILE *dat = plot_open_data(dir, base, err, len);
-	if (!dat)
-		return FGO_EFAIL;
-	rc = write_data(h, dat);
-	if (fclose(dat) != 0 || rc != FGO_OK) {
+	if ((rc = plot_open_data(dir, base, &af, err, len)) != FGO_OK)
+		return rc;
+	if (write_data(h, af.f) != FGO_OK) {
+		plot_abort_data(&af);
 		snprintf(err, len, "cannot write %s/%s.dat", dir, base);
 		return FGO_EFAIL;
 	}
+	if ((rc = plot_commit_data(&af, err, len)) != FGO_OK)
+		return rc;
 	FILE *t = open_memstream(&tics, &tics_len);
 	FILE *s = open_memstream(&steps, &steps_len);
 	if (t)
@@ -137,11 +131,13 @@ int history_plot(const struct history *h, const struct history_query *q, const c
 		free(steps);
 		return FGO_EFAIL;
 	}
-	plot_quote(h->spec_name[0] ? h->spec_name : h->spec_hash, spec, sizeof spec);
-	plot_quote(h->host, host, sizeof host);
+	sink_plot(h->spec_name[0] ? h->spec_name : h->spec_hash, spec, sizeof spec);
+	sink_plot(h->host, host, sizeof host);
+	sink_plot(q->algorithm, algo, sizeof algo);
+	sink_plot(h->dtype, dtype, sizeof dtype);
 	snprintf(title, sizeof title,
 		 "fgobench history: %s %s, world %d, %ldx%ldx%ld, %s; spec %s on %s; %zu nights,"
-		 " %zu step%s above %g%%", q->algorithm, h->dtype, h->world, q->m, q->n, q->k,
+		 " %zu step%s above %g%%", algo, dtype, h->world, q->m, q->n, q->k,
 		 tile[0] ? tile : "best configuration of each night", spec, host,
 		 h->count, h->nsteps, h->nsteps == 1 ? "" : "s", q->threshold_pct);
 	struct plot_field f[] = { { "TITLE", title }, { "XTICS", tics }, { "STEPS", steps } };

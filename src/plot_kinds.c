@@ -10,6 +10,7 @@
 
 #include "fgo.h"
 #include "plot.h"
+#include "sink.h"
 #include "views.h"
 
 /* Newest ok run of each configuration, with the command's filters. */
@@ -59,23 +60,47 @@ static int render(const struct plot_query *q, const char *tmpl, const char *base
 	return FGO_OK;
 }
 
-static FILE *open_data(const struct plot_query *q, const char *base)
+static FILE *open_data(const struct plot_query *q, const char *base, struct atomic_file *af)
 {
 	char err[512];
-	FILE *f = plot_open_data(q->dir, base, err, sizeof err);
-	if (!f)
+	if (plot_open_data(q->dir, base, af, err, sizeof err) != FGO_OK) {
 		error("%s", err);
-	return f;
+		return NULL;
+	}
+	return af->f;
+}
+
+/* Renames the data into place when rc is FGO_OK, else removes it. */
+static int close_data(struct atomic_file *af, int rc)
+{
+	char err[512];
+	if (rc != FGO_OK) {
+		plot_abort_data(af);
+		return rc;
+	}
+	if (plot_commit_data(af, err, sizeof err) != FGO_OK) {
+		error("%s", err);
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
 }
 
 /* ", tag T, all_scatter, fp16" for the filters given, for titles. */
 static const char *filter_text(const struct plot_query *q, char *out, size_t len)
 {
-	char tag[128] = "";
-	if (q->tag)
-		plot_quote(q->tag, tag, sizeof tag);
+	char tag[80], algo[64], dtype[16];
+	sink_plot(q->tag, tag, sizeof tag);
+	sink_plot(q->algorithm, algo, sizeof algo);
+	sink_plot(q->dtype, dtype, sizeof dtype);
 	snprintf(out, len, "%s%s%s%s%s%s", q->tag ? ", tag " : "", tag, q->algorithm ? ", " : "",
-		 q->algorithm ? q->algorithm : "", q->dtype ? ", " : "", q->dtype ? q->dtype : "");
+		 algo, q->dtype ? ", " : "", dtype);
+	return out;
+}
+
+/* Text of column c of the current row made safe for gnuplot ("" for NULL). */
+static const char *plot_column(sqlite3_stmt *st, int c, char *out, size_t len)
+{
+	sink_plot((const char *)sqlite3_column_text(st, c), out, len);
 	return out;
 }
 
@@ -97,10 +122,11 @@ static int roofline_ceilings(const struct plot_query *q, FILE *cmd)
 	if (rc)
 		return rc;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		char dtype[32];
 		double peak = sqlite3_column_double(st, 1) * q->world;
-		fprintf(cmd, ", \\\n     %.6g with lines dt 2 lw 2 lc rgb \"#d62728\""
-			     " title \"%s matrix peak x %d rank%s (calibrated): %.3g TFLOP/s\"",
-			peak, (const char *)sqlite3_column_text(st, 0), q->world,
+		fprintf(cmd, ", \\\n     %.6g with lines dt 2 lw 2 lc rgb '#d62728'"
+			     " title '%s matrix peak x %d rank%s (calibrated): %.3g TFLOP/s'",
+			peak, plot_column(st, 0, dtype, sizeof dtype), q->world,
 			q->world == 1 ? "" : "s", peak);
 	}
 	rc = step_failed(q, step);
@@ -113,12 +139,14 @@ static const char roofline_sql[] = LATEST_CTE
 	" ORDER BY algorithm, dtype, blk_m, blk_n, blk_k, num_stages, num_warps, mma, gsize_m,"
 	"   gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, m * n * k";
 
-/* The series key of a configuration: everything but the shape. */
+/* The series key of a configuration: everything but the shape (safe for
+ * gnuplot: the algorithm comes from a store). */
 static void series_name(const struct fgo_config *c, char *out, size_t len)
 {
-	char tile[96];
+	char tile[96], algo[64];
 	view_tile_text(c, tile, sizeof tile);
-	snprintf(out, len, "%s %s %s", c->algorithm, dtype_name(c->dtype), tile);
+	sink_plot(c->algorithm, algo, sizeof algo);
+	snprintf(out, len, "%s %s %s", algo, dtype_name(c->dtype), tile);
 }
 
 int plot_roofline(const struct plot_query *q)
@@ -129,12 +157,13 @@ int plot_roofline(const struct plot_query *q)
 	double x_min = 0, x_max = 0;
 	sqlite3_stmt *st;
 	int step = SQLITE_DONE, rc;
+	struct atomic_file af;
 	FILE *dat, *cmd;
 
 	snprintf(base, sizeof base, "roofline_w%d", q->world);
 	if ((rc = prepare(q, roofline_sql, &st)))
 		return rc;
-	if (!(dat = open_data(q, base))) {
+	if (!(dat = open_data(q, base, &af))) {
 		sqlite3_finalize(st);
 		return FGO_EUSAGE;
 	}
@@ -148,9 +177,9 @@ int plot_roofline(const struct plot_query *q)
 			/* Every configuration its own colour (a palette index) and
 			 * one of five point shapes, so neighbours differ twice. */
 			fprintf(dat, "%s# %s\n", series ? "\n\n" : "", name);
-			fprintf(cmd, "%s\"%s/%s.dat\" index %zu using 1:2 with points pt %zu"
-				     " lc palette cb %zu title \"%s\"",
-				series ? ", \\\n     " : "plot ", q->dir, base, series,
+			fprintf(cmd, "%s'%s.dat' index %zu using 1:2 with points pt %zu"
+				     " lc palette cb %zu title '%s'",
+				series ? ", \\\n     " : "plot ", base, series,
 				5 + 2 * (series % 5), series, name);
 			snprintf(prev, sizeof prev, "%s", name);
 			series++;
@@ -163,7 +192,7 @@ int plot_roofline(const struct plot_query *q)
 	}
 	rc = cmd ? step_failed(q, step) : FGO_EFAIL;
 	sqlite3_finalize(st);
-	fclose(dat);
+	rc = close_data(&af, rc);
 	if (rc == FGO_OK && points == 0) {
 		error("nothing to plot for world %d (no ok runs match)", q->world);
 		rc = FGO_EUSAGE;
@@ -207,14 +236,16 @@ static void column_or_missing(FILE *f, sqlite3_stmt *st, int c)
 int plot_overlap(const struct plot_query *q)
 {
 	char base[64], title[512], filters[256], tile[96];
+	char algo[96];
 	sqlite3_stmt *st;
 	int step, rc, rows = 0, total = 0;
+	struct atomic_file af;
 	FILE *dat;
 
 	snprintf(base, sizeof base, "overlap_w%d", q->world);
 	if ((rc = prepare(q, overlap_sql, &st)))
 		return rc;
-	if (!(dat = open_data(q, base))) {
+	if (!(dat = open_data(q, base, &af))) {
 		sqlite3_finalize(st);
 		return FGO_EUSAGE;
 	}
@@ -225,7 +256,8 @@ int plot_overlap(const struct plot_query *q)
 			continue;
 		view_config(st, 0, &c);
 		view_tile_text(&c, tile, sizeof tile);
-		fprintf(dat, "\"%s %s %ldx%ldx%ld\"", c.algorithm, dtype_name(c.dtype), c.m, c.n, c.k);
+		sink_plot(c.algorithm, algo, sizeof algo); /* no quote can end the label */
+		fprintf(dat, "\"%s %s %ldx%ldx%ld\"", algo, dtype_name(c.dtype), c.m, c.n, c.k);
 		for (int i = 0; i < 4; i++)
 			column_or_missing(dat, st, VIEW_CONFIG_NCOLS + i);
 		fprintf(dat, "  # %s\n", tile);
@@ -233,7 +265,7 @@ int plot_overlap(const struct plot_query *q)
 	}
 	rc = step_failed(q, step);
 	sqlite3_finalize(st);
-	fclose(dat);
+	rc = close_data(&af, rc);
 	if (rc == FGO_OK && rows == 0) {
 		error("nothing to plot for world %d (no ok runs match)", q->world);
 		return FGO_EUSAGE;
@@ -273,9 +305,17 @@ static long index_of(const long *v, long n, long x)
 	return -1;
 }
 
+void plot_heatmap_base(int world, const char *algo, const char *dtype, char *out, size_t len)
+{
+	char name[1024];
+	snprintf(name, sizeof name, "heatmap_w%d_%s_%s", world, algo, dtype);
+	sink_filename(name, out, len);
+}
+
 static int heatmap_one(const struct plot_query *q, const char *algo, const char *dtype)
 {
-	char base[128], title[512], filters[256];
+	char base[256], title[512], filters[256], safe_algo[96], safe_dtype[32];
+	struct atomic_file af;
 	struct cell *cells = NULL;
 	long ncells = 0, cap = 0, *ms = NULL, *nk = NULL, *ns = NULL, nm = 0, ncol = 0;
 	sqlite3_stmt *st;
@@ -328,8 +368,10 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 	FILE *dat = NULL, *tics = NULL;
 	char *tics_text = NULL;
 	size_t tics_len = 0;
-	snprintf(base, sizeof base, "heatmap_w%d_%s_%s", q->world, algo, dtype);
-	if (rc == FGO_OK && (!(dat = open_data(q, base)) || !(tics = open_memstream(&tics_text, &tics_len))))
+	plot_heatmap_base(q->world, algo, dtype, base, sizeof base);
+	if (rc == FGO_OK && !(dat = open_data(q, base, &af)))
+		rc = FGO_EUSAGE;
+	if (rc == FGO_OK && !(tics = open_memstream(&tics_text, &tics_len)))
 		rc = FGO_EFAIL;
 	if (rc == FGO_OK) {
 		/* Columns in order of N*K (then N) as the query returned them per M;
@@ -356,19 +398,21 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 		}
 		fprintf(tics, "set xtics (");
 		for (long col = 0; col < ncol; col++)
-			fprintf(tics, "%s\"%ldx%ld\" %ld", col ? ", " : "", ns[col], nk[col] / ns[col], col);
+			fprintf(tics, "%s'%ldx%ld' %ld", col ? ", " : "", ns[col], nk[col] / ns[col], col);
 		fprintf(tics, ")\nset ytics (");
 		for (long r = 0; r < nm; r++)
-			fprintf(tics, "%s\"%ld\" %ld", r ? ", " : "", ms[r], r);
+			fprintf(tics, "%s'%ld' %ld", r ? ", " : "", ms[r], r);
 		fprintf(tics, ")\nset xrange [-0.5:%ld.5]\nset yrange [-0.5:%ld.5]\n", ncol - 1, nm - 1);
 	}
 	if (dat)
-		fclose(dat);
+		rc = close_data(&af, rc);
 	if (tics)
 		fclose(tics);
 	if (rc == FGO_OK) {
+		sink_plot(algo, safe_algo, sizeof safe_algo);
+		sink_plot(dtype, safe_dtype, sizeof safe_dtype);
 		snprintf(title, sizeof title, "fgobench heatmap: %s %s, world %d: best tile per shape%s",
-			 algo, dtype, q->world, filter_text(q, filters, sizeof filters));
+			 safe_algo, safe_dtype, q->world, filter_text(q, filters, sizeof filters));
 		struct plot_field f[] = { { "TITLE", title }, { "TICS", tics_text } };
 		rc = render(q, "plots/heatmap.gp", base, f, 2);
 	}
@@ -387,9 +431,10 @@ int plot_heatmap(const struct plot_query *q)
 	if (rc)
 		return rc;
 	while (rc == FGO_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		char algo[64], dtype[16];
-		snprintf(algo, sizeof algo, "%s", (const char *)sqlite3_column_text(st, 0));
-		snprintf(dtype, sizeof dtype, "%s", (const char *)sqlite3_column_text(st, 1));
+		char algo[512], dtype[64];
+		const unsigned char *a = sqlite3_column_text(st, 0), *d = sqlite3_column_text(st, 1);
+		snprintf(algo, sizeof algo, "%s", a ? (const char *)a : "");
+		snprintf(dtype, sizeof dtype, "%s", d ? (const char *)d : "");
 		rc = heatmap_one(q, algo, dtype);
 		drawn++;
 	}

@@ -3,6 +3,8 @@
 #ifndef FGO_PLOT_KINDS_H
 #define FGO_PLOT_KINDS_H
 
+#include <stddef.h>
+
 #include "store.h"
 
 struct plot_query {
@@ -18,6 +20,10 @@ int plot_roofline(const struct plot_query *q);
 int plot_overlap(const struct plot_query *q);
 /* Per (algorithm, dtype): the best tile of every (M, N x K) shape. */
 int plot_heatmap(const struct plot_query *q);
+
+/* The file name (no extension) of the heatmap of algo and dtype at world:
+ * both come from a store, so only file-safe characters are kept. */
+void plot_heatmap_base(int world, const char *algo, const char *dtype, char *out, size_t len);
 
 /* The world sizes with ok runs matching q's filters (q->world ignored if 0). */
 int plot_worlds(const struct plot_query *q, int *worlds, int max, int *n);

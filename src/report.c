@@ -16,6 +16,7 @@
 #include "regress.h"
 #include "report_doc.h"
 #include "report_impl.h"
+#include "sink.h"
 #include "store.h"
 
 void report_opts_defaults(struct report_opts *o)
@@ -235,6 +236,8 @@ int report_write(const struct report_opts *o, struct report_result *r, char *err
 		rc = report_load_counts(db, r->sweep_id, &counts, err, len);
 	if (rc == FGO_OK)
 		rc = make_dirs(o->dir, err, len);
+	if (rc == FGO_OK && o->against && o->junit)
+		rc = sink_check_file("--junit", o->junit, err, len);
 
 	regress_opts_defaults(&ro);
 	snprintf(head_id, sizeof head_id, "%lld", (long long)r->sweep_id);

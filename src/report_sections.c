@@ -320,10 +320,13 @@ static int heatmaps(struct report_doc *doc, struct plot_query *q, sqlite3 *db, i
 	sqlite3_bind_int(st, 2, q->world);
 	int rc = plot_heatmap(q), step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char name[256], caption[256];
-		const char *algo = (const char *)sqlite3_column_text(st, 0);
-		const char *dtype = (const char *)sqlite3_column_text(st, 1);
-		snprintf(name, sizeof name, "heatmap_w%d_%s_%s.png", q->world, algo, dtype);
+		char name[320], base[256], caption[768], algo[512], dtype[64];
+		const unsigned char *a = sqlite3_column_text(st, 0), *d = sqlite3_column_text(st, 1);
+		/* as plot_heatmap names it (same truncation, same file-safe name) */
+		snprintf(algo, sizeof algo, "%s", a ? (const char *)a : "");
+		snprintf(dtype, sizeof dtype, "%s", d ? (const char *)d : "");
+		plot_heatmap_base(q->world, algo, dtype, base, sizeof base);
+		snprintf(name, sizeof name, "%s.png", base);
 		snprintf(caption, sizeof caption, "Heatmap, %s %s, world %d: the best tile of each"
 			 " shape, coloured by TFLOP/s", algo, dtype, q->world);
 		add_plot(doc, q->dir, rc, name, caption, 1, drawn, missing);

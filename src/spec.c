@@ -387,6 +387,9 @@ static int ends_with(const char *s, const char *suffix)
 static int parse_json(struct spec_ctx *c, cJSON **root)
 {
 	const char *end = NULL;
+	*root = NULL;
+	if (spec_check_text(c))
+		return FGO_EUSAGE;
 	*root = cJSON_ParseWithOpts(c->text, &end, 1);
 	if (*root)
 		return FGO_OK;
@@ -416,7 +419,9 @@ static int fill(struct spec_ctx *c)
 	if (rc)
 		return rc;
 	c->root = root;
-	if (cJSON_IsObject(root))
+	if ((rc = spec_check_tree(c)))
+		;
+	else if (cJSON_IsObject(root))
 		rc = spec_sweep(c);
 	else if (cJSON_IsArray(root))
 		rc = spec_dataset_json(c);
@@ -466,6 +471,23 @@ int spec_parse(const char *path, const char *text, const struct fgo_config *base
 	return FGO_OK;
 }
 
+int spec_parse_n(const char *path, const char *text, size_t n, const struct fgo_config *base,
+		 const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err,
+		 size_t len)
+{
+	/* Everything after a NUL would be invisible to the readers. */
+	const char *nul = memchr(text, 0, n);
+	if (nul) {
+		int line, col;
+		memset(plan, 0, sizeof *plan);
+		spec_pos_line_col(text, (size_t)(nul - text), &line, &col);
+		snprintf(err, len, "%s:%d:%d: a NUL byte in the file (a spec or dataset is text;"
+			 " is this the right file?)", path, line, col);
+		return FGO_EUSAGE;
+	}
+	return spec_parse(path, text, base, base_set, plan, err, len);
+}
+
 #define SPEC_MAX_BYTES (64L << 20)
 
 int spec_load(const char *path, const struct fgo_config *base,
@@ -504,7 +526,7 @@ int spec_load(const char *path, const struct fgo_config *base,
 		return FGO_EUSAGE;
 	}
 	text[n] = 0;
-	int rc = spec_parse(path, text, base, base_set, plan, err, len);
+	int rc = spec_parse_n(path, text, n, base, base_set, plan, err, len);
 	free(text);
 	return rc;
 }

@@ -52,6 +52,12 @@ struct fgo_config_mask {
 int spec_load(const char *path, const struct fgo_config *base,
 	      const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err, size_t len);
 
+/* Same from the n bytes at text (text[n] == 0): a NUL among them is
+ * refused with its position, as a file holding one would be. */
+int spec_parse_n(const char *path, const char *text, size_t n, const struct fgo_config *base,
+		 const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err,
+		 size_t len);
+
 /* Same from a string (tests; path is only used in messages). */
 int spec_parse(const char *path, const char *text, const struct fgo_config *base,
 	       const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err, size_t len);

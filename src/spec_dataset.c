@@ -66,6 +66,7 @@ int spec_dataset_json(struct spec_ctx *c)
 	cJSON_ArrayForEach(row, c->root) {
 		struct fgo_config cfg = *c->base;
 		int dims = 0, rc;
+		const cJSON *seen[SF_COUNT] = { 0 };
 		if (!cJSON_IsObject(row))
 			return spec_fail_node(c, row, 0, "a dataset row is an object {\"m\", \"n\", \"k\", ...}, got %s",
 					      spec_json_type(row));
@@ -79,6 +80,12 @@ int spec_dataset_json(struct spec_ctx *c)
 					    : spec_fail_node(c, item, 1, "unknown key \"%s\" (a row has m, n, k, datatype, BLK_M, BLK_N, BLK_K, gsize_m, num_stages, num_warps, num_sms, comm_sms)",
 							     item->string);
 			}
+			/* two names of one field (dtype and datatype): which would win? */
+			if (seen[f])
+				return spec_fail_node(c, item, 1, "\"%s\" gives the same field as \"%s\""
+						      " in this row (give it once)", item->string,
+						      seen[f]->string);
+			seen[f] = item;
 			if (f == SF_ALGORITHM) {
 				const char *name;
 				if ((rc = spec_json_algorithm(c, item, item->string, &name)))
@@ -224,6 +231,13 @@ int spec_dataset_csv(struct spec_ctx *c)
 						 l.field[i]);
 			goto out;
 		}
+		for (int j = 0; j < i; j++)
+			if (cols[j] == cols[i]) {
+				rc = spec_fail_at(c, l.start[i], "column \"%s\" is named twice (column %d"
+						  " is \"%s\"; name each column once)", l.field[i], j + 1,
+						  l.field[j]);
+				goto out;
+			}
 		dims |= cols[i] == SF_M ? 1 : cols[i] == SF_N ? 2 : cols[i] == SF_K ? 4 : 0;
 	}
 	if (dims != 7) {

@@ -86,6 +86,12 @@ size_t spec_pos_find(const char *text, const cJSON *root, const cJSON *node, int
 /* 1-based line and column (in characters) of byte offset off. */
 void spec_pos_line_col(const char *text, size_t off, int *line, int *col);
 
+/* spec_check.c: on the text before cJSON parses it, a \u0000 in a string
+ * and nesting past cJSON's limit; on the tree, a key given twice in one
+ * object (ignoring case). FGO_OK or the positioned error. */
+int spec_check_text(struct spec_ctx *c);
+int spec_check_tree(struct spec_ctx *c);
+
 /* The three readers; each fills c->plan (and for specs its settings). */
 int spec_sweep(struct spec_ctx *c);        /* spec_sweep.c: a JSON object */
 int spec_dataset_json(struct spec_ctx *c); /* spec_dataset.c: a JSON list of shapes */

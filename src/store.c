@@ -121,7 +121,8 @@ static int probe_file(const char *path, struct probe *pr, char *err, size_t len)
 {
 	char ebuf[128];
 	memset(pr, 0, sizeof *pr);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in after store_open's stat must not hang us */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return say(err, len, FGO_EUSAGE, "%s: cannot read the store: %s (%s)", path,
 			   errno_text(errno, ebuf, sizeof ebuf), write_hint);
@@ -134,8 +135,7 @@ static int probe_file(const char *path, struct probe *pr, char *err, size_t len)
 		got = read(fd, head, sizeof head);
 	close(fd);
 	if (!regular) {
-		snprintf(pr->why, sizeof pr->why, "%s", S_ISDIR(sb.st_mode) ? "a directory"
-									     : "not a regular file");
+		snprintf(pr->why, sizeof pr->why, "%s", store_file_kind(sb.st_mode));
 		return FGO_OK;
 	}
 	if (got == 0) {
@@ -537,10 +537,17 @@ static int open_existing(const char *path, enum fgo_store_mode mode, sqlite3 **o
 		rc = version_error(path, version, err, len);
 	else if (version < FGO_SCHEMA_VERSION && mode == FGO_STORE_READ)
 		rc = upgraded_copy(&db, path, version, err, len);
+	/* Checked before configure (a writer's switch to WAL makes side files)
+	 * unless a migration must first bring the columns checked for. */
+	int migrating = version < FGO_SCHEMA_VERSION && mode == FGO_STORE_WRITE;
+	if (rc == FGO_OK && !migrating)
+		rc = store_check_whole(db, path, err, len);
 	if (rc == FGO_OK)
 		rc = configure(db, path, mode, err, len);
-	if (rc == FGO_OK && version < FGO_SCHEMA_VERSION && mode == FGO_STORE_WRITE)
+	if (rc == FGO_OK && migrating)
 		rc = migrate(db, path, version, err, len);
+	if (rc == FGO_OK && migrating)
+		rc = store_check_whole(db, path, err, len);
 	if (rc != FGO_OK) {
 		sqlite3_close(db);
 		return rc;
@@ -554,7 +561,8 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 {
 	*out = NULL;
 	if (!path || !*path)
-		return say(err, len, FGO_EUSAGE, "no store path given (pass --db FILE)");
+		return say(err, len, FGO_EUSAGE, "the store path is empty (--db \"\" or an empty"
+			   " variable?): pass --db FILE");
 	if (strlen(path) >= PATH_MAX - 16)
 		return say(err, len, FGO_EUSAGE, "%.64s...: store path too long", path);
 	struct fgo_store *st = calloc(1, sizeof *st);
@@ -569,7 +577,11 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 	/* A store made (or found made) by create_store is then opened as an
 	 * existing one; the third try covers a file that vanished between. */
 	for (int tries = 0; rc == -1 && tries < 3; tries++) {
-		if (stat(path, &sb) == 0 || errno != ENOENT)
+		/* Looked at before anything opens it: opening a FIFO blocks forever. */
+		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+			rc = say(err, len, FGO_EUSAGE, "%s: not a fgobench store (%s); pass --db with"
+				 " a store path or a new file", path, store_file_kind(sb.st_mode));
+		else if (stat(path, &sb) == 0 || errno != ENOENT)
 			rc = open_existing(path, mode, &st->db, err, len);
 		else if (mode == FGO_STORE_READ)
 			rc = say(err, len, FGO_EUSAGE,

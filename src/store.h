@@ -30,6 +30,14 @@ int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **ou
 void store_close(struct fgo_store *st);
 sqlite3 *store_db(struct fgo_store *st); /* for read queries in the cmd_* views */
 
+/* store_check.c: FGO_OK when db has every table and column of the embedded
+ * schema; else FGO_EUSAGE saying the store at path is damaged, what is
+ * missing and that --db can point to a new store. */
+int store_check_whole(sqlite3 *db, const char *path, char *err, size_t len);
+/* "a directory", "a FIFO", "a socket", "a device" or "not a regular file",
+ * for a path whose st_mode is mode. */
+const char *store_file_kind(unsigned mode);
+
 /* What went wrong with db's last call, for a message: SQLite's text, except
  * a busy store (another writer held the lock past the 10 s wait) and a full
  * disk (or a file size limit), which say so and what to do. */

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sink.h"
+
 struct fgo_table {
 	int ncols;
 	char **headers;  /* ncols names */
@@ -196,43 +198,81 @@ static int md_width(const char *s)
 	return w;
 }
 
+/* The cell as a terminal may show it (sink_terminal): a name from a store
+ * with an escape sequence or a newline must not clear the screen or split
+ * the row. A copy when anything is escaped, else the cell itself. */
+static const char *escaped(const char *cell, int md, char **copy)
+{
+	char *flat = NULL;
+	*copy = NULL;
+	/* Markdown keeps its rule: a line break in a cell reads as a space */
+	if (md && strpbrk(cell, "\r\n") && (flat = strdup(cell))) {
+		for (char *p = flat; *p; p++)
+			if (*p == '\r' || *p == '\n')
+				*p = ' ';
+		cell = flat;
+	}
+	size_t n = sink_terminal(cell, NULL, 0);
+	if (n == strlen(cell) && !flat)
+		return cell;
+	if ((*copy = malloc(n + 1)))
+		sink_terminal(cell, *copy, n + 1);
+	free(flat);
+	return *copy ? *copy : "?";
+}
+
 static void print_aligned(const struct fgo_table *t, int md, FILE *out)
 {
 	int rows = table_rows(t);
+	size_t ncells = (size_t)(rows + 1) * (size_t)t->ncols;
+	const char **text = calloc(ncells, sizeof *text);
+	char **copies = calloc(ncells, sizeof *copies);
+	if (!text || !copies) {
+		free(text);
+		free(copies);
+		fputs("(out of memory)\n", out);
+		return;
+	}
+	/* row -1 (the headers) first, then the cells, all escaped once */
+	for (int r = -1; r < rows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			size_t i = (size_t)(r + 1) * (size_t)t->ncols + (size_t)c;
+			text[i] = escaped(r < 0 ? t->headers[c] : shown(table_cell(t, r, c)), md,
+					  &copies[i]);
+		}
+#define TEXT(r, c) text[(size_t)((r) + 1) * (size_t)t->ncols + (size_t)(c)]
 	int *w = calloc((size_t)t->ncols, sizeof *w);
 	int *right = calloc((size_t)t->ncols, sizeof *right);
 	if (!w || !right) {
-		free(w);
-		free(right);
 		fputs("(out of memory)\n", out);
-		return;
+		goto out;
 	}
 	int (*wf)(const char *) = md ? md_width : width;
 	for (int c = 0; c < t->ncols; c++) {
 		right[c] = numeric_column(t, c);
-		w[c] = md ? 3 : wf(t->headers[c]);
-		if (wf(t->headers[c]) > w[c])
-			w[c] = wf(t->headers[c]);
+		w[c] = md ? 3 : wf(TEXT(-1, c));
+		if (wf(TEXT(-1, c)) > w[c])
+			w[c] = wf(TEXT(-1, c));
 		for (int r = 0; r < rows; r++)
-			if (wf(shown(table_cell(t, r, c))) > w[c])
-				w[c] = wf(shown(table_cell(t, r, c)));
+			if (wf(TEXT(r, c)) > w[c])
+				w[c] = wf(TEXT(r, c));
 	}
 	for (int r = -1; r < rows; r++) {
 		if (md)
 			fputs("| ", out);
 		for (int c = 0; c < t->ncols; c++) {
-			const char *text = r < 0 ? t->headers[c] : shown(table_cell(t, r, c));
+			const char *cell = TEXT(r, c);
 			int last = c == t->ncols - 1;
 			if (md) {
-				int fill = w[c] - md_width(text);
+				int fill = w[c] - md_width(cell);
 				if (right[c])
 					pad(out, fill);
-				put_md(out, text);
+				put_md(out, cell);
 				if (!right[c])
 					pad(out, fill);
 				fputs(last ? " |" : " | ", out);
 			} else {
-				put_aligned(out, text, w[c], right[c], last);
+				put_aligned(out, cell, w[c], right[c], last);
 				if (!last)
 					fputs("  ", out);
 			}
@@ -256,6 +296,12 @@ static void print_aligned(const struct fgo_table *t, int md, FILE *out)
 		}
 		fputc('\n', out);
 	}
+out:
+#undef TEXT
+	for (size_t i = 0; i < ncells; i++)
+		free(copies[i]);
+	free(copies);
+	free(text);
 	free(w);
 	free(right);
 }

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fuzz_text(data + 1, size - 1);
 	if (!text)
 		return 0;
-	fuzz_check_parse("fuzz.csv", text, &base, &set);
+	fuzz_check_parse("fuzz.csv", text, size - 1, &base, &set);
 	free(text);
 	return 0;
 }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		return 0;
 	text[0] = '[';
-	fuzz_check_parse("fuzz.json", text, &base, &set);
+	fuzz_check_parse("fuzz.json", text, size, &base, &set);
 	free(text);
 	return 0;
 }

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	fuzz_check_parse("fuzz.json", text, NULL, NULL);
+	fuzz_check_parse("fuzz.json", text, size, NULL, NULL);
 	free(text);
 	return 0;
 }

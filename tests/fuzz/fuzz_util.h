@@ -79,15 +79,18 @@ static inline void fuzz_flags(uint8_t b, struct fgo_config *base, struct fgo_con
 		}                                                                \
 	} while (0)
 
-/* Parses text as path and checks the result against spec.h. */
-static inline void fuzz_check_parse(const char *path, const char *text,
+/* Parses the n bytes of text as path (as spec_load would, so a NUL byte
+ * is refused) and checks the result against spec.h. */
+static inline void fuzz_check_parse(const char *path, const char *text, size_t n,
 				    const struct fgo_config *base,
 				    const struct fgo_config_mask *set)
 {
 	struct fgo_plan plan;
 	char err[1024];
 	memset(err, 'x', sizeof err);
-	int rc = spec_parse(path, text, base, set, &plan, err, sizeof err);
+	int rc = spec_parse_n(path, text, n, base, set, &plan, err, sizeof err);
+	FUZZ_ASSERT(!memchr(text, 0, n) || (rc == FGO_EUSAGE && strstr(err, "a NUL byte")),
+		    "a NUL byte in the input was not refused (rc %d)", rc);
 	FUZZ_ASSERT(rc == FGO_OK || rc == FGO_EUSAGE, "spec_parse returned %d", rc);
 	FUZZ_ASSERT(memchr(err, 0, sizeof err) != NULL, "the message is not NUL-terminated");
 	if (rc != FGO_OK) {

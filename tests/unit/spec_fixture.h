@@ -1,6 +1,7 @@
 /* spec_fixture.h: what the spec tests share: parse a string expecting
  * success, expect an error at a "PATH:LINE:COL" position, count the valid
- * items of a plan. Included by test_spec.c and test_spec_errors.c only. */
+ * items of a plan. Included by test_spec.c, test_spec_errors.c and
+ * test_spec_hostile.c only. */
 #ifndef FGO_SPEC_FIXTURE_H
 #define FGO_SPEC_FIXTURE_H
 

@@ -109,7 +109,51 @@ static void check_refusals(void)
 	struct fgo_store *st = NULL;
 	int rc = store_open("", FGO_STORE_WRITE, &st, err, sizeof err);
 	T_CHECK("empty-path", rc == FGO_EUSAGE && !st, "rc %d", rc);
-	T_CONTAINS("empty-path-msg", err, "no store path");
+	T_CONTAINS("empty-path-msg", err, "store path is empty");
+}
+
+/* A FIFO, a directory: refused from a stat, never opened (a FIFO would
+ * block the open forever; alarm turns a hang into a failed test). */
+static void check_not_regular(void)
+{
+	char p[512], err[512];
+	struct fgo_store *st = NULL;
+	in_tmp(p, sizeof p, "fifo.db");
+	if (mkfifo(p, 0600) != 0) {
+		printf("note: cannot make a FIFO: %s\n", strerror(errno));
+		return;
+	}
+	alarm(20);
+	for (int mode = 0; mode < 2; mode++) {
+		enum fgo_store_mode m = mode ? FGO_STORE_WRITE : FGO_STORE_READ;
+		err[0] = 0;
+		int rc = store_open(p, m, &st, err, sizeof err);
+		T_CHECK(mode ? "fifo-write-refused" : "fifo-read-refused", rc == FGO_EUSAGE && !st,
+			"rc %d: %s", rc, err);
+		T_CONTAINS(mode ? "fifo-write-message" : "fifo-read-message", err,
+			   "not a fgobench store (a FIFO)");
+	}
+	alarm(0);
+	in_tmp(p, sizeof p, "dir.db");
+	mkdir(p, 0700);
+	int rc = store_open(p, FGO_STORE_READ, &st, err, sizeof err);
+	T_CHECK("dir-refused", rc == FGO_EUSAGE && !st, "rc %d", rc);
+	T_CONTAINS("dir-message", err, "(a directory)");
+}
+
+/* A store with a table or a column dropped says so, not SQLite's text. */
+static void check_damaged(void)
+{
+	char p[512];
+	in_tmp(p, sizeof p, "no-samples.db");
+	make_store(p);
+	raw_sql(p, "DROP TABLE samples");
+	refuse("damaged-table", p, FGO_STORE_READ, "store is damaged: table samples is missing");
+	refuse("damaged-table", p, FGO_STORE_WRITE, "pass --db with a new file");
+	in_tmp(p, sizeof p, "no-mma.db");
+	make_store(p);
+	raw_sql(p, "ALTER TABLE runs DROP COLUMN mma");
+	refuse("damaged-column", p, FGO_STORE_READ, "store is damaged: column runs.mma is missing");
 }
 
 /* What a process without write permission saw. */
@@ -253,6 +297,8 @@ int main(void)
 	if (fixture_begin("store-refuse"))
 		return 1;
 	check_refusals();
+	check_not_regular();
+	check_damaged();
 	check_read_only();
 	check_empty_file();
 	fixture_end();
