@@ -22,6 +22,12 @@ const char cmd_sweep_usage[] =
 	"{\"m\",\"n\",\"k\"} objects) or a CSV with a header m,n,k,...; configuration\n"
 	"flags fill what a dataset leaves out and override a spec. Run under\n"
 	"`mpirun -np N` with N at least the largest world size of the spec.\n"
+	"The configurations of one problem (algorithm, dtype, world, M, N, K) run\n"
+	"back to back and share its inputs, its reference (checked once against\n"
+	"double precision on the host) and its baseline; every element of each\n"
+	"run's output is compared with the reference. Runs are stored in batches\n"
+	"(a problem's 'started' rows first); the sweep ends with a line saying\n"
+	"where the time went (load, inputs, validate, time, baseline, store).\n"
 	"\n"
 	"  --tag T            label the sweep (e.g. nightly-2026-11-21)\n"
 	"  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n"
@@ -48,7 +54,10 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		valid += plan->items[i].valid ? 1 : 0;
 		table_add(t, "%zu", i + 1);
 		view_problem_cells(t, c);
-		table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
+		if (c->split_k != 1)
+			table_add(t, "%dx%dx%d/k%d", c->blk_m, c->blk_n, c->blk_k, c->split_k);
+		else
+			table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
 		table_add(t, "%d", c->num_stages);
 		table_add(t, "%d", c->num_warps);
 		table_add(t, "%s", mma_name(c->mma));
