@@ -58,7 +58,9 @@ const char cmd_tune_usage[] =
 	"  --seed S           seed of random, anneal and halving (default 1)\n"
 	"  --tag T            the session's tag (default tune-ALGO-DTYPE-wW-MxNxK-STRATEGY-sSEED)\n"
 	"  --resume           continue the session with this tag, space, strategy and\n"
-	"                     seed: stored trials are not run again\n"
+	"                     seed: stored trials are not run again; when the session\n"
+	"                     is done, nothing runs: its stored results give the winner\n"
+	"                     (exit 0), and only tune without --resume starts anew\n"
 	"  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n"
 	"  --backend B        cpu, gpu or auto (default: gpu when devices are visible)\n"
 	"  --timeout S        seconds one launch may take (120)\n"
@@ -351,7 +353,7 @@ int cmd_tune(int argc, char **argv)
 		     a.o.tag, a.o.db_path);
 		if (printed != FGO_OK && rc == FGO_OK)
 			rc = printed;
-	} else if (rank == 0 && rc != FGO_EUSAGE) {
+	} else if (rank == 0 && rc != FGO_EUSAGE && !r.complete) {
 		error("no run of %s was ok in %ld runs (`fgobench list` and `fgobench show` tell why)",
 		      problem, r.runs);
 	}

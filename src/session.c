@@ -28,6 +28,7 @@ struct progress {
 	int64_t last_run_id;
 	double phases[FGO_PHASES]; /* seconds per phase over the runs */
 	double batch_started;      /* when the open batch of run writes began (0: none) */
+	int complete;              /* --resume found the sweep finished: nothing runs */
 };
 
 /* Run writes are committed once per problem (the next 'started' rows) or
@@ -142,7 +143,9 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 }
 
 /* Rank 0: opens the store, starts or resumes the sweep, stores invalid
- * items and decides which items run (todo). */
+ * items and decides which items run (todo). When --resume finds the newest
+ * sweep of the spec (and tag) done, it says so, closes the store and sets
+ * p->complete: resuming is idempotent, only a plain sweep starts anew. */
 static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
 		 const struct fgo_backend *be, struct fgo_backend_ctx *ctx, int ranks,
 		 struct progress *p, unsigned char *todo, struct fgo_ceilings *ceil)
@@ -159,11 +162,27 @@ static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
 	}
 	int64_t id = 0;
 	if (s->resume) {
-		if (store_sweep_find_resumable(p->store, plan->hash, s->tag, &id, err, sizeof err))
+		int done = 0;
+		if (store_sweep_find_latest(p->store, plan->hash, s->tag, &id, &done, err, sizeof err))
 			goto fail;
+		if (done) {
+			if (s->tag)
+				note("sweep %lld (tag %s) is already complete: nothing to resume (without"
+				     " --resume, a new sweep starts)",
+				     (long long)id, s->tag);
+			else
+				note("sweep %lld of %s is already complete: nothing to resume (without"
+				     " --resume, a new sweep starts)",
+				     (long long)id, plan->name);
+			p->sweep_id = id;
+			p->complete = 1;
+			store_close(p->store);
+			p->store = NULL;
+			return FGO_OK;
+		}
 		if (id == 0)
-			note("no unfinished sweep of %s%s%s to resume; starting a new one",
-			     plan->name, s->tag ? " with tag " : "", s->tag ? s->tag : "");
+			note("no sweep of %s%s%s to resume; starting a new one", plan->name,
+			     s->tag ? " with tag " : "", s->tag ? s->tag : "");
 	}
 	if (id) {
 		int stale = 0;
@@ -383,11 +402,17 @@ int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_ses
 		.validate = s->validate, .benchmark = s->benchmark, .timeout_s = s->timeout_s,
 		.heap_limit = s->heap_limit,
 	};
-	rc = FGO_OK;
-	if (rank == 0)
-		rc = begin(plan, s, be, ctx, size, &p, todo, &o.ceilings);
-	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-	if (rc == FGO_OK) {
+	/* begin's status, and whether the sweep is complete already */
+	int go[2] = { FGO_OK, 0 };
+	if (rank == 0) {
+		go[0] = begin(plan, s, be, ctx, size, &p, todo, &o.ceilings);
+		go[1] = p.complete;
+	}
+	MPI_Bcast(go, 2, MPI_INT, 0, comm);
+	rc = go[0];
+	if (rc == FGO_OK && go[1] && rank == 0 && s->sweep_id)
+		*s->sweep_id = p.sweep_id;
+	if (rc == FGO_OK && !go[1]) {
 		MPI_Bcast(todo, (int)plan->count, MPI_UNSIGNED_CHAR, 0, comm);
 		MPI_Bcast(&o.ceilings, (int)sizeof o.ceilings, MPI_BYTE, 0, comm);
 		struct fgo_runner_sink sink = { sink_started, sink_finished, &p };

@@ -56,10 +56,13 @@ int store_sweep_begin(struct fgo_store *st, const struct fgo_sweep_info *info, i
 /* status: "done", "failed" or "interrupted". */
 int store_sweep_end(struct fgo_store *st, int64_t id, const char *status, char *err, size_t len);
 
-/* For --resume: the newest sweep with this spec hash (and tag, when not NULL)
- * whose status is not "done". *id = 0 when there is none. */
-int store_sweep_find_resumable(struct fgo_store *st, const char *spec_hash, const char *tag,
-			       int64_t *id, char *err, size_t len);
+/* For --resume: the newest sweep with this spec hash (and tag, when not
+ * NULL), whatever its status: *id (0 when there is none) and *done (1 when
+ * its status is "done": a finished sweep, nothing to resume; 0 when it is
+ * running, failed or interrupted, to be reopened). Older sweeps never
+ * count: once a newer one finished, an older unfinished one is history. */
+int store_sweep_find_latest(struct fgo_store *st, const char *spec_hash, const char *tag,
+			    int64_t *id, int *done, char *err, size_t len);
 /* Marks a resumed sweep running again and every run it left 'started' as
  * 'failed' with reason "interrupted: ...", so a crash leaves an explanation. */
 int store_sweep_reopen(struct fgo_store *st, int64_t id, int *stale_runs, char *err, size_t len);

@@ -191,25 +191,31 @@ int store_sweep_end(struct fgo_store *st, int64_t id, const char *status, char *
 	return FGO_OK;
 }
 
-int store_sweep_find_resumable(struct fgo_store *st, const char *spec_hash, const char *tag,
-			       int64_t *id, char *err, size_t len)
+int store_sweep_find_latest(struct fgo_store *st, const char *spec_hash, const char *tag,
+			    int64_t *id, int *done, char *err, size_t len)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *q;
 	*id = 0;
+	*done = 0;
 	if (prepare(db,
-		    "SELECT id FROM sweeps WHERE spec_hash = ?1 AND (?2 IS NULL OR tag = ?2)"
-		    " AND status != 'done' ORDER BY id DESC LIMIT 1",
+		    "SELECT id, status = 'done' FROM sweeps WHERE spec_hash = ?1"
+		    " AND (?2 IS NULL OR tag = ?2) ORDER BY id DESC LIMIT 1",
 		    &q, "look for a sweep to resume", err, len))
 		return FGO_EFAIL;
 	int rc = bind_text(q, 1, spec_hash) | bind_text(q, 2, tag);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(q, 0);
+		*done = sqlite3_column_int(q, 1) != 0;
+	}
 	sqlite3_finalize(q);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		*id = 0;
+		*done = 0;
 		return sql_fail(db, err, len, "look for a sweep to resume");
+	}
 	return FGO_OK;
 }
 

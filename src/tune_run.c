@@ -37,6 +37,7 @@ struct driver {
 	int batch_iterations, warmup;
 	size_t printed;                     /* events already shown */
 	long failed;
+	int complete;                       /* --resume of a finished session: nothing runs */
 };
 
 static int store_error(const char *err)
@@ -68,8 +69,8 @@ static int sweep_for(struct driver *d, int iterations, int64_t *id)
 }
 
 /* --resume: reopens the session's unfinished sweeps (newest per iteration
- * count) and preloads every result it stored, newest first. Returns the
- * number of results preloaded in *found. */
+ * count; none when the session is complete) and preloads every result it
+ * stored, newest first. Returns the number of results preloaded in *found. */
 static int resume_session(struct driver *d, long *found)
 {
 	static const char sweeps_sql[] =
@@ -91,7 +92,7 @@ static int resume_session(struct driver *d, long *found)
 		goto sql_fail;
 	sqlite3_bind_text(q, 1, d->o->tag, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, d->hash, -1, SQLITE_STATIC);
-	while (rc == FGO_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+	while (rc == FGO_OK && !d->complete && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0);
 		int it = sqlite3_column_int(q, 1), seen = 0, stale = 0;
 		for (int i = 0; i < d->nsweeps; i++)
@@ -207,9 +208,19 @@ static int begin(struct driver *d, const struct fgo_backend *be, struct fgo_back
 		return FGO_EFAIL;
 	if (!d->o->resume)
 		return FGO_OK;
+	/* a finished session (its newest sweep done) is answered from the
+	 * store alone: resuming is idempotent, a plain tune starts anew */
+	int64_t latest = 0;
+	if (store_sweep_find_latest(d->store, d->hash, d->o->tag, &latest, &d->complete, err,
+				    sizeof err))
+		return store_error(err);
 	long found = 0;
 	int rc = resume_session(d, &found);
-	if (rc == FGO_OK && found == 0 && d->nsweeps == 0)
+	if (rc == FGO_OK && d->complete)
+		note("tune session %s (sweep %lld) is already complete: nothing to resume; its %ld"
+		     " stored result%s answer (without --resume, a new session starts)",
+		     d->o->tag, (long long)latest, found, found == 1 ? "" : "s");
+	else if (rc == FGO_OK && found == 0 && d->nsweeps == 0)
 		note("no earlier tune session tagged %s with this space, strategy and seed; starting one",
 		     d->o->tag);
 	else if (rc == FGO_OK)
@@ -338,8 +349,11 @@ static int end(struct driver *d, int rc, struct tune_outcome *out)
 		out->found_at = w.run;
 		winner_row(d, out);
 	}
+	out->complete = d->complete;
 	if (rc != FGO_OK)
 		return rc;
+	if (d->complete)
+		return FGO_OK;
 	return out->found && !d->failed ? FGO_OK : FGO_EFAIL;
 }
 
@@ -419,6 +433,12 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 		int cmd[2] = { 0, 0 };
 		if (rank == 0)
 			next_batch(&d, started, parallel, todo, cmd);
+		if (rank == 0 && d.complete && cmd[0]) {
+			note("the search asks for more than the finished session stored (a larger"
+			     " --budget or --time?): nothing runs; without --resume, a new session"
+			     " starts");
+			cmd[0] = 0;
+		}
 		MPI_Bcast(cmd, 2, MPI_INT, 0, comm);
 		if (cmd[0] == 0)
 			break;

@@ -42,6 +42,7 @@ struct tune_outcome {
 	long budget;               /* the budget the search planned with */
 	long found_at;             /* run number that measured the winner */
 	long failed;               /* runs that mismatched, failed or timed out */
+	int complete;              /* --resume found the session finished: nothing ran */
 	int found;                 /* 1 when some run was ok */
 	struct fgo_config winner;
 	double ms;                 /* its median fused time */

@@ -13,7 +13,9 @@ printf '{"algorithm": "all_scatter", "dtype": "fp32", "world": 2, "M": 200000, "
 t0=$(date +%s)
 expect_exit limits-1.1 2 mpi 2 sweep "$T/huge.json" --heap-size 2000G
 expect_err limits-1.2 "huge.json: configuration 1 (all_scatter fp32 W=2 M=200000 N=200000 K=200000) needs 1341.2 GiB of memory on a node (2 ranks x 670.6 GiB), more than its"
-check limits-1.3 "refused at once ($(($(date +%s) - t0)) s)" [ $(($(date +%s) - t0)) -le 10 ]
+# at once: no allocation tried (that would take minutes or the OOM killer);
+# the bound leaves mpirun's start on a loaded machine room
+check limits-1.3 "refused at once ($(($(date +%s) - t0)) s)" [ $(($(date +%s) - t0)) -le 30 ]
 check limits-1.4 "nothing stored: no store made" [ ! -e "$FGOBENCH_DB" ]
 # M = N = 2^32: the heap's byte count no longer fits in 64 bits; it must
 # not wrap around to a small number that passes the limit

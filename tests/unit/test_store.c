@@ -360,23 +360,33 @@ static void check_resume(struct fgo_store *st, int64_t sweep, int64_t started_ru
 	T_CHECK("sweep-other-done", rc == FGO_OK, "rc %d: %s", rc, err);
 	col_is(db, "sweep-done-status", "sweeps", done_id, "status", "'done'");
 
-	rc = store_sweep_find_resumable(st, "hash-A", "nightly", &id, err, sizeof err);
-	T_CHECK("find-resumable-tag", rc == FGO_OK && id == sweep, "rc %d id %lld (want %lld)", rc,
-		(long long)id, (long long)sweep);
-	rc = store_sweep_find_resumable(st, "hash-A", NULL, &id, err, sizeof err);
-	T_CHECK("find-resumable-any-tag", rc == FGO_OK && id == sweep, "rc %d id %lld (want %lld)",
-		rc, (long long)id, (long long)sweep);
-	rc = store_sweep_find_resumable(st, "hash-A", "other", &id, err, sizeof err);
-	T_CHECK("find-resumable-done-skipped", rc == FGO_OK && id == 0, "rc %d id %lld", rc,
-		(long long)id);
-	rc = store_sweep_find_resumable(st, "hash-Z", NULL, &id, err, sizeof err);
-	T_CHECK("find-resumable-none", rc == FGO_OK && id == 0, "rc %d id %lld", rc, (long long)id);
-	/* hash-B's sweep (tag NULL, still running) is found without a tag only. */
-	rc = store_sweep_find_resumable(st, "hash-B", NULL, &id, err, sizeof err);
-	T_CHECK("find-resumable-null-tag", rc == FGO_OK && id == sweep + 1, "rc %d id %lld", rc,
-		(long long)id);
-	rc = store_sweep_find_resumable(st, "hash-B", "nightly", &id, err, sizeof err);
-	T_CHECK("find-resumable-tag-mismatch", rc == FGO_OK && id == 0, "id %lld", (long long)id);
+	/* --resume looks at the newest sweep of the spec (and tag) only: done
+	 * means nothing to resume, anything else is reopened. */
+	static const struct {
+		const char *id, *hash, *tag;
+		int64_t want;
+		int done;
+	} finds[] = {
+		{ "find-latest-tag", "hash-A", "nightly", 0, 0 },       /* sweep, interrupted */
+		{ "find-latest-any-tag-newest", "hash-A", NULL, 1, 1 }, /* done_id, newer */
+		{ "find-latest-done", "hash-A", "other", 1, 1 },
+		{ "find-latest-none", "hash-Z", NULL, -1, 0 },
+		{ "find-latest-null-tag", "hash-B", NULL, 2, 0 },        /* sweep + 1, running */
+		{ "find-latest-tag-mismatch", "hash-B", "nightly", -1, 0 },
+	};
+	for (size_t f = 0; f < sizeof finds / sizeof finds[0]; f++) {
+		int64_t want = finds[f].want == 0 ? sweep
+			       : finds[f].want == 1 ? done_id
+			       : finds[f].want == 2 ? sweep + 1
+						    : 0;
+		int done = -1;
+		id = -1;
+		rc = store_sweep_find_latest(st, finds[f].hash, finds[f].tag, &id, &done, err,
+					     sizeof err);
+		T_CHECK(finds[f].id, rc == FGO_OK && id == want && done == finds[f].done,
+			"rc %d id %lld done %d (want %lld done %d): %s", rc, (long long)id, done,
+			(long long)want, finds[f].done, err);
+	}
 
 	/* Another run left 'started' by the "crash". */
 	struct fgo_config c5 = config_m(2048);
@@ -438,8 +448,18 @@ static void check_resume(struct fgo_store *st, int64_t sweep, int64_t started_ru
 	T_CHECK("sweep-end-done", rc == FGO_OK, "rc %d: %s", rc, err);
 	col_is(db, "sweep-end-done-status", "sweeps", sweep, "status", "'done'");
 	is_timestamp(db, "sweep-end-done-ended_at", "sweeps", sweep, "ended_at");
-	rc = store_sweep_find_resumable(st, "hash-A", NULL, &id, err, sizeof err);
-	T_CHECK("find-resumable-after-done", rc == FGO_OK && id == 0, "id %lld", (long long)id);
+	int done = -1;
+	rc = store_sweep_find_latest(st, "hash-A", "nightly", &id, &done, err, sizeof err);
+	T_CHECK("find-latest-after-done", rc == FGO_OK && id == sweep && done == 1,
+		"id %lld done %d (want %lld done 1)", (long long)id, done, (long long)sweep);
+	/* a newer unfinished sweep of the same spec and tag is the one resumed */
+	struct fgo_sweep_info again = sweep_info("nightly", "hash-A");
+	int64_t newer = 0;
+	rc = store_sweep_begin(st, &again, &newer, err, sizeof err);
+	rc |= store_sweep_find_latest(st, "hash-A", "nightly", &id, &done, err, sizeof err);
+	T_CHECK("find-latest-newer-running", rc == FGO_OK && id == newer && done == 0,
+		"rc %d id %lld done %d (want %lld done 0)", rc, (long long)id, done,
+		(long long)newer);
 }
 
 static void check_ceilings(struct fgo_store *st)
