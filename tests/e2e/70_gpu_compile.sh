@@ -133,6 +133,9 @@ else
 		FGOBENCH_CACHE="$T/jit-cache" "$T/jit_compile" sm_90a kernels/calibrate.hip \
 			"-DCALIB_THREADS=256" >"$T/jit.out" 2>&1
 		check compile-2.20 "calibrate.hip compiles for sm_90a" grep -q '^PASS jit-' "$T/jit.out"
+		FGOBENCH_CACHE="$T/jit-cache" "$T/jit_compile" sm_90a kernels/check.hip \
+			"-DCHECK_THREADS=256" >"$T/jit.out" 2>&1
+		check compile-2.21 "check.hip (the device check) compiles for sm_90a" grep -q '^PASS jit-' "$T/jit.out"
 	else
 		fail compile-2.20 "building tests/gpu/jit_compile.c failed: $(tail -c 400 "$T/jit.log")"
 	fi
@@ -163,13 +166,14 @@ else
 		-DBLOCKS=1 -DBLK_M=64 -DBLK_N=64 -DBLK_K=32 -DNUM_STAGES=2 -DNUM_WARPS=4 -DMMA=16
 		-DGSIZE_M=8 -DGEMM_SMS=4 -DCOMM_SMS=2 -DCOMM_BLK_M=0 -DCOMM_BLK_N=0"
 	# every kernel and dtype at once (a few seconds each), then the verdicts
-	# in order; calibrate.hip takes only its thread count (src/gpu_calibrate.c);
+	# in order; calibrate.hip and check.hip take only their thread counts
+	# (src/gpu_calibrate.c, src/gpu_check.c; the dtype is a kernel argument);
 	# the variants of shared sources (the algorithms' gpu_variant) once each
 	cases=""
 	for src in kernels/*.hip; do
 		name=$(basename "$src" .hip)
 		case $name in
-		calibrate) cases="$cases $name:x:" ;;
+		calibrate | check) cases="$cases $name:x:" ;;
 		*) cases="$cases $name:0: $name:1: $name:2:" ;;
 		esac
 	done
@@ -177,7 +181,7 @@ else
 	for c in $cases; do
 		name=${c%%:*} rest=${c#*:}
 		dtype=${rest%%:*} variant=${rest#*:}
-		if [ "$dtype" = x ]; then d="-DCALIB_THREADS=256"; else d="-DDTYPE=$dtype $defines"; fi
+		if [ "$dtype" = x ]; then d="-DCALIB_THREADS=256 -DCHECK_THREADS=256"; else d="-DDTYPE=$dtype $defines"; fi
 		[ -z "$variant" ] || d="$d -D$variant=1"
 		# shellcheck disable=SC2086
 		("$HIPCC" --offload-arch=gfx90a -c -x hip $d -I"$T/k" "$T/k/$name.hip" \
