@@ -34,6 +34,18 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 	asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
 	return v;
 }
+/* The same within one GPU (the device scope): for CTAs of one launch
+ * that never share a flag with a peer, cheaper than the system's. */
+__device__ __forceinline__ void fgo_flag_release_gpu(unsigned int *flag, unsigned int v)
+{
+	asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int *flag)
+{
+	unsigned int v;
+	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+	return v;
+}
 #define fgo_fence_system() __threadfence_system()
 /* Nanoseconds of the GPU's global timer (for wait timeouts). */
 __device__ __forceinline__ unsigned long long fgo_now_ns(void)
@@ -91,6 +103,14 @@ __device__ __forceinline__ void fgo_flag_release(unsigned int *flag, unsigned in
 __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *flag)
 {
 	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+__device__ __forceinline__ void fgo_flag_release_gpu(unsigned int *flag, unsigned int v)
+{
+	__hip_atomic_store(flag, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+}
+__device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int *flag)
+{
+	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
 }
 #define fgo_fence_system() __threadfence_system()
 /* wall_clock64() counts at a constant 100 MHz on CDNA GPUs. HIP 5.2

@@ -84,6 +84,9 @@ struct wg_splitk_walk {
 	{
 		return SPLITK_FLAG0 + (v * WG_CONSUMERS + c) * (SPLIT_K - 1);
 	}
+	/* The flags stay inside this GPU: device-scope releases and
+	 * acquires, polled without sleeping (the wait is short: the units of
+	 * a tile run in the same wave). */
 	__device__ void hand_over(const struct wg_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
 		float4 *sum = sum_of(s.v, c);
@@ -93,14 +96,41 @@ struct wg_splitk_walk {
 				  make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
 		struct wg_one_consumer_team team;
 		team.c = c;
-		team_publish_one(team, L, L->rank, flag_of(s.v, c) + s.slice);
+		team.sync();
+		if (team.tid() == 0) {
+			__threadfence();
+			fgo_flag_release_gpu(flags_of(L, L->rank) + flag_of(s.v, c) + s.slice, L->epoch);
+		}
+	}
+	/* Threads 0 .. SPLIT_K - 2 each wait for one flag; false when a wait
+	 * gave up (the status words say why, as wait_flag's do). */
+	__device__ bool wait_slices(const struct wg_one_consumer_team &team, long first) const
+	{
+		bool ok = true;
+		if (team.tid() < SPLIT_K - 1) {
+			const unsigned int *f = flags_of(L, L->rank) + first + team.tid();
+			const unsigned long long start = fgo_now_ns();
+			while ((int)(fgo_flag_acquire_gpu(f) - L->epoch) < 0) {
+				if (*(volatile unsigned int *)L->status) {
+					ok = false;
+					break;
+				}
+				if (fgo_now_ns() - start > L->timeout_ns) {
+					if (atomicCAS(L->status, 0u, 1u) == 0u)
+						L->status[1] = (unsigned int)(first + team.tid() + 1);
+					ok = false;
+					break;
+				}
+			}
+		}
+		return team.all(ok);
 	}
 	__device__ void take_over(const struct wg_seg &s, int c, float (&acc)[WG_ACC]) const
 	{
 		struct wg_one_consumer_team team;
 		team.c = c;
 		/* gave up: the launch is lost (the status words say why); go on */
-		team_wait(team, L, flag_of(s.v, c), SPLIT_K - 1, 1);
+		wait_slices(team, flag_of(s.v, c));
 		float4 *sum = sum_of(s.v, c);
 #pragma unroll
 		for (int e = 0; e < WG_ACC / 4; e++) {
