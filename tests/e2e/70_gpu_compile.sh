@@ -1,16 +1,22 @@
 # 70_gpu_compile.sh: the GPU kernels compile, no GPU needed.
 #   compile-1  the CPU build: `compile --help`, its refusal (exit 2), bad usage
 #   compile-2  with the CUDA toolkit (/usr/local/cuda): `make GPU=cuda`, then
-#              `fgobench compile` of sweeps/smoke.json and sweeps/gpu_smoke.json
-#              for sm_90a (NVRTC), a fresh cache, a bad spec, a bad --arch
+#              `fgobench compile` for sm_90a (NVRTC) of CI's representative
+#              set, sweeps/ci_compile.json (mma.sync and SIMT) and
+#              sweeps/ci_compile_wgmma.json (Hopper), and of
+#              sweeps/wgmma_check.json; a fresh cache, a bad spec, a bad --arch
 #   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
 #              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc)
 # A missing toolkit prints "SKIP ..." (counted neither way); with
-# FGOBENCH_REQUIRE_GPU_TOOLS=1 (CI) it is a failure instead. The smoke specs
+# FGOBENCH_REQUIRE_GPU_TOOLS=1 (CI) it is a failure instead. The specs
 # compile into build/kernel-cache, kept between runs: a kernel whose source,
 # options and compiler are unchanged is found there (the cache key covers
-# them all), so only the first run pays for the ~160 compiles.
+# them all), so only the first run pays for the ~150 compiles (NVRTC and
+# hiprtc; CI starts from a clean clone and pays them every time, about a
+# minute on 2 cores). The full compile checks (sweeps/smoke.json,
+# gpu_smoke.json, wgmma_fused.json, wgmma_reduce.json, wgmma_streamk.json:
+# ~500 kernels) are what `make bundle` compiles.
 . tests/e2e/lib.sh
 
 missing() { # ID WHAT
@@ -69,18 +75,30 @@ else
 	expect_eq compile-2.6 "cached" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
 	expect_eq compile-2.7 "1" "$(find "$T/cache" -type f | wc -l)"
 
-	for spec in smoke gpu_smoke; do
-		expect_exit "compile-2.$spec.1" 0 "$GFGO" compile "sweeps/$spec.json" --arch sm_90a \
-			--cache build/kernel-cache --quiet --format csv
-		cp "$T/out" "$T/$spec.csv"
-		expect_eq "compile-2.$spec.2" 0 "$(csv_status "$T/$spec.csv" error)"
-		expect_eq "compile-2.$spec.3" 0 "$(awk -F, 'NR > 1 && $11 !~ /^(compiled|cached|invalid|skipped)$/' "$T/$spec.csv" | wc -l)"
-		check "compile-2.$spec.4" "some kernel compiled or was cached" \
-			[ $(($(csv_status "$T/$spec.csv" compiled) + $(csv_status "$T/$spec.csv" cached))) -gt 0 ]
-	done
-	# both smoke specs have a kernel for every configuration
-	expect_eq compile-2.8 0 "$(csv_status "$T/gpu_smoke.csv" skipped)"
-	expect_eq compile-2.8b 0 "$(csv_status "$T/smoke.csv" skipped)"
+	# csv_counts FILE: "compiled+cached error invalid skipped" of a compile
+	csv_counts() {
+		echo "$(($(csv_status "$1" compiled) + $(csv_status "$1" cached))) $(csv_status "$1" error)" \
+			"$(csv_status "$1" invalid) $(csv_status "$1" skipped)"
+	}
+	# csv_pairs FILE: the distinct algorithm,dtype pairs that have a kernel
+	csv_pairs() { awk -F, 'NR > 1 && ($11 == "compiled" || $11 == "cached") {print $2 "," $3}' "$1" | sort -u | wc -l; }
+	# csv_reason FILE TEXT: refused rows whose reason holds TEXT
+	csv_reason() { grep -c "^[0-9]*,.*,invalid,.*$2" "$1"; }
+
+	# CI's set on the mma.sync core (fp16, bf16) and the SIMT core (fp32):
+	# every family (gemm on 1 rank, the others on 2, the Stream-K forms with
+	# 7 GEMM + 3 comm CTAs) with every dtype, 27 pairs, on ragged shapes;
+	# on 4 ranks all_scatter compiles with a 128 x 128 tile (8 warps) and
+	# the 4 rows of reduce_scatter and all_gather_gemm_push with BLK_M=128,
+	# taller than a rank's 200 / 4 = 50 rows, are refused with the reason
+	expect_exit compile-2.ci.1 0 "$GFGO" compile sweeps/ci_compile.json --arch sm_90a \
+		--cache build/kernel-cache --quiet --format csv
+	cp "$T/out" "$T/ci.csv"
+	expect_eq compile-2.ci.2 "29 0 4 0" "$(csv_counts "$T/ci.csv")"
+	expect_eq compile-2.ci.3 33 "$(tail -n +2 "$T/ci.csv" | wc -l)"
+	expect_eq compile-2.ci.4 27 "$(csv_pairs "$T/ci.csv")"
+	check compile-2.ci.5 "the refused tiles say why" \
+		[ "$(csv_reason "$T/ci.csv" 'BLK_M=128 exceeds M/W=50')" = 4 ]
 
 	# the Hopper core (mma=wgmma): every configuration of its check compiles
 	# for sm_90a, with no spill; a target without wgmma refuses it, as does
@@ -89,28 +107,27 @@ else
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/wgmma.csv"
 	expect_eq compile-2.wgmma.2 "40 0 0" "$(($(csv_status "$T/wgmma.csv" compiled) + $(csv_status "$T/wgmma.csv" cached))) $(csv_status "$T/wgmma.csv" error) $(csv_status "$T/wgmma.csv" invalid)"
-	# all_scatter and all_gather_gemm (pull, push) on the core, 2 and 4
-	# ranks: 98 compile; refused are the 2 all_scatter tiles wider than a
-	# rank's 88 columns and the 8 all_gather tiles taller than its 50 rows
-	expect_exit compile-2.wgmma.fused.1 0 "$GFGO" compile sweeps/wgmma_fused.json --arch sm_90a \
+	# split-K on the core (kernels/wgmma_splitk.h): gemm, all_scatter and
+	# all_gather_gemm on ragged shapes, split 2, 3 and 7: 64 compile; the
+	# 128-row tiles at M = 1 and 33 and 64-row tiles on two consumers are refused
+	expect_exit compile-2.splitk.1 0 "$GFGO" compile sweeps/wgmma_splitk.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
-	cp "$T/out" "$T/wgmma-fused.csv"
-	expect_eq compile-2.wgmma.fused.2 "98 0 10" "$(($(csv_status "$T/wgmma-fused.csv" compiled) + $(csv_status "$T/wgmma-fused.csv" cached))) $(csv_status "$T/wgmma-fused.csv" error) $(csv_status "$T/wgmma-fused.csv" invalid)"
-	# all_reduce (one-shot, two-shot) and reduce_scatter on the core: 104
-	# compile; refused are the 4 tiles of 128 rows taller than a
-	# reduce_scatter block of 200 / 4 = 50 rows
-	expect_exit compile-2.wgmma.reduce.1 0 "$GFGO" compile sweeps/wgmma_reduce.json --arch sm_90a \
+	cp "$T/out" "$T/splitk.csv"
+	expect_eq compile-2.splitk.2 "64 0 84" "$(($(csv_status "$T/splitk.csv" compiled) + $(csv_status "$T/splitk.csv" cached))) $(csv_status "$T/splitk.csv" error) $(csv_status "$T/splitk.csv" invalid)"
+	check compile-2.splitk.3 "the split configurations are among them" grep -q 'compiled\|cached' "$T/splitk.csv"
+	# CI's set on the core: every family with fp16 and bf16, 18 pairs, on 1,
+	# 2 and 4 ranks, its three tile forms, Stream-K with 7 and 32 GEMM CTAs:
+	# 25 compile; refused are fp32 (2), K=300 that TMA cannot load (2), and on
+	# 4 ranks the 2 tiles of 256 columns wider than a rank's 352 / 4 = 88
+	# (all_scatter, sk_all_scatter) and the 3 of 128 rows taller than its
+	# 200 / 4 = 50 (reduce_scatter, all_gather_gemm pull and push)
+	expect_exit compile-2.wgmma.ci.1 0 "$GFGO" compile sweeps/ci_compile_wgmma.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
-	cp "$T/out" "$T/wgmma-reduce.csv"
-	expect_eq compile-2.wgmma.reduce.2 "104 0 4" "$(($(csv_status "$T/wgmma-reduce.csv" compiled) + $(csv_status "$T/wgmma-reduce.csv" cached))) $(csv_status "$T/wgmma-reduce.csv" error) $(csv_status "$T/wgmma-reduce.csv" invalid)"
-	check compile-2.wgmma.reduce.3 "the refused tiles say why" grep -q 'invalid,.*BLK_M=128 exceeds M/W=50' "$T/wgmma-reduce.csv"
-	# the Stream-K forms on the core (7 and 32 GEMM CTAs + 3 comm): 92
-	# compile; refused are the 4 sk_all_scatter tiles of 256 columns wider
-	# than a rank's 352 / 4 = 88
-	expect_exit compile-2.wgmma.streamk.1 0 "$GFGO" compile sweeps/wgmma_streamk.json --arch sm_90a \
-		--cache build/kernel-cache --quiet --format csv
-	cp "$T/out" "$T/wgmma-streamk.csv"
-	expect_eq compile-2.wgmma.streamk.2 "92 0 4" "$(($(csv_status "$T/wgmma-streamk.csv" compiled) + $(csv_status "$T/wgmma-streamk.csv" cached))) $(csv_status "$T/wgmma-streamk.csv" error) $(csv_status "$T/wgmma-streamk.csv" invalid)"
+	cp "$T/out" "$T/ci-wgmma.csv"
+	expect_eq compile-2.wgmma.ci.2 "25 0 9 0" "$(csv_counts "$T/ci-wgmma.csv")"
+	expect_eq compile-2.wgmma.ci.3 34 "$(tail -n +2 "$T/ci-wgmma.csv" | wc -l)"
+	expect_eq compile-2.wgmma.ci.4 18 "$(csv_pairs "$T/ci-wgmma.csv")"
+	expect_eq compile-2.wgmma.ci.5 "2 2 2 3" "$(csv_reason "$T/ci-wgmma.csv" 'takes fp16 or bf16') $(csv_reason "$T/ci-wgmma.csv" 'must be multiples of 8') $(csv_reason "$T/ci-wgmma.csv" 'BLK_N=256 exceeds N/W=88') $(csv_reason "$T/ci-wgmma.csv" 'BLK_M=128 exceeds M/W=50')"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"
 	# shellcheck disable=SC2086
 	expect_exit compile-2.wgmma.3 0 "$GFGO" compile sweeps/gpu_smoke.json $wg --arch sm_80 \
