@@ -101,7 +101,10 @@ struct fgo_backend {
 	int (*launch)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
 		      double timeout_s, double *ms, char *err, size_t len);
 
-	/* The vendor sequence: library GEMM then library collective. */
+	/* The vendor sequence: library GEMM then library collective.
+	 * FGO_EUNAVAILABLE (with the reason) when it cannot run here (ranks
+	 * share a GPU, no NCCL): the run stands without a baseline; bulk
+	 * likewise. */
 	int (*baseline)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
 			double timeout_s, double *ms, char *err, size_t len);
 

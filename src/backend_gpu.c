@@ -559,7 +559,7 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 	struct gpu_heap *h = run->heap->priv;
 	(void)timeout_s;
 	if (shared_gpu_refusal(run, err, len))
-		return FGO_EFAIL;
+		return FGO_EUNAVAILABLE;
 	CHECK(flush_l2(ctx, run), "flushing L2");
 	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, h->mine, &run->scratch,
 				   ctx->start, ctx->stop, ms, err, len);
@@ -602,10 +602,11 @@ static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, doubl
 	int rc;
 
 	if (shared_gpu_refusal(run, err, len))
-		return FGO_EFAIL;
+		return FGO_EUNAVAILABLE;
 	/* buffers first: cudaMalloc between the events would be timed */
-	if (gpu_vendor_scratch_alloc(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len))
-		return FGO_EFAIL;
+	rc = gpu_vendor_scratch_alloc(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
+	if (rc != FGO_OK)
+		return rc;
 	CHECK(flush_l2(ctx, run), "flushing L2");
 	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
 	if (enqueue(ctx, run, FGO_MODE_GEMM_ONLY, timeout_s, err, len) != FGO_OK)

@@ -16,6 +16,8 @@ enum fgo_rc {
 	FGO_EFAIL = 1,     /* runs failed, regression found, internal failure */
 	FGO_EUSAGE = 2,    /* bad usage or bad input: nothing was changed */
 	FGO_ETIMEOUT = 3,  /* a wait passed its deadline (never an exit code) */
+	FGO_EUNAVAILABLE = 4, /* a comparison (the vendor baseline, bulk) cannot run here:
+				 not measured, the run is not failed (never an exit code) */
 };
 
 /* User messages, printf-checked; all go to stderr with a "fgobench: " prefix.

@@ -388,7 +388,7 @@ static int prepare(struct gpu_vendor *v, struct gpu_vendor_comm *c, const struct
 	if (q->coll != COLL_NONE && !c) {
 		snprintf(err, len, "%s needs %s, which was not found (%s)", what, ops->coll_name,
 			 ops->coll_hint);
-		return FGO_EFAIL;
+		return FGO_EUNAVAILABLE;
 	}
 	return scratch_get(cfg, q, scratch, s, err, len);
 }

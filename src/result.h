@@ -55,6 +55,7 @@ struct fgo_problem_info {
 struct fgo_result {
 	enum fgo_status status;
 	char reason[FGO_REASON_MAX];
+	char note[FGO_REASON_MAX]; /* what could not be measured here (an ok run's reason) */
 	int iterations, warmup;
 	struct fgo_timing fused, gemm, comm, baseline;
 	struct fgo_timing bulk;  /* own GEMM then vendor collective (n == 0: backend has no bulk) */

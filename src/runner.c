@@ -218,6 +218,13 @@ static enum fgo_status status_of(int rc)
 	return rc == FGO_ETIMEOUT ? FGO_TIMEOUT : rc == FGO_EUSAGE ? FGO_INVALID : FGO_FAILED;
 }
 
+/* Notes in an ok run's reason what could not be measured here and why. */
+static void unavailable(struct fgo_result *r, const char *what, const char *why)
+{
+	size_t n = strlen(r->note);
+	snprintf(r->note + n, sizeof r->note - n, "%s%s unavailable: %s", n ? "; " : "", what, why);
+}
+
 /* The vendor baseline depends only on the problem: measured by the
  * problem's first run that gets this far, then copied into every run. */
 static int problem_baseline(const struct fgo_runner_opts *o, MPI_Comm comm,
@@ -232,6 +239,12 @@ static int problem_baseline(const struct fgo_runner_opts *o, MPI_Comm comm,
 		r->phase_s[FGO_PHASE_BASELINE] = seconds_since(t0);
 		p->info.baseline_s = r->phase_s[FGO_PHASE_BASELINE];
 		r->problem.first = 1;
+	}
+	if (p->baseline_rc == FGO_EUNAVAILABLE) {
+		/* not measurable here (ranks share a GPU, no NCCL): the run
+		 * stands, without a baseline, and says why */
+		unavailable(r, "baseline", p->baseline_reason);
+		return FGO_OK;
 	}
 	if (p->baseline_rc != FGO_OK) {
 		snprintf(r->reason, sizeof r->reason, "%s", p->baseline_reason);
@@ -317,9 +330,18 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 		if (rc == FGO_OK)
 			rc = problem_baseline(o, comm, run, p, &rd, r);
 		t0 = now_seconds();
-		if (rc == FGO_OK && o->backend->bulk)
-			rc = measure(o, comm, run, MEASURE_BULK, FGO_MODE_FUSED, &r->bulk, &rd, r->reason,
-				     sizeof r->reason);
+		if (rc == FGO_OK && o->backend->bulk) {
+			char why[FGO_REASON_MAX] = "";
+			rc = measure(o, comm, run, MEASURE_BULK, FGO_MODE_FUSED, &r->bulk, &rd, why,
+				     sizeof why);
+			if (rc == FGO_EUNAVAILABLE) {
+				r->bulk.n = 0;
+				unavailable(r, "bulk", why);
+				rc = FGO_OK;
+			} else if (rc != FGO_OK) {
+				snprintf(r->reason, sizeof r->reason, "%s", why);
+			}
+		}
 		r->phase_s[FGO_PHASE_TIME] += seconds_since(t0);
 		telemetry_summarise(o, comm, &rd, &r->telemetry);
 	}
@@ -344,7 +366,8 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 	}
 	if (r->status == FGO_STARTED) {
 		r->status = FGO_STATUS_OK;
-		r->reason[0] = '\0';
+		/* an ok run's reason notes what could not be measured here */
+		snprintf(r->reason, sizeof r->reason, "%s", r->note);
 	}
 	derive(o, algo, cfg, r);
 }

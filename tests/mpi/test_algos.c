@@ -92,6 +92,25 @@ static int failing_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 	return FGO_EFAIL;
 }
 
+/* A baseline and a bulk that cannot run here on one rank of each group,
+ * as ranks sharing a GPU (no NCCL between them) would see. */
+static int unavailable_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
+				double timeout_s, double *ms, char *err, size_t len)
+{
+	(void)ctx, (void)run, (void)timeout_s;
+	*ms = 1.0;
+	if (world_rank() % 2 == 0)
+		return FGO_OK;
+	snprintf(err, len, "ranks share a GPU: the vendor collective (NCCL) needs one GPU per rank");
+	return FGO_EUNAVAILABLE;
+}
+
+static int unavailable_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
+			    double timeout_s, double *ms, char *err, size_t len)
+{
+	return unavailable_baseline(ctx, run, timeout_s, ms, err, len);
+}
+
 static int fake_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
 {
 	(void)ctx;
@@ -287,6 +306,29 @@ int main(int argc, char **argv)
 				"status %s reason \"%s\" fused %d baseline %d bulk %d sm %g",
 				status_name(r->status), r->reason, r->fused.n, r->baseline.n, r->bulk.n,
 				r->telemetry.sm_clock_mhz);
+		}
+	}
+
+	/* A baseline and a bulk that cannot run here: the run stands, ok and
+	 * timed, without them, and its reason says why (a fresh problem cache:
+	 * the baseline above was measured once per problem and kept). */
+	with.bulk = unavailable_bulk;
+	with.baseline = unavailable_baseline;
+	rc = runner_run(MPI_COMM_WORLD, &plan, todo, &opts, &sink);
+	if (rank == 0) {
+		T_EQ_INT("unavailable-rc", rc, FGO_OK);
+		for (size_t i = 0; i < plan.count; i++) {
+			if (!todo[i])
+				continue;
+			const struct fgo_result *r = &o.results[i];
+			char id[96];
+			snprintf(id, sizeof id, "unavailable-%zu", i);
+			T_CHECK(id, r->status == FGO_STATUS_OK && r->fused.n == 2 && r->baseline.n == 0 &&
+					    r->bulk.n == 0 && isnan(r->speedup) &&
+					    strstr(r->reason, "baseline unavailable: ranks share a GPU") &&
+					    strstr(r->reason, "; bulk unavailable: ranks share a GPU"),
+				"status %s reason \"%s\" fused %d baseline %d bulk %d",
+				status_name(r->status), r->reason, r->fused.n, r->baseline.n, r->bulk.n);
 		}
 	}
 	fgo_backend_cpu.finish(ctx);
