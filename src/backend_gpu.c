@@ -264,76 +264,6 @@ static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	memset(heap, 0, sizeof *heap);
 }
 
-/* The tensor maps of the wgmma core (kernels/core_wgmma.h, FGO_TMAP_PARAMS),
- * in parameter order: maps_a (one per rank or block of tiles), map_b,
- * maps_c (the same). A in BLK_M-row boxes, B in BLK_K-row boxes, C in parts
- * of BLK_M over the consumer warpgroups rows.
- *   gemm, all_scatter: A is this rank's for every entry; C entry r is the
- *     block of rank r's C this rank writes (its own columns).
- *   all_gather_gemm: block r is source r's rows: A entry r is rank r's
- *     shard (pull: TMA reads peer memory) or, for push, its rows in this
- *     rank's inbox (this rank's own shard for r = rank); C entry r is this
- *     rank's C rows of source r.
- *   all_reduce: A is this rank's; C is this rank's work area (the partial
- *     C), for every entry.
- *   reduce_scatter: entry q is the q-th block of the walk, the rows of
- *     owner sched_peer(rank, W, q + 1) (its own block last,
- *     kernels/reduce_scatter.hip): those rows of this rank's A and of its
- *     work area. */
-static int wgmma_maps(struct fgo_runnable *run, const struct gpu_heap *h, char *err, size_t len)
-{
-	const struct fgo_config *cfg = &run->cfg;
-	const struct fgo_layout *lay = &run->lay;
-	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1), world = run->heap->world,
-		  rank = run->heap->rank;
-	const enum fgo_gemm_space space = run->algo->space;
-	const int push = run->algo->gpu_variant && strcmp(run->algo->gpu_variant, "PUSH") == 0;
-	const size_t es = dtype_size(cfg->dtype);
-	struct fgo_gemm_dims d;
-	struct gpu_tma_map *maps_a, *maps_c;
-
-	algo_gemm_dims(run->algo, cfg, &d);
-	run->maps = aligned_alloc(64, (size_t)(1 + 2 * world) * sizeof *run->maps);
-	if (!run->maps) {
-		snprintf(err, len, "out of host memory");
-		return FGO_EFAIL;
-	}
-	maps_a = run->maps;
-	maps_c = run->maps + world + 1;
-	if (gpu_tma_map_rows(&run->maps[world], h->mine + lay->b.offset, cfg->dtype, d.k, d.n, d.ldb,
-			     cfg->blk_k, err, len) != FGO_OK)
-		return FGO_EUSAGE;
-	for (int r = 0; r < world; r++) {
-		char *a = h->mine + lay->a.offset, *c;
-		const long owner = sched_peer(rank, world, (r + 1) % world);
-		char *const work = h->mine + lay->work_offset;
-		switch (space) {
-		case FGO_SPACE_A_ROWS:
-			a = push && r != rank ? work + (size_t)(r * d.m * d.k) * es
-					      : run->heap->base[r] + lay->a.offset;
-			c = h->mine + lay->c.offset + (size_t)(r * d.m * lay->c.ld) * es;
-			break;
-		case FGO_SPACE_K:
-			c = work;
-			break;
-		case FGO_SPACE_K_ROWS:
-			a += (size_t)(owner * d.m * d.lda) * es;
-			c = work + (size_t)(owner * d.m * d.n) * es;
-			break;
-		default:
-			c = run->heap->base[r] + lay->c.offset + (size_t)(rank * d.n - lay->c.col0) * es;
-			break;
-		}
-		if (gpu_tma_map_rows(&maps_a[r], a, cfg->dtype, d.m, d.k, d.lda, cfg->blk_m, err, len) !=
-			    FGO_OK ||
-		    gpu_tma_map_rows(&maps_c[r], c, cfg->dtype, d.m, d.n,
-				     space == FGO_SPACE_K || space == FGO_SPACE_K_ROWS ? d.n : lay->c.ld,
-				     part_rows, err, len) != FGO_OK)
-			return FGO_EUSAGE;
-	}
-	return FGO_OK;
-}
-
 static int gpu_device_memory(size_t *bytes, int *count)
 {
 	int n = 0;
@@ -389,7 +319,8 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
 		run->wait = NULL;
 	if (rc == FGO_OK && kernel.shape.core == GPU_CORE_WGMMA)
-		rc = wgmma_maps(run, h, reason, len);
+		rc = gpu_tma_wgmma_maps(algo, cfg, &run->lay, heap->base, heap->rank, heap->world,
+					&run->maps, reason, len);
 	if (rc == FGO_OK) {
 		int per_sm = 0;
 		run->threads = kernel.shape.threads;

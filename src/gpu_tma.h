@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "algo.h"
 #include "config.h"
 
 /* CUtensorMap's size and alignment, without the driver header here. */
@@ -22,5 +23,12 @@ struct gpu_tma_map {
  * matrix read as zeros. FGO_OK, or FGO_EUSAGE with a reason. */
 int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, long rows,
 		     long cols, long pitch, int box_rows, char *err, size_t len);
+
+/* The wgmma core's tensor maps of one configuration on rank `rank` of
+ * `world` (bases: every rank's heap as this rank addresses it), in kernel
+ * parameter order: A per block, B, C per block (see gpu_tma.c). */
+int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg,
+		       const struct fgo_layout *lay, char *const *bases, int rank, int world,
+		       struct gpu_tma_map **out, char *err, size_t len);
 
 #endif
