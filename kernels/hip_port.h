@@ -252,4 +252,17 @@ static inline hipError_t fgo_func_max_dynamic_smem(hipFunction_t f, int bytes)
 #define hipDeviceAttributeMaxSharedMemoryPerBlockOptin hipDeviceAttributeMaxSharedMemoryPerBlock
 #endif
 
+#if defined(FGO_GPU_CUDA) || defined(FGO_GPU_HIP)
+/* Host: a runtime call that must succeed, in a function with `char *err,
+ * size_t len` that returns an fgo code: "WHAT failed: the runtime's text". */
+#define FGO_HIP_CHECK(call, what)                                                      \
+	do {                                                                           \
+		hipError_t e_ = (call);                                                \
+		if (e_ != hipSuccess) {                                                \
+			snprintf(err, len, "%s failed: %s", (what), hipGetErrorString(e_)); \
+			return FGO_EFAIL;                                              \
+		}                                                                      \
+	} while (0)
+#endif
+
 #endif

@@ -59,14 +59,7 @@ struct fgo_runnable {
 	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
 };
 
-#define CHECK(call, what)                                                              \
-	do {                                                                           \
-		hipError_t e_ = (call);                                                \
-		if (e_ != hipSuccess) {                                                \
-			snprintf(err, len, "%s failed: %s", (what), hipGetErrorString(e_)); \
-			return FGO_EFAIL;                                              \
-		}                                                                      \
-	} while (0)
+#define CHECK FGO_HIP_CHECK
 
 static int gpu_available(void)
 {

@@ -108,37 +108,14 @@ done:
 /* Compiles (or takes from the kernel cache) and loads kernels/calibrate.hip. */
 static int load_kernels(const struct gpu_calib_dev *d, hipModule_t *mod, char *err, size_t len)
 {
-	char defines[64], why[FGO_REASON_MAX];
-	void *image = NULL;
-	size_t size = 0;
-	int cached = 0;
-	fgo_drv_result r;
-
-	*mod = NULL;
+	char defines[64];
 	snprintf(defines, sizeof defines, "-DCALIB_THREADS=%d", CALIB_THREADS);
-	if (gpu_jit_compile(CALIB_SOURCE, defines, d->arch, &image, &size, &cached, why,
-			    sizeof why) != FGO_OK) {
-		snprintf(err, len, "%s: %s", CALIB_SOURCE, why);
-		return FGO_EFAIL;
-	}
-	r = hipModuleLoadData(mod, image);
-	free(image);
-	if (fgo_cu(r) != hipSuccess) {
-		*mod = NULL;
-		snprintf(err, len, "loading %s for %s failed: %s", CALIB_SOURCE, d->arch, fgo_cu_text(r));
-		return FGO_EFAIL;
-	}
-	return FGO_OK;
+	return gpu_jit_load(CALIB_SOURCE, defines, d->arch, mod, err, len);
 }
 
 static int get_kernel(hipModule_t mod, const char *name, hipFunction_t *fn, char *err, size_t len)
 {
-	fgo_drv_result r = hipModuleGetFunction(fn, mod, name);
-	if (fgo_cu(r) != hipSuccess) {
-		snprintf(err, len, "%s has no kernel %s: %s", CALIB_SOURCE, name, fgo_cu_text(r));
-		return FGO_EFAIL;
-	}
-	return FGO_OK;
+	return gpu_jit_function(mod, CALIB_SOURCE, name, fn, err, len);
 }
 
 /* Fills n elements of dtype at p with random values in [-1, 1) (enqueued). */

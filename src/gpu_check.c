@@ -37,14 +37,7 @@
 #define check_clear_error hipGetLastError
 #endif
 
-#define CHECK(call, what)                                                              \
-	do {                                                                           \
-		hipError_t e_ = (call);                                                \
-		if (e_ != hipSuccess) {                                                \
-			snprintf(err, len, "%s failed: %s", (what), hipGetErrorString(e_)); \
-			return FGO_EFAIL;                                              \
-		}                                                                      \
-	} while (0)
+#define CHECK FGO_HIP_CHECK
 
 struct gpu_check {
 	char arch[16];
@@ -101,44 +94,20 @@ void gpu_check_close(struct gpu_check *c)
 	free(c);
 }
 
-static int get_kernel(hipModule_t mod, const char *name, hipFunction_t *fn, char *err, size_t len)
-{
-	fgo_drv_result r = hipModuleGetFunction(fn, mod, name);
-	if (fgo_cu(r) != hipSuccess) {
-		snprintf(err, len, "%s has no kernel %s: %s", CHECK_SOURCE, name, fgo_cu_text(r));
-		return FGO_EFAIL;
-	}
-	return FGO_OK;
-}
-
 /* Compiles (or takes from the kernel cache) and loads kernels/check.hip,
  * once per process; allocates the compare's result words. */
 static int load(struct gpu_check *c, char *err, size_t len)
 {
-	char defines[64], why[FGO_REASON_MAX];
-	void *image = NULL;
-	size_t size = 0;
-	int cached = 0;
-	fgo_drv_result r;
+	char defines[64];
 
 	if (c->module)
 		return FGO_OK;
 	snprintf(defines, sizeof defines, "-DCHECK_THREADS=%d", CHECK_THREADS);
-	if (gpu_jit_compile(CHECK_SOURCE, defines, c->arch, &image, &size, &cached, why,
-			    sizeof why) != FGO_OK) {
-		snprintf(err, len, "%s: %s", CHECK_SOURCE, why);
+	if (gpu_jit_load(CHECK_SOURCE, defines, c->arch, &c->module, err, len) != FGO_OK)
 		return FGO_EFAIL;
-	}
-	r = hipModuleLoadData(&c->module, image);
-	free(image);
-	if (fgo_cu(r) != hipSuccess) {
-		c->module = NULL;
-		snprintf(err, len, "loading %s for %s failed: %s", CHECK_SOURCE, c->arch, fgo_cu_text(r));
-		return FGO_EFAIL;
-	}
-	if (get_kernel(c->module, "fgo_check_fill", &c->fill, err, len) != FGO_OK ||
-	    get_kernel(c->module, "fgo_check_poison", &c->poison, err, len) != FGO_OK ||
-	    get_kernel(c->module, "fgo_check_compare", &c->compare, err, len) != FGO_OK) {
+	if (gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_fill", &c->fill, err, len) ||
+	    gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_poison", &c->poison, err, len) ||
+	    gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_compare", &c->compare, err, len)) {
 		hipModuleUnload(c->module);
 		c->module = NULL;
 		return FGO_EFAIL;

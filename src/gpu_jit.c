@@ -199,3 +199,38 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 		write_file(path, *image, *size);
 	return FGO_OK;
 }
+
+int gpu_jit_load(const char *source, const char *defines, const char *arch, hipModule_t *mod,
+		 char *err, size_t len)
+{
+	char why[FGO_REASON_MAX];
+	void *image = NULL;
+	size_t size = 0;
+	int cached = 0;
+
+	*mod = NULL;
+	if (gpu_jit_compile(source, defines, arch, &image, &size, &cached, why, sizeof why) !=
+	    FGO_OK) {
+		snprintf(err, len, "%s: %s", source, why);
+		return FGO_EFAIL;
+	}
+	fgo_drv_result r = hipModuleLoadData(mod, image);
+	free(image);
+	if (fgo_cu(r) != hipSuccess) {
+		*mod = NULL;
+		snprintf(err, len, "loading %s for %s failed: %s", source, arch, fgo_cu_text(r));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}
+
+int gpu_jit_function(hipModule_t mod, const char *source, const char *name, hipFunction_t *fn,
+		     char *err, size_t len)
+{
+	fgo_drv_result r = hipModuleGetFunction(fn, mod, name);
+	if (fgo_cu(r) != hipSuccess) {
+		snprintf(err, len, "%s has no kernel %s: %s", source, name, fgo_cu_text(r));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}

@@ -7,6 +7,7 @@
 
 #include "algo.h"
 #include "config.h"
+#include "hip_port.h"
 
 /* The -D options of cfg for algo's kernel: every tunable, the GEMM
  * dimensions of the family's tile space (algo_gemm_dims) and its variant switch. */
@@ -20,6 +21,15 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
  * configuration does not compile: stored as invalid), or FGO_EFAIL. */
 int gpu_jit_compile(const char *source, const char *defines, const char *arch, void **image,
 		    size_t *size, int *cached, char *err, size_t len);
+
+/* A helper kernel source of the tool's own (calibrate.hip, check.hip):
+ * compiled (or found in the cache) with defines for arch and loaded into
+ * *mod. FGO_OK, or FGO_EFAIL with the reason. */
+int gpu_jit_load(const char *source, const char *defines, const char *arch, hipModule_t *mod,
+		 char *err, size_t len);
+/* Kernel `name` of mod (loaded from source, for the message). */
+int gpu_jit_function(hipModule_t mod, const char *source, const char *name, hipFunction_t *fn,
+		     char *err, size_t len);
 
 /* The cache folder: $FGOBENCH_CACHE, else ~/.cache/fgobench. */
 const char *gpu_jit_cache_dir(void);
