@@ -120,7 +120,7 @@ CREATE TABLE problems (
     k                     INTEGER NOT NULL,
     seed                  TEXT NOT NULL,  -- of the inputs (check.h's input_value), hex
     check_method          TEXT,           -- 'reference': every element against a reference checked
-                                          -- on the host; 'host': sampled on the host per run
+                                          -- on the host; NULL: the runs were not validated
     reference_checked     INTEGER,        -- reference elements checked against double on the host
     reference_max_rel_err REAL,
     t_baseline_ms         REAL,           -- median of the baseline samples

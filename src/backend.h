@@ -2,9 +2,10 @@
  *
  * The session and the runner drive every backend the same way:
  *   init -> precompile every configuration (optional, before any timing)
- *   -> heap_alloc (once per communicator) -> for each configuration:
- *   prepare -> copy_in inputs -> launch (timed) ... -> copy_out output -> release
- *   -> heap_free -> finish.
+ *   -> heap_alloc (once per communicator) -> for each problem (runner.c):
+ *   inputs_fill, reference_make and reference_rows (its host check) -> for
+ *   each of its configurations: prepare -> output_poison -> launch ->
+ *   output_compare -> launches timed ... -> release -> heap_free -> finish.
  * The CPU backend (backend_cpu.c) is the reference; the GPU backend plugs in
  * the same way. Optional members say so; NULL means the runner skips them. */
 #ifndef FGO_BACKEND_H
@@ -89,11 +90,10 @@ struct fgo_backend {
 	int (*precompile)(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 			  const struct fgo_config *cfg, char *err, size_t len);
 
-	/* Host <-> heap copies of this rank's own heap. */
+	/* Host -> heap copy into this rank's own heap (the tests' planted
+	 * element, runner_problem.c). */
 	int (*copy_in)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
 		       const void *src, size_t bytes);
-	int (*copy_out)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
-			void *dst, size_t bytes);
 
 	/* One launch of mode, its own time in *ms (events on GPU, monotonic clock
 	 * on CPU). The runner puts barriers around it. Returns FGO_OK, FGO_ETIMEOUT
@@ -140,15 +140,13 @@ struct fgo_backend {
 	 * for `calibrate`; NULL: memory_bw is not measured. */
 	int (*memory_bandwidth)(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len);
 
-	/* (optional, all five or none) The check with the work done once per
-	 * problem (runner.c): the inputs made where they live, a reference
-	 * of this rank's C shard kept by the backend (outside the heap), and
-	 * every element of each run's output compared with it where the
-	 * output lives. NULL: the runner fills and poisons through host
-	 * copies and checks on the host per run (output_check).
+	/* The check with the work done once per problem (runner_problem.c):
+	 * the inputs made where they live, a reference of this rank's C shard
+	 * kept by the backend (outside the heap), and every element of each
+	 * run's output compared with it where the output lives.
 	 *
-	 * inputs_fill: this rank's A and B shards (lay->a, lay->b) with
-	 * input_value(seed, ...), padding zeroed. */
+	 * inputs_fill: this rank's A and B shards (lay->a, lay->b) from the
+	 * generator of kernels/inputs.h with seed, padding zeroed. */
 	int (*inputs_fill)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
 			   const struct fgo_config *cfg, const struct fgo_layout *lay, uint64_t seed,
 			   char *err, size_t len);

@@ -199,16 +199,6 @@ static int cpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_
 	return FGO_OK;
 }
 
-static int cpu_copy_out(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
-			void *dst, size_t bytes)
-{
-	(void)ctx;
-	if (offset + bytes > heap->bytes)
-		return FGO_EFAIL;
-	memcpy(dst, heap->base[heap->rank] + offset, bytes);
-	return FGO_OK;
-}
-
 /* The check with the work done once per problem (backend.h): inputs and
  * poison written in place in the shared heap, no staging copies. */
 static int cpu_inputs_fill(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
@@ -409,7 +399,6 @@ const struct fgo_backend fgo_backend_cpu = {
 	.heap_free = cpu_heap_free,
 	.prepare = cpu_prepare,
 	.copy_in = cpu_copy_in,
-	.copy_out = cpu_copy_out,
 	.launch = cpu_launch,
 	.baseline = cpu_baseline,
 	/* No bulk: the CPU baseline already is the reference GEMM (the same

@@ -372,17 +372,6 @@ static int gpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_
 		       : FGO_EFAIL;
 }
 
-static int gpu_copy_out(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
-			void *dst, size_t bytes)
-{
-	struct gpu_heap *h = heap->priv;
-	(void)ctx;
-	return offset + bytes <= heap->bytes &&
-			       hipMemcpy(dst, h->mine + offset, bytes, hipMemcpyDeviceToHost) == hipSuccess
-		       ? FGO_OK
-		       : FGO_EFAIL;
-}
-
 /* Timed launches must not find their inputs in L2 from the iteration
  * before: when this rank's working set is under 2 x L2, overwrite 2 x L2
  * bytes on the stream first (outside the events). */
@@ -631,7 +620,6 @@ const struct fgo_backend fgo_backend_gpu = {
 	.prepare = gpu_prepare,
 	.precompile = gpu_precompile,
 	.copy_in = gpu_copy_in,
-	.copy_out = gpu_copy_out,
 	.launch = gpu_launch,
 	.baseline = gpu_baseline,
 	.matrix_peak = gpu_matrix_peak,

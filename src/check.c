@@ -1,7 +1,8 @@
 /* check.c: the random inputs every rank fills its shards with, the output
  * poison, and the reference check of an output shard against A x B computed
- * in double (see check.h). Exports input_value, input_fill, output_poison,
- * output_check and check_tolerance. */
+ * in double (see check.h). Exports input_fill, output_poison, the element
+ * rule (check_add), the sampled grid, the exact reference and its check of
+ * a backend's reference, and the tolerances. */
 #include "check.h"
 
 #include <math.h>
@@ -27,11 +28,6 @@ static uint64_t row_state(uint64_t seed, enum fgo_operand which, long row)
 static float value_at(uint64_t state, long col, enum fgo_dtype t)
 {
 	return fgo_input_at(state, col, (int)t);
-}
-
-float input_value(uint64_t seed, enum fgo_operand which, long row, long col, enum fgo_dtype t)
-{
-	return value_at(row_state(seed, which, row), col, t);
 }
 
 void input_fill(uint64_t seed, enum fgo_operand which, const struct fgo_matrix *m,
@@ -251,15 +247,15 @@ static long pick_lines(uint64_t *rng, long n, long want, long *out)
 	return count;
 }
 
-int check_pick(uint64_t seed, const struct fgo_matrix *m, long max_full, long samples,
-	       long **rows, long *nr_out, long **cols, long *nc_out)
+int check_pick(uint64_t seed, const struct fgo_matrix *m, long samples, long **rows,
+	       long *nr_out, long **cols, long *nc_out)
 {
 	long nr = m->rows, nc = m->cols;
 	*rows = *cols = NULL;
 	*nr_out = *nc_out = 0;
 	if (m->rows <= 0 || m->cols <= 0)
 		return FGO_OK;
-	if ((double)m->rows * (double)m->cols > (double)max_full) {
+	if ((double)m->rows * (double)m->cols > (double)samples) {
 		/* Sampled: a grid of about sqrt(samples) rows by as many columns.
 		 * A grid costs (rows + columns) * K input values where independent
 		 * elements would cost 2 * samples * K, and with stratified lines
@@ -287,39 +283,6 @@ int check_pick(uint64_t seed, const struct fgo_matrix *m, long max_full, long sa
 	*nr_out = pick_lines(&rng, m->rows, nr, *rows);
 	*nc_out = pick_lines(&rng, m->cols, nc, *cols);
 	return FGO_OK;
-}
-
-/* output_check's visit: the element as stored against its exact value. */
-struct compare_arg {
-	const struct fgo_matrix *m;
-	enum fgo_dtype t;
-	const void *got;
-	double tol;
-	struct fgo_check *res;
-};
-
-static void compare_visit(void *arg, long li, long lj, double want, double scale)
-{
-	struct compare_arg *c = arg;
-	double got = dtype_load(c->t, c->got, (size_t)li * (size_t)c->m->ld + (size_t)lj);
-	check_add(c->res, got, want, scale, c->tol, c->m->row0 + li, c->m->col0 + lj);
-}
-
-int output_check(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
-		 const void *got, long max_full, long samples, struct fgo_check *res)
-{
-	long *rows, *cols, nr, nc;
-	check_init(res);
-	if (check_pick(seed, m, max_full, samples, &rows, &nr, &cols, &nc) != FGO_OK)
-		return FGO_EFAIL;
-	struct compare_arg c = { m, cfg->dtype, got, check_tolerance(cfg->dtype, cfg->k, cfg->world),
-				 res };
-	int rc = nr && nc ? walk_grid(seed, cfg, m, rows, nr, cols, nc, compare_visit, &c) : FGO_OK;
-	free(rows);
-	free(cols);
-	if (rc != FGO_OK)
-		return rc;
-	return res->bad ? FGO_EFAIL : FGO_OK;
 }
 
 /* reference_exact's visit: stores want and scale as floats, row-major. */

@@ -13,10 +13,6 @@
 
 enum fgo_operand { FGO_A = 0, FGO_B = 1 };
 
-/* Value of element (row, col) of global operand `which`: uniform in [-1, 1),
- * never all zeros, already rounded to dtype. */
-float input_value(uint64_t seed, enum fgo_operand which, long row, long col, enum fgo_dtype t);
-
 /* Writes the shard m of operand `which` into dst (rows x ld elements of dtype). */
 void input_fill(uint64_t seed, enum fgo_operand which, const struct fgo_matrix *m,
 		enum fgo_dtype t, void *dst);
@@ -41,18 +37,11 @@ void check_add(struct fgo_check *res, double got, double want, double scale, dou
 	       long row, long col);
 
 /* The rows and columns (local to m, increasing) a check of m visits: all
- * of them when m has at most max_full elements, else a stratified grid of
- * about `samples` elements chosen by seed (corners included). *rows and
- * *cols are malloc'd (free them); FGO_OK or FGO_EFAIL (out of memory). */
-int check_pick(uint64_t seed, const struct fgo_matrix *m, long max_full, long samples,
-	       long **rows, long *nr, long **cols, long *nc);
-
-/* Compares the output shard got (layout m, dtype of cfg) with A x B computed
- * in double from input_value(). Checks every element when the shard has at
- * most max_full elements, else `samples` elements chosen by seed (always
- * including the four corners). Returns 0 when all are within tolerance. */
-int output_check(uint64_t seed, const struct fgo_config *cfg, const struct fgo_matrix *m,
-		 const void *got, long max_full, long samples, struct fgo_check *res);
+ * of them when m has at most `samples` elements, else a stratified grid of
+ * about that many chosen by seed (corners included). *rows and *cols are
+ * malloc'd (free them); FGO_OK or FGO_EFAIL (out of memory). */
+int check_pick(uint64_t seed, const struct fgo_matrix *m, long samples, long **rows, long *nr,
+	       long **cols, long *nc);
 
 /* The exact reference of shard m: want = sum a_ik b_kj and scale = sum
  * |a_ik b_kj| in double, stored as floats (m->rows x m->cols, row-major).

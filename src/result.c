@@ -51,7 +51,6 @@ void result_init(struct fgo_result *r)
 	r->telemetry.mem_clock_mhz = NAN;
 	r->telemetry.temp_c = NAN;
 	r->telemetry.power_w = NAN;
-	r->problem.reference = -1;
 	r->problem.reference_max_rel_err = NAN;
 }
 

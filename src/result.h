@@ -45,8 +45,8 @@ const char *phase_name(enum fgo_phase p); /* "load", "inputs", ... */
 struct fgo_problem_info {
 	uint64_t seed;            /* of the inputs */
 	int first;                /* this run made the problem's shared work */
-	int reference;            /* 1: the whole output compared with a checked reference;
-				     0: sampled on the host per run; -1: not validated */
+	int reference;            /* the reference was made and checked on the host (0: the
+				     problem's runs were not validated) */
 	long reference_checked;   /* reference elements checked against double on the host */
 	double reference_max_rel_err;
 	double inputs_s, reference_s, baseline_s;

@@ -11,8 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "dtype.h"
 #include "fgo.h"
 #include "runner_impl.h"
 #include "stats.h"

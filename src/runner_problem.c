@@ -47,7 +47,6 @@ static void problem_reset(struct fgo_problem_cache *p, const struct fgo_config *
 	memset(p, 0, sizeof *p);
 	p->key = *cfg;
 	p->info.seed = runner_seed(cfg);
-	p->info.reference = -1;
 	p->info.reference_max_rel_err = NAN;
 }
 
@@ -58,14 +57,14 @@ void runner_problems_free(struct fgo_problem_cache *p)
 }
 
 /* Checks the reference the backend made against the exact values on the
- * host, on the grid output_check samples (rows fetched whole). */
+ * host, on a sampled grid (check_pick; its rows fetched whole). */
 static int reference_check(const struct fgo_runner_opts *o, const struct fgo_config *cfg,
 			   const struct fgo_layout *lay, struct fgo_problem_cache *p, char *reason,
 			   size_t len)
 {
 	const struct fgo_matrix *m = &lay->c;
 	long *rows, *cols, nr, nc;
-	if (check_pick(p->info.seed, m, 0, CHECK_SAMPLES, &rows, &nr, &cols, &nc) != FGO_OK) {
+	if (check_pick(p->info.seed, m, CHECK_SAMPLES, &rows, &nr, &cols, &nc) != FGO_OK) {
 		snprintf(reason, len, "out of host memory checking the reference");
 		return FGO_EFAIL;
 	}

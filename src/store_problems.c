@@ -71,10 +71,10 @@ int store_problem_put(struct fgo_store *st, int64_t sweep_id, const struct fgo_c
 			store_sql_bind_text(q, 3, dtype_name(cfg->dtype)) | sqlite3_bind_int(q, 4, cfg->world) |
 			sqlite3_bind_int64(q, 5, cfg->m) | sqlite3_bind_int64(q, 6, cfg->n) |
 			sqlite3_bind_int64(q, 7, cfg->k) | store_sql_bind_text(q, 8, seed) |
-			store_sql_bind_text(q, 9, p->reference < 0 ? NULL : p->reference ? "reference" : "host") |
-			(p->reference > 0 ? sqlite3_bind_int64(q, 10, p->reference_checked)
+			store_sql_bind_text(q, 9, p->reference ? "reference" : NULL) |
+			(p->reference ? sqlite3_bind_int64(q, 10, p->reference_checked)
 					  : sqlite3_bind_null(q, 10)) |
-			store_sql_bind_real(q, 11, p->reference_max_rel_err, p->reference > 0) |
+			store_sql_bind_real(q, 11, p->reference_max_rel_err, p->reference) |
 			store_sql_bind_real(q, 12, r->baseline.median, baseline) |
 			store_sql_bind_real(q, 13, r->baseline.min, baseline) |
 			store_sql_bind_real(q, 14, r->baseline.max, baseline) |

@@ -35,6 +35,8 @@ expect_exit sk-3.1 0 "$FGO" best --top 20 --format csv
 check sk-3.2 "the best table and its reproduce line show a split" grep -q -- '--split_k [2-5]' "$T/out"
 expect_exit sk-3.3 0 mpi 2 run --algorithm gemm --world 1 --dtype bf16 -m 33 -n 96 -k 250 \
 	--BLK_M 32 --BLK_N 32 --BLK_K 16 --split_k 4 --iterations 2 --warmup 0
-check sk-3.4 "run --split_k validates" grep -qi 'ok' "$T/out"
+check sk-3.4 "run --split_k is stored split and validated ok" sh -c \
+	"grep -q '^config_key .*/sk4\$' '$T/out' && grep -q '^status  *ok\$' '$T/out' &&
+	 grep -q '^validated  *1\$' '$T/out'"
 expect_exit sk-3.5 2 "$FGO" run --algorithm gemm --world 1 -m 64 -n 64 -k 64 --split_k 0
 expect_exit sk-3.6 2 "$FGO" run --algorithm gemm --world 1 -m 64 -n 64 -k 64 --split_k 9999

@@ -129,7 +129,6 @@ const struct fgo_backend fgo_backend_gpu = {
 	.heap_free = fake_heap_free,
 	.prepare = NULL,
 	.copy_in = NULL,
-	.copy_out = NULL,
 	.launch = NULL,
 	.baseline = NULL,
 	.bulk = NULL,
