@@ -108,6 +108,200 @@ SCHED_FN void sched_splitk_range(long k_iters, int slices, int slice, long *k0, 
 	*k1 = (long)(slice + 1) * k_iters / slices;
 }
 
+/* ---- The walk: which segments of which tiles a CTA computes ----
+ *
+ * One schedule for every family and core. `tiles` tiles (all blocks of a
+ * family, in the core's order) of k_iters MAC iterations each, walked by
+ * `ctas` GEMM CTAs in one of three forms:
+ *   data-parallel (ctas = the grid): CTA c computes whole tiles c, c + ctas, ...
+ *   split-K (sched_walk_make's split > 1): see sched_splitk_range; the walk
+ *     gives the slices of a tile as whole-tile segments with k ranges, the
+ *     exchange is the caller's (per-tile fp32 sums, last slice ends the tile);
+ *   hybrid data-parallel + Stream-K (streamk != 0): the whole waves of tiles
+ *     ([0, dp_tiles), tile c + i * ctas to CTA c) data-parallel, then the
+ *     last partial wave ([dp_tiles, tiles)) spread Stream-K over all ctas:
+ *     its sk_tiles * k_iters iterations cut into ctas even ranges
+ *     (sched_streamk_range's rule). With `pure` every tile is Stream-K (the
+ *     sk_* families).
+ * A CTA walks its data-parallel tiles first, then its Stream-K range from
+ * its start. A Stream-K segment is one of:
+ *   SCHED_WHOLE      the whole tile: computed and stored, no exchange;
+ *   SCHED_HAND_OVER  the tile's iterations [k0, k1) with k0 > 0: only the
+ *                    first segment of a range can be one, so a CTA hands
+ *                    over at most once per launch: into its own slot, then
+ *                    its flag (one slot and one flag per CTA);
+ *   SCHED_TAKE_OVER  iterations [0, k1) with k1 < k_iters: the last segment
+ *                    of the range; the CTA owning a tile's first iteration
+ *                    ends it, after adding the slots of the CTAs
+ *                    [take_first, take_last] (in that order: deterministic)
+ *                    once their flags are up.
+ * The CTAs it waits for handed over at the very start of their Stream-K
+ * ranges, right after the same number of data-parallel tiles, so a
+ * take-over hardly waits, a tile split over many CTAs waits for none in
+ * turn, and the walk cannot deadlock with every CTA resident. */
+enum sched_role { SCHED_WHOLE = 0, SCHED_HAND_OVER = 1, SCHED_TAKE_OVER = 2 };
+
+struct sched_walk {
+	long tiles, k_iters;
+	int ctas;
+	long dp_tiles;  /* [0, dp_tiles): whole tiles, data-parallel */
+	long sk_tiles;  /* [dp_tiles, tiles): Stream-K */
+	int split;      /* split-K slices (1: none); excludes Stream-K */
+};
+
+struct sched_seg {
+	long tile;      /* 0 .. tiles - 1 */
+	long k0, k1;    /* MAC iterations [k0, k1) of the tile */
+	int role;       /* enum sched_role */
+	int slice;      /* split-K: the slice (0 .. split - 1); else 0 */
+	int take_first, take_last; /* SCHED_TAKE_OVER: the CTAs whose slots it adds */
+	long pos;       /* the walk's cursor (private) */
+};
+
+/* The tiles a hybrid walk leaves to Stream-K: the last partial wave (none
+ * when the tiles fill whole waves), every tile when there is less than
+ * one wave or `pure`. */
+SCHED_FN long sched_walk_sk_tiles(long tiles, int ctas, int pure)
+{
+	if (ctas < 1)
+		return 0;
+	if (pure || tiles < ctas)
+		return tiles;
+	return tiles % ctas;
+}
+
+/* split > 1: split-K (streamk ignored); else streamk != 0: the hybrid
+ * (pure: all Stream-K); else data-parallel. */
+SCHED_FN struct sched_walk sched_walk_make(long tiles, long k_iters, int ctas, int split,
+					   int streamk, int pure)
+{
+	struct sched_walk w;
+	w.tiles = tiles;
+	w.k_iters = k_iters;
+	w.ctas = ctas < 1 ? 1 : ctas;
+	w.split = split < 1 ? 1 : split;
+	w.sk_tiles = (w.split == 1 && streamk) ? sched_walk_sk_tiles(tiles, w.ctas, pure) : 0;
+	w.dp_tiles = tiles - w.sk_tiles;
+	return w;
+}
+
+/* CTA cta's Stream-K range over the sk_tiles * k_iters iterations. */
+SCHED_FN void sched_walk_sk_range(const struct sched_walk *w, int cta, long *begin, long *end)
+{
+	long total = w->sk_tiles * w->k_iters;
+	long base = total / w->ctas, rem = total % w->ctas;
+	long c = cta;
+	*begin = c * base + (c < rem ? c : rem);
+	*end = *begin + base + (c < rem ? 1 : 0);
+}
+
+/* The CTA whose Stream-K range holds iteration it (0 <= it < sk_tiles * k_iters). */
+SCHED_FN int sched_walk_sk_cta(const struct sched_walk *w, long it)
+{
+	long total = w->sk_tiles * w->k_iters;
+	long base = total / w->ctas, rem = total % w->ctas;
+	long big = rem * (base + 1);
+	if (it < big)
+		return (int)(it / (base + 1));
+	return (int)(rem + (it - big) / base);
+}
+
+/* The Stream-K segment of cta's range [.., end) starting at iteration it. */
+SCHED_FN void sched_walk_sk_seg(const struct sched_walk *w, long it, long end, struct sched_seg *s)
+{
+	long lt = it / w->k_iters, tile_end = (lt + 1) * w->k_iters;
+	long stop = end < tile_end ? end : tile_end;
+	s->tile = w->dp_tiles + lt;
+	s->k0 = it - lt * w->k_iters;
+	s->k1 = stop - lt * w->k_iters;
+	s->slice = 0;
+	s->pos = -1 - it; /* negative: in the Stream-K range */
+	s->take_first = s->take_last = -1;
+	if (s->k0 > 0) {
+		s->role = SCHED_HAND_OVER;
+	} else if (s->k1 == w->k_iters) {
+		s->role = SCHED_WHOLE;
+	} else {
+		s->role = SCHED_TAKE_OVER;
+		s->take_first = sched_walk_sk_cta(w, stop);
+		s->take_last = sched_walk_sk_cta(w, tile_end - 1);
+	}
+}
+
+/* The data-parallel (or split-K) unit u of the walk as a segment: split-K
+ * units are slice-major (every tile's slice 0, then slice 1, ...), so a
+ * tile's last slice comes after its others. */
+SCHED_FN void sched_walk_unit_seg(const struct sched_walk *w, long u, struct sched_seg *s)
+{
+	s->pos = u;
+	s->role = SCHED_WHOLE;
+	s->take_first = s->take_last = -1;
+	if (w->split > 1) {
+		s->slice = (int)(u / w->tiles);
+		s->tile = u - s->slice * w->tiles;
+		sched_splitk_range(w->k_iters, w->split, s->slice, &s->k0, &s->k1);
+	} else {
+		s->slice = 0;
+		s->tile = u;
+		s->k0 = 0;
+		s->k1 = w->k_iters;
+	}
+}
+
+/* CTA cta's first segment: 1 and *s, or 0 when it has none. */
+SCHED_FN int sched_walk_first(const struct sched_walk *w, int cta, struct sched_seg *s)
+{
+	long units = w->split > 1 ? w->tiles * w->split : w->dp_tiles, b, e;
+	if (cta < 0 || cta >= w->ctas)
+		return 0;
+	if (cta < units) {
+		sched_walk_unit_seg(w, cta, s);
+		return 1;
+	}
+	if (w->sk_tiles == 0)
+		return 0;
+	sched_walk_sk_range(w, cta, &b, &e);
+	if (b >= e)
+		return 0;
+	sched_walk_sk_seg(w, b, e, s);
+	return 1;
+}
+
+/* The segment after *s of CTA cta: 1 and *s, or 0 at the end of its walk. */
+SCHED_FN int sched_walk_next(const struct sched_walk *w, int cta, struct sched_seg *s)
+{
+	long units = w->split > 1 ? w->tiles * w->split : w->dp_tiles, b, e;
+	if (s->pos >= 0 && s->pos + w->ctas < units) {
+		sched_walk_unit_seg(w, s->pos + w->ctas, s);
+		return 1;
+	}
+	if (w->sk_tiles == 0)
+		return 0;
+	sched_walk_sk_range(w, cta, &b, &e);
+	if (s->pos >= 0) { /* the data-parallel part is done: the Stream-K range */
+		if (b >= e)
+			return 0;
+		sched_walk_sk_seg(w, b, e, s);
+		return 1;
+	}
+	{
+		long it = (s->tile - w->dp_tiles) * w->k_iters + s->k1;
+		if (it >= e)
+			return 0;
+		sched_walk_sk_seg(w, it, e, s);
+		return 1;
+	}
+}
+
+/* Whether segment s ends its tile (stores it): whole, a take-over, or a
+ * split's last slice. */
+SCHED_FN int sched_seg_ends(const struct sched_walk *w, const struct sched_seg *s)
+{
+	if (w->split > 1)
+		return s->slice == w->split - 1;
+	return s->role != SCHED_HAND_OVER;
+}
+
 /* Two-shot / reduce-scatter ownership: the rank that reduces tile `tile`.
  * Round-robin, so every rank reduces the same number of tiles (+-1). */
 SCHED_FN int sched_tile_owner(long tile, int world)

@@ -24,8 +24,8 @@
 #endif
 
 #if SPLIT_K > 1
-#if !defined(SPLITK_WORK_OFF) || !defined(SPLITK_FLAG0)
-#error "SPLITK_WORK_OFF and SPLITK_FLAG0 (the layout's split-K sums and flags) come from the host"
+#if !defined(XCHG_OFF) || !defined(XCHG_FLAG0)
+#error "XCHG_OFF and XCHG_FLAG0 (the layout's split-K sums and flags) come from the host"
 #endif
 
 /* One consumer warpgroup as a team: named barrier 3 + c over its 128
@@ -82,7 +82,7 @@ struct wg_splitk_walk {
 	}
 	__device__ long flag_of(long v, int c) const
 	{
-		return SPLITK_FLAG0 + (v * WG_CONSUMERS + c) * (SPLIT_K - 1);
+		return XCHG_FLAG0 + (v * WG_CONSUMERS + c) * (SPLIT_K - 1);
 	}
 	/* The flags stay inside this GPU: device-scope releases and
 	 * acquires, polled without sleeping (the wait is short: the units of
@@ -159,7 +159,7 @@ __device__ __forceinline__ void wgmma_gemm_split(const struct launch *L, const I
 	walk.L = L;
 	walk.tiles = (long)BLOCKS * g.tiles;
 	walk.k_iters = (int)g.k_iters;
-	walk.sums = (float *)(L->bases[L->rank] + SPLITK_WORK_OFF);
+	walk.sums = (float *)(L->bases[L->rank] + XCHG_OFF);
 	wgmma_gemm_walk(in, map_b, watch, out, side, walk);
 #else
 	(void)L;

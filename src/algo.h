@@ -35,9 +35,9 @@ struct fgo_layout {
 	size_t flags_offset;   /* uint32_t flags, one per tile/chunk as the family needs */
 	size_t flags_count;
 	size_t heap_bytes;     /* total bytes of heap the configuration needs per rank */
-	size_t splitk_offset;  /* split_k > 1: the tiles' fp32 sums (kit_splitk_place), */
-	size_t splitk_bytes;   /* their size (0: no split), */
-	size_t splitk_flag0;   /* ... and the index of its first flag */
+	size_t xchg_offset;    /* the walk's exchange (kit_xchg_place): split-K sums or Stream-K slots, */
+	size_t xchg_bytes;     /* their size (0: neither), */
+	size_t xchg_flag0;     /* ... and the index of its first flag */
 };
 
 /* What to execute: the fused kernel, or one half of it with the other half

@@ -335,9 +335,9 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		if (run->lay.flags_count &&
 		    hipMemset(h->mine + run->lay.flags_offset, 0, run->lay.flags_count * 4) != hipSuccess)
 			rc = FGO_EFAIL;
-		/* split-K's sums start from zero; each launch leaves them so */
-		if (run->lay.splitk_bytes &&
-		    hipMemset(h->mine + run->lay.splitk_offset, 0, run->lay.splitk_bytes) != hipSuccess)
+		/* the exchange starts from zero (split-K sums; each launch leaves them so) */
+		if (run->lay.xchg_bytes &&
+		    hipMemset(h->mine + run->lay.xchg_offset, 0, run->lay.xchg_bytes) != hipSuccess)
 			rc = FGO_EFAIL;
 		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
 		hipDeviceSynchronize();

@@ -53,12 +53,12 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 		      cfg->mma, cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms, cfg->comm_blk_m,
 		      cfg->comm_blk_n);
 	if (cfg->split_k > 1 && at > 0 && (size_t)at < len) {
-		/* where the layout put the split's sums and flags (kit_splitk_place) */
+		/* where the layout put the split's sums and flags (kit_xchg_place) */
 		struct fgo_layout lay;
 		algo->layout(cfg, 0, &lay);
 		at += snprintf(out + at, len - (size_t)at,
-			       " -DSPLIT_K=%d -DSPLITK_WORK_OFF=%zuull -DSPLITK_FLAG0=%zuL", cfg->split_k,
-			       lay.splitk_offset, lay.splitk_flag0);
+			       " -DSPLIT_K=%d -DXCHG_OFF=%zuull -DXCHG_FLAG0=%zuL", cfg->split_k,
+			       lay.xchg_offset, lay.xchg_flag0);
 	}
 	if (algo->gpu_variant && at > 0 && (size_t)at < len)
 		snprintf(out + at, len - (size_t)at, " -D%s=1", algo->gpu_variant);

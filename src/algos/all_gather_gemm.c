@@ -51,7 +51,7 @@ static void layout(const struct fgo_config *cfg, int rank, struct fgo_layout *la
 					  (size_t)cfg->world
 				: 0;
 	size_t cursor = off + lay->work_bytes;
-	kit_splitk_place(cfg, block_grid(cfg).tiles * cfg->world, lay, &cursor);
+	kit_xchg_place(cfg, block_grid(cfg).tiles * cfg->world, lay, &cursor);
 	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
 	lay->heap_bytes = kit_place(&cursor, 0);
 }

@@ -175,7 +175,7 @@ static void scatter_layout(const struct fgo_config *cfg, int rank, struct fgo_la
 {
 	size_t cursor = as_layout_inputs(cfg, rank, 1, lay);
 	lay->flags_count = (size_t)as_grid(cfg).tiles * (size_t)cfg->world;
-	kit_splitk_place(cfg, as_grid(cfg).tiles, lay, &cursor);
+	kit_xchg_place(cfg, as_grid(cfg).tiles, lay, &cursor);
 	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
 	lay->heap_bytes = kit_place(&cursor, 0);
 }
@@ -221,7 +221,7 @@ const struct fgo_algo algo_all_scatter = {
 static void gemm_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	size_t cursor = as_layout_inputs(cfg, rank, 0, lay);
-	kit_splitk_place(cfg, as_grid(cfg).tiles, lay, &cursor);
+	kit_xchg_place(cfg, as_grid(cfg).tiles, lay, &cursor);
 	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
 	lay->heap_bytes = kit_place(&cursor, 0);
 }

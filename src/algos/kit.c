@@ -205,15 +205,21 @@ int kit_check_sms(const struct fgo_config *cfg, char *reason, size_t len)
 	return 1;
 }
 
-void kit_splitk_place(const struct fgo_config *cfg, long tiles, struct fgo_layout *lay,
-		      size_t *cursor)
+void kit_xchg_place(const struct fgo_config *cfg, long tiles, struct fgo_layout *lay,
+		    size_t *cursor)
 {
-	if (cfg->split_k <= 1)
-		return;
-	lay->splitk_bytes = (size_t)tiles * (size_t)cfg->blk_m * (size_t)cfg->blk_n * sizeof(float);
-	lay->splitk_offset = kit_place(cursor, lay->splitk_bytes);
-	lay->splitk_flag0 = lay->flags_count;
-	lay->flags_count += (size_t)tiles * 2 * (size_t)(cfg->split_k - 1);
+	size_t tile_bytes = (size_t)cfg->blk_m * (size_t)cfg->blk_n * sizeof(float);
+	if (cfg->split_k > 1) {
+		lay->xchg_bytes = (size_t)tiles * tile_bytes;
+		lay->xchg_offset = kit_place(cursor, lay->xchg_bytes);
+		lay->xchg_flag0 = lay->flags_count;
+		lay->flags_count += (size_t)tiles * 2 * (size_t)(cfg->split_k - 1);
+	} else if (kit_walk_streamk(cfg)) {
+		lay->xchg_bytes = (size_t)cfg->gemm_sms * tile_bytes;
+		lay->xchg_offset = kit_place(cursor, lay->xchg_bytes);
+		lay->xchg_flag0 = lay->flags_count;
+		lay->flags_count += (size_t)cfg->gemm_sms;
+	}
 }
 
 void kit_tile_split(const struct fgo_config *cfg, long k_iters,

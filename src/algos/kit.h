@@ -47,13 +47,26 @@ static inline size_t kit_place(size_t *cursor, size_t bytes)
 	return at;
 }
 
-/* Split-K's share of a layout when cfg->split_k > 1 (nothing otherwise):
- * the fp32 sums of the `tiles` tiles at the cursor, and 2 x (split_k - 1)
- * flags a tile (one per consumer warpgroup of the wgmma core and slice
- * before the last) after the family's flags_count, which grows by them;
- * call it before placing the flags. */
-void kit_splitk_place(const struct fgo_config *cfg, long tiles, struct fgo_layout *lay,
-		      size_t *cursor);
+/* The exchange area of the walk (kernels/schedule.h) when it needs one,
+ * placed at the cursor, its flags after the family's flags_count (which
+ * grows by them); call it before placing the flags. Nothing when neither:
+ *   split_k > 1: the fp32 sums of the `tiles` tiles (BLK_M x BLK_N each)
+ *     and 2 x (split_k - 1) flags a tile (one per consumer warpgroup of the
+ *     wgmma core and slice before the last), xchg_flag0 + (tile * 2 + c) *
+ *     (split_k - 1) + slice;
+ *   Stream-K (kit_walk_streamk: gemm_sms > 0): one fp32 slot of BLK_M x
+ *     BLK_N per GEMM CTA (gemm_sms of them) and one flag per CTA,
+ *     xchg_flag0 + cta, raised once the CTA's hand-over is in its slot. */
+void kit_xchg_place(const struct fgo_config *cfg, long tiles, struct fgo_layout *lay,
+		    size_t *cursor);
+
+/* Whether cfg's walk is Stream-K (gemm_sms > 0, no split): the hybrid
+ * data-parallel + Stream-K schedule, or every tile Stream-K in the sk_*
+ * families (`pure`). */
+static inline int kit_walk_streamk(const struct fgo_config *cfg)
+{
+	return cfg->gemm_sms > 0 && cfg->split_k <= 1;
+}
 
 /* The CPU's split-K of one tile, as the GPU's sums it: with split_k > 1
  * the tile's k_iters BLK_K slices cut into split_k ranges (schedule.h),

@@ -182,11 +182,135 @@ static void check_peer_and_chunks(void)
 	}
 }
 
+/* The walk (sched_walk_*): over every CTA's segments, each MAC iteration of
+ * each tile computed exactly once, each tile ended exactly once; a
+ * hand-over only as the first Stream-K segment of a range, at most one a
+ * CTA; a take-over's CTAs [take_first, take_last] are exactly those that
+ * handed over parts of its tile, and together with it they cover the tile;
+ * split-K units slice-major, a tile ended by its last slice; the
+ * data-parallel tiles before the Stream-K ones in every CTA's order. */
+static void check_walk_one(long tiles, long kt, int ctas, int split, int streamk, int pure,
+			   char *id, size_t idlen)
+{
+	struct sched_walk w = sched_walk_make(tiles, kt, ctas, split, streamk, pure);
+	char *done = calloc((size_t)(tiles * kt), 1);
+	int *ended = calloc((size_t)tiles, sizeof *ended);
+	int *hands = calloc((size_t)ctas, sizeof *hands);
+	long *hand_tile = calloc((size_t)ctas, sizeof *hand_tile);
+	long bad = 0, dup = 0, order = 0, take_bad = 0, segs = 0;
+	for (int c = 0; c < ctas; c++)
+		hand_tile[c] = -1;
+	for (int c = 0; c < ctas; c++) {
+		struct sched_seg s;
+		int in_sk = 0, first_sk = 1;
+		for (int more = sched_walk_first(&w, c, &s); more; more = sched_walk_next(&w, c, &s)) {
+			segs++;
+			if (s.tile < 0 || s.tile >= tiles || s.k0 < 0 || s.k1 > kt || s.k0 >= s.k1) {
+				bad++;
+				break;
+			}
+			for (long k = s.k0; k < s.k1; k++)
+				dup += done[s.tile * kt + k]++ != 0;
+			if (sched_seg_ends(&w, &s))
+				ended[s.tile]++;
+			if (s.tile >= w.dp_tiles) {
+				if (s.role == SCHED_HAND_OVER) {
+					bad += !first_sk || hands[c]++ > 0;
+					hand_tile[c] = s.tile;
+				}
+				in_sk = 1;
+				first_sk = 0;
+			} else {
+				order += in_sk; /* a data-parallel tile after the Stream-K range */
+				bad += s.role != SCHED_WHOLE;
+			}
+			if (split > 1)
+				bad += s.slice != (int)(s.pos / tiles) || s.role != SCHED_WHOLE;
+		}
+	}
+	/* the take-overs, against who handed over what */
+	for (int c = 0; c < ctas; c++) {
+		struct sched_seg s;
+		for (int more = sched_walk_first(&w, c, &s); more; more = sched_walk_next(&w, c, &s)) {
+			if (s.role != SCHED_TAKE_OVER)
+				continue;
+			int n = 0;
+			for (int o = 0; o < ctas; o++)
+				if (hand_tile[o] == s.tile) {
+					n++;
+					take_bad += o < s.take_first || o > s.take_last;
+				}
+			take_bad += n != s.take_last - s.take_first + 1 || s.take_first <= c;
+		}
+	}
+	long missing = 0, ends_bad = 0;
+	for (long i = 0; i < tiles * kt; i++)
+		missing += !done[i];
+	for (long t = 0; t < tiles; t++)
+		ends_bad += ended[t] != 1;
+	snprintf(id, idlen, "walk-t%ld-k%ld-c%d-s%d-%s", tiles, kt, ctas, split,
+		 pure ? "pure" : streamk ? "hybrid" : "dp");
+	T_CHECK(id, !bad && !dup && !missing && !ends_bad && !order && !take_bad && segs > 0,
+		"%ld bad segments, %ld iterations twice, %ld never, %ld tiles not ended once,"
+		" %ld data-parallel after Stream-K, %ld wrong take-overs",
+		bad, dup, missing, ends_bad, order, take_bad);
+	free(done);
+	free(ended);
+	free(hands);
+	free(hand_tile);
+}
+
+static void check_walk(void)
+{
+	static const long tiles[] = { 1, 2, 7, 16, 131, 132, 133, 300 };
+	static const long kts[] = { 1, 2, 3, 16, 224 };
+	static const int ctas[] = { 1, 3, 8, 132 };
+	static const int splits[] = { 2, 3, 16 };
+	char id[96];
+	for (size_t a = 0; a < FGO_ARRAY_SIZE(tiles); a++)
+		for (size_t b = 0; b < FGO_ARRAY_SIZE(kts); b++)
+			for (size_t c = 0; c < FGO_ARRAY_SIZE(ctas); c++) {
+				check_walk_one(tiles[a], kts[b], ctas[c], 1, 0, 0, id, sizeof id);
+				check_walk_one(tiles[a], kts[b], ctas[c], 1, 1, 0, id, sizeof id);
+				check_walk_one(tiles[a], kts[b], ctas[c], 1, 1, 1, id, sizeof id);
+				for (size_t d = 0; d < FGO_ARRAY_SIZE(splits); d++)
+					if (splits[d] <= kts[b])
+						check_walk_one(tiles[a], kts[b], ctas[c], splits[d], 0, 0, id,
+							       sizeof id);
+			}
+	/* the hybrid's split: 300 tiles on 132 CTAs: 2 whole waves, 36 Stream-K */
+	struct sched_walk w = sched_walk_make(300, 16, 132, 1, 1, 0);
+	T_EQ_INT("walk-hybrid-dp", w.dp_tiles, 264);
+	T_EQ_INT("walk-hybrid-sk", w.sk_tiles, 36);
+	w = sched_walk_make(264, 16, 132, 1, 1, 0);
+	T_EQ_INT("walk-hybrid-whole-waves", w.sk_tiles, 0);
+	w = sched_walk_make(16, 224, 132, 1, 1, 0);
+	T_EQ_INT("walk-hybrid-under-a-wave", w.sk_tiles, 16);
+	/* 2 tiles of 4 iterations on 3 CTAs: [0,3) [3,6) [6,8): CTA 0 takes
+	 * over tile 0 from CTA 1, CTA 1 takes over tile 1 from CTA 2 */
+	w = sched_walk_make(2, 4, 3, 1, 1, 0);
+	struct sched_seg s;
+	sched_walk_first(&w, 0, &s);
+	T_CHECK("walk-example-0", s.tile == 0 && s.k0 == 0 && s.k1 == 3 && s.role == SCHED_TAKE_OVER &&
+					  s.take_first == 1 && s.take_last == 1,
+		"CTA 0: tile %ld [%ld, %ld) role %d takes %d..%d", s.tile, s.k0, s.k1, s.role,
+		s.take_first, s.take_last);
+	sched_walk_first(&w, 1, &s);
+	T_CHECK("walk-example-1", s.tile == 0 && s.k0 == 3 && s.k1 == 4 && s.role == SCHED_HAND_OVER,
+		"CTA 1 first: tile %ld [%ld, %ld) role %d", s.tile, s.k0, s.k1, s.role);
+	sched_walk_next(&w, 1, &s);
+	T_CHECK("walk-example-1b", s.tile == 1 && s.k0 == 0 && s.k1 == 2 && s.role == SCHED_TAKE_OVER &&
+					   s.take_first == 2 && s.take_last == 2,
+		"CTA 1 next: tile %ld [%ld, %ld) role %d takes %d..%d", s.tile, s.k0, s.k1, s.role,
+		s.take_first, s.take_last);
+}
+
 int main(void)
 {
 	check_grouped();
 	check_streamk();
 	check_dp_and_owner();
 	check_peer_and_chunks();
+	check_walk();
 	T_DONE();
 }
