@@ -22,7 +22,7 @@
  * the inbox (push); the storer sends the parts to the source's C rows. */
 #include "comm.h"
 #if MMA == 64
-#include "wgmma_splitk.h" /* SPLIT_K > 1: the split-K walk */
+#include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
 #endif
 
 #ifndef PUSH
@@ -152,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	if (mode == MODE_COMM_ONLY)
 		gather_comm_only(&L, &g, blockIdx.x, gridDim.x);
 	else
-		wgmma_gemm_split(&L, in, &map_b, watch, out, wg_no_side());
+		wgmma_gemm_walked(&L, in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

@@ -66,10 +66,12 @@ __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 }
 
 #if MMA == 64
+#include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
+
 /* On the wgmma core the storer thread sends each partial tile by TMA to
  * this rank's work area and, once the stores are done, raises its flags;
- * the side warps sum the tiles this CTA computed as their partials arrive,
- * while the consumers compute the next ones. */
+ * the side warps sum the tiles this CTA ends (on its walk) as their
+ * partials arrive, while the consumers compute the next ones. */
 struct partial_out {
 	const struct fgo_tmap *map; /* this rank's work area */
 	const struct launch *L;
@@ -81,13 +83,11 @@ struct sum_side {
 	enum { producer_regs = 64 };
 	const struct launch *L;
 	const struct sched_grid *g;
-	__device__ void run(const struct wg_side_team &t) const
+	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
 		if (L->mode != MODE_FUSED)
 			return;
-		for (long tile = blockIdx.x; tile < g->tiles; tile += gridDim.x)
-			if (sums(L, tile) && !reduce(t, L, g, tile))
-				return;
+		walk.each_end([&](long tile) { return !sums(L, tile) || reduce(t, L, g, tile); });
 	}
 };
 
@@ -116,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	side.g = &g;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
-	wgmma_gemm(in, &map_b, watch, out, side);
+	wgmma_gemm_walked(&L, in, &map_b, watch, out, side);
 }
 #else
 /* This rank's partial of tile into its work area, then the flags. */

@@ -9,7 +9,7 @@
  * own GPU). Comm-only mode copies the tiles already in this rank's C. */
 #include "comm.h"
 #if MMA == 64
-#include "wgmma_splitk.h" /* SPLIT_K > 1: the split-K walk */
+#include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
 #endif
 
 /* Comm-only mode, on either core: every CTA copies the tiles it would
@@ -67,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	if (mode == MODE_COMM_ONLY)
 		scatter_stored_tiles(&L, &g);
 	else
-		wgmma_gemm_split(&L, in, &map_b, watch, out, wg_no_side());
+		wgmma_gemm_walked(&L, in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

@@ -171,6 +171,45 @@ __device__ __forceinline__ void team_publish_peers(const Team &t, const struct l
 	team_publish(t, L, peers, WORLD - 1, index);
 }
 
+/* The same inside this GPU (the exchange between the CTAs of one launch:
+ * split-K sums, Stream-K slots): device-scope release and acquire, polled
+ * without sleeping, since the CTAs waited for run in the same wave. */
+__device__ __forceinline__ bool wait_flag_gpu(const struct launch *L, long index)
+{
+	const unsigned int *f = flags_of(L, L->rank) + index;
+	if ((int)(fgo_flag_acquire_gpu(f) - L->epoch) >= 0)
+		return true;
+	const unsigned long long start = fgo_now_ns();
+	while ((int)(fgo_flag_acquire_gpu(f) - L->epoch) < 0) {
+		if (*(volatile unsigned int *)L->status)
+			return false;
+		if (fgo_now_ns() - start > L->timeout_ns) {
+			if (atomicCAS(L->status, 0u, 1u) == 0u)
+				L->status[1] = (unsigned int)(index + 1);
+			return false;
+		}
+	}
+	return true;
+}
+template <class Team>
+__device__ __forceinline__ bool team_wait_gpu(const Team &t, const struct launch *L, long first,
+					      int count)
+{
+	bool ok = true;
+	for (int i = t.tid(); i < count; i += t.size())
+		ok = wait_flag_gpu(L, first + i) && ok;
+	return t.all(ok);
+}
+template <class Team>
+__device__ __forceinline__ void team_publish_gpu(const Team &t, const struct launch *L, long index)
+{
+	t.sync();
+	if (t.tid() == 0) {
+		__threadfence();
+		fgo_flag_release_gpu(flags_of(L, L->rank) + index, L->epoch);
+	}
+}
+
 /* The whole CTA as the team. */
 __device__ __forceinline__ bool cta_wait(const struct launch *L, long first, int count, long stride)
 {
@@ -356,64 +395,43 @@ __device__ __forceinline__ void slot_add(const float *slot, float (&acc)[ELEMS])
 		acc[e] += fgo_ldcg(slot + e * THREADS + threadIdx.x);
 }
 
-/* The Stream-K GEMM role of CTA cta (of GEMM_SMS): its even share of the
- * tiles x K_ITERS MAC iterations (schedule.h), tile segment by segment. A
- * segment that stops short of its tile's end leaves its head in the CTA's
- * slot and raises slot flag slot_flag0 + cta; the segment that ends a tile
- * adds the heads of the CTAs before it (waiting for their slot flags) and
- * calls finish(tile, acc). In comm-only mode nothing is computed: finish
- * is called for every tile the CTA would end, with acc untouched. False
- * when a wait gave up.
- *
- * Order: a range's last segment, when it stops short of its tile, is the
- * head the next CTA waits for at its very first segment (which ends that
- * tile), so it is computed first; then the range from its start. In range
- * order the next CTA would wait for this CTA's whole range, and every CTA
- * for all those before it: the GEMM would run one CTA at a time wherever
- * the ranges split tiles. Which CTA computes and finishes what is the
- * schedule's either way (the CPU backend runs ranges in order: its CTAs
- * run one after another). */
+/* The Stream-K GEMM role of CTA cta (of GEMM_SMS): its segments of the
+ * walk (schedule.h: sched_walk, every tile Stream-K). A hand-over leaves
+ * the CTA's partial in its slot (slots + cta * BLK_M * BLK_N) and raises
+ * flag slot_flag0 + cta; a take-over adds the slots of the CTAs that
+ * handed over the rest of its tile, in CTA order, once their flags are up;
+ * a segment that ends a tile calls finish(tile, tm, tn, acc). In comm-only
+ * mode nothing is computed: finish is called for every tile the CTA ends,
+ * with acc untouched. False when a wait gave up. */
 template <typename Finish>
 __device__ __forceinline__ bool streamk_gemm(const struct launch *L, const struct sched_grid *g,
 					     int cta, const elem_t *a, const elem_t *b, float *slots,
 					     long slot_flag0, float (&acc)[ELEMS], Finish finish)
 {
-	const long kt = g->k_iters;
-	long begin, end;
-	sched_streamk_range(g, GEMM_SMS, cta, &begin, &end);
-	/* iterations [it, stop) of one tile */
-	auto segment = [&](long it, long stop) -> bool {
-		const long tile = it / kt, k0 = it % kt;
+	const struct sched_walk w = sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 1);
+	struct sched_seg s;
+	for (int more = sched_walk_first(&w, cta, &s); more; more = sched_walk_next(&w, cta, &s)) {
 		long tm, tn;
-		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+		sched_tile_coords(g, GSIZE_M, s.tile, &tm, &tn);
 		if (L->mode == MODE_COMM_ONLY) {
-			if (stop == (tile + 1) * kt)
-				finish(tile, tm, tn, acc);
-			return true;
+			if (s.role != SCHED_HAND_OVER)
+				finish(s.tile, tm, tn, acc);
+			continue;
 		}
-		gemm_tile_k(a, b, tm * BLK_M, tn * BLK_N, (int)k0, (int)(stop - tile * kt), acc);
-		if (stop < (tile + 1) * kt) {
+		gemm_tile_k(a, b, tm * BLK_M, tn * BLK_N, (int)s.k0, (int)s.k1, acc);
+		if (s.role == SCHED_HAND_OVER) {
 			slot_store(slots + (long)cta * BLK_M * BLK_N, acc);
-			cta_publish_one(L, L->rank, slot_flag0 + cta);
-			return true;
+			team_publish_gpu(cta_team(), L, slot_flag0 + cta);
+			continue;
 		}
-		/* the CTAs that hold the earlier segments of this tile */
-		const int first = sched_streamk_cta(g, GEMM_SMS, tile * kt);
-		if (k0 > 0 && !cta_wait(L, slot_flag0 + first, cta - first, 1))
-			return false;
-		for (int c = first; k0 > 0 && c < cta; c++)
-			slot_add(slots + (long)c * BLK_M * BLK_N, acc);
-		finish(tile, tm, tn, acc);
-		return true;
-	};
-	const long head = sched_streamk_head(g, begin, end);
-	if (head < end && !segment(head, end))
-		return false;
-	for (long it = begin; it < head;) {
-		const long stop = (it / kt + 1) * kt < head ? (it / kt + 1) * kt : head;
-		if (!segment(it, stop))
-			return false;
-		it = stop;
+		if (s.role == SCHED_TAKE_OVER) {
+			if (!team_wait_gpu(cta_team(), L, slot_flag0 + s.take_first,
+					   s.take_last - s.take_first + 1))
+				return false;
+			for (int c = s.take_first; c <= s.take_last; c++)
+				slot_add(slots + (long)c * BLK_M * BLK_N, acc);
+		}
+		finish(s.tile, tm, tn, acc);
 	}
 	return true;
 }

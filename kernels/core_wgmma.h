@@ -3,9 +3,9 @@
  *
  * Warp-specialised and persistent. A CTA is NUM_WARPS / 4 warpgroups:
  * warpgroup 0 produces, the others (WG_CONSUMERS, 1 or 2) consume. The
- * CTA walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... in grouped
- * order (schedule.h), or in the Stream-K forms its range of K slices
- * (wgmma_streamk.h), producer and consumers in step:
+ * CTA walks its segments of the family's tiles (whole tiles, split-K
+ * slices or Stream-K ranges: kernels/wgmma_walk.h over schedule.h's
+ * sched_walk), in grouped tile order, producer and consumers in step:
  *
  *   producer (one thread): for each BLK_K slice, wait until stage s is
  *     empty, announce its bytes on full[s], and issue the TMA loads of the
@@ -368,7 +368,7 @@ template <int R> __device__ __forceinline__ void wg_setmaxnreg_inc(void)
 /* What the side warps do for the families that need none. */
 struct wg_no_side {
 	enum { producer_regs = 40 };
-	__device__ void run(const struct wg_side_team &) const {}
+	template <class Walk> __device__ void run(const struct wg_side_team &, const Walk &) const {}
 };
 
 /* A of the families over one block: this rank's, always there. */
@@ -386,7 +386,7 @@ struct wg_block_a {
 };
 
 /* The consumer warpgroups together, as a team (named barrier 2): the
- * Stream-K hand-over of a tile's head (kernels/wgmma_streamk.h). */
+ * Stream-K hand-over (kernels/wgmma_walk.h). */
 struct wg_consumer_team {
 	__device__ int tid() const { return (int)threadIdx.x - 128; }
 	__device__ int size() const { return WG_CONSUMERS * 128; }
@@ -394,43 +394,13 @@ struct wg_consumer_team {
 	__device__ bool all(bool p) const { return wg_bar_and<2, WG_CONSUMERS * 128>(p); }
 };
 
-/* What a CTA computes, one segment at a time: K slices [k0, k1) of tile v
- * (of BLOCKS x tiles, as the core numbers them). */
-struct wg_seg {
-	long v;
-	int k0, k1;
-	int slice; /* the split-K walk's slice (wgmma_splitk.h); unused by the others */
-};
-
-/* The data-parallel walk: whole tiles blockIdx.x, + gridDim.x, ... Every
- * segment ends its tile, and no tile is handed over. */
-struct wg_tile_walk {
-	long tiles;
-	int k_iters;
-	__device__ bool first(struct wg_seg &s) const
-	{
-		s.v = blockIdx.x;
-		s.k0 = 0;
-		s.k1 = k_iters;
-		return s.v < tiles;
-	}
-	__device__ bool next(struct wg_seg &s) const
-	{
-		s.v += gridDim.x;
-		return s.v < tiles;
-	}
-	__device__ bool ends(const struct wg_seg &) const { return true; }
-	__device__ void hand_over(const struct wg_seg &, int, const float (&)[WG_ACC]) const {}
-	__device__ void take_over(const struct wg_seg &, int, float (&)[WG_ACC]) const {}
-};
-
 /* The GEMM core: the segments `walk` gives this CTA (walk.first(sg),
  * walk.next(sg): K slices [k0, k1) of tile v of BLOCKS blocks of tiles,
  * tile v being tile v % tiles of block v / tiles, each block in grouped
  * order), loaded through `in`, computed by the consumer warpgroups. A
  * segment that does not end its tile (walk.ends) leaves through
- * walk.hand_over(sg, consumer, acc); one that does first adds what earlier
- * CTAs handed over (walk.take_over), then is staged and stored by the
+ * walk.hand_over(sg, consumer, acc); one that does first adds what the
+ * tile's other CTAs handed over (walk.take_over), then is staged and stored by the
  * storer thread through `out`:
  *   in.map_a(q)          the tensor map of block q's A;
  *   in.ready(q, tm)      waits until the A rows of tile row tm of block q
@@ -439,7 +409,8 @@ struct wg_tile_walk {
  *                        where block q's output goes;
  *   out.publishes()      whether the tile's stores must complete and then
  *   out.publish(v)       raise its flags (from the storer thread);
- * and meanwhile runs side.run(team) on the side warps (wg_side_team). */
+ * and meanwhile runs side.run(team, walk) on the side warps (wg_side_team),
+ * which follow the same walk (kernels/wgmma_walk.h). */
 template <class In, class Out, class Side, class Walk>
 __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_tmap *map_b,
 						const struct wg_watch &watch, const Out &out,
@@ -455,7 +426,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 	const unsigned int staged = empty + 8 * NUM_STAGES, freed = staged + 16;
 	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
 	const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-	struct wg_seg sg;
+	struct sched_seg sg;
 
 	if (threadIdx.x == 0) {
 		for (int s = 0; s < NUM_STAGES; s++) {
@@ -476,7 +447,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		wg_setmaxnreg_dec<Side::producer_regs>();
 #endif
 		if (t >= 64) {
-			side.run(wg_side_team());
+			side.run(wg_side_team(), walk);
 			return;
 		}
 		if (t == 32) { /* the storer */
@@ -484,7 +455,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 				if (!walk.ends(sg))
 					continue; /* handed over: nothing to store */
-				const long v = sg.v;
+				const long v = sg.tile;
 				const int q = (int)(v / g.tiles);
 				long tm, tn;
 				sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
@@ -512,12 +483,12 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		int s = 0;
 		unsigned int phase = 0;
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
-			const int q = (int)(sg.v / g.tiles);
+			const int q = (int)(sg.tile / g.tiles);
 			long tm, tn;
-			sched_tile_coords(&g, GSIZE_M, sg.v % g.tiles, &tm, &tn);
+			sched_tile_coords(&g, GSIZE_M, sg.tile % g.tiles, &tm, &tn);
 			const struct fgo_tmap *map_a = in.map_a(q);
 			in.ready(q, tm); /* gave up: the launch is lost, and ends fast */
-			for (int k = sg.k0; k < sg.k1; k++) {
+			for (int k = (int)sg.k0; k < (int)sg.k1; k++) {
 				const unsigned int bar = full + 8 * s;
 				mbar_wait(empty + 8 * s, phase ^ 1, NUM_STAGES + s, watch);
 				mbar_expect_tx(bar, WG_A_BYTES + WG_B_BYTES);
@@ -539,13 +510,13 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		unsigned int phase = 0, tile_phase = 0;
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 			long tm, tn;
-			sched_tile_coords(&g, GSIZE_M, sg.v % g.tiles, &tm, &tn);
+			sched_tile_coords(&g, GSIZE_M, sg.tile % g.tiles, &tm, &tn);
 			/* One group of wgmma stays in flight: after issuing slice k
 			 * the consumer waits only for slice k - 1 and frees its
 			 * stage, so the tensor cores never drain between slices. */
 			int held = -1; /* the stage the group in flight reads */
 			wg_fence_acc(acc);
-			for (int k = sg.k0; k < sg.k1; k++) {
+			for (int k = (int)sg.k0; k < (int)sg.k1; k++) {
 				mbar_wait(full + 8 * s, phase, s, watch);
 				wgmma_fence();
 #pragma unroll
@@ -556,7 +527,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 								 (c * WG_ROWS + mi * 64) * 128 + kk * 32;
 						unsigned int b = sb + s * WG_B_BYTES + kk * 16 * 128;
 						wgmma_tile(&acc[mi * (BLK_N / 2)], wg_desc(a, 16, 1024),
-							   wg_desc(b, WG_B_BOX_BYTES, 1024), k > sg.k0 || kk > 0);
+							   wg_desc(b, WG_B_BOX_BYTES, 1024), k > (int)sg.k0 || kk > 0);
 					}
 				wgmma_commit();
 				wgmma_wait<1>();
@@ -569,11 +540,11 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			wg_fence_acc(acc);
 			if (held >= 0 && t == 0)
 				mbar_arrive(empty + 8 * held);
-			if (!walk.ends(sg)) { /* a later CTA ends this tile */
+			if (!walk.ends(sg)) { /* another CTA ends this tile */
 				walk.hand_over(sg, c, acc);
 				continue;
 			}
-			walk.take_over(sg, c, acc); /* the heads earlier CTAs computed */
+			walk.take_over(sg, c, acc); /* what the other CTAs of the tile handed over */
 			/* the storer is done with the staging area's last tile */
 			mbar_wait(freed + 8 * c, tile_phase ^ 1, WG_BAR_FREED + c, watch);
 			wg_stage_part(wg_part_of(tm, tn, c, sc), acc);
@@ -581,18 +552,6 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			tile_phase ^= 1;
 		}
 	}
-}
-
-/* The core over whole tiles (the data-parallel walk). */
-template <class In, class Out, class Side>
-__device__ __forceinline__ void wgmma_gemm(const In &in, const struct fgo_tmap *map_b,
-					   const struct wg_watch &watch, const Out &out, const Side &side)
-{
-	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
-	struct wg_tile_walk walk;
-	walk.tiles = (long)BLOCKS * g.tiles;
-	walk.k_iters = (int)g.k_iters;
-	wgmma_gemm_walk(in, map_b, watch, out, side, walk);
 }
 
 #endif

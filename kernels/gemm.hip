@@ -2,7 +2,7 @@
  * rank's column block, no communication. LDC = N_ (C is M x N/W). */
 #include "comm.h"
 #if MMA == 64
-#include "wgmma_splitk.h" /* SPLIT_K > 1: the split-K walk */
+#include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
 #endif
 
 #if MMA == 64
@@ -29,7 +29,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 
 	if (mode == MODE_COMM_ONLY)
 		return;
-	wgmma_gemm_split(&L, in, &map_b, watch, out, wg_no_side());
+	wgmma_gemm_walked(&L, in, &map_b, watch, out, wg_no_side());
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

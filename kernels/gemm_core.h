@@ -70,7 +70,7 @@ __device__ __forceinline__ void store_pair(elem_t *c, long ldc, long r, long col
 }
 
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__)) && MMA == 64
-#include "core_wgmma.h" /* its own interface: wgmma_gemm(in, map_b, watch, out) */
+#include "core_wgmma.h" /* its own interface: wgmma_gemm_walk (wgmma_walk.h) */
 #else
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__))
 #include "core_mma.h"

@@ -50,11 +50,14 @@ __device__ __forceinline__ void publish_partial(const Team &t, const struct laun
 }
 
 #if MMA == 64
+#include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
+
 /* On the wgmma core the core walks the W blocks itself (BLOCKS = W, block
  * q's A and work-area rows through tensor maps q, src/backend_gpu.c); the
  * storer sends each partial tile by TMA to this rank's work area and, once
  * it is there, raises the owner's flag; the side warps sum the own block's
- * tiles this CTA computed (the last of its walk) as their partials arrive. */
+ * tiles this CTA ends (the own block comes last in the walk) as their
+ * partials arrive. */
 struct partial_out {
 	const struct fgo_tmaps *maps; /* block q's rows of this rank's work area */
 	const struct launch *L;
@@ -67,14 +70,12 @@ struct sum_side {
 	enum { producer_regs = 64 };
 	const struct launch *L;
 	const struct sched_grid *g;
-	__device__ void run(const struct wg_side_team &t) const
+	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
 		const long own0 = (long)(WORLD - 1) * g->tiles;
 		if (L->mode != MODE_FUSED)
 			return;
-		for (long v = blockIdx.x; v < (long)WORLD * g->tiles; v += gridDim.x)
-			if (v >= own0 && !reduce(t, L, g, v - own0))
-				return;
+		walk.each_end([&](long v) { return v < own0 || reduce(t, L, g, v - own0); });
 	}
 };
 
@@ -105,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	side.g = &g;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
-	wgmma_gemm(in, &map_b, watch, out, side);
+	wgmma_gemm_walked(&L, in, &map_b, watch, out, side);
 }
 #else
 __device__ __forceinline__ void partial(const struct launch *L, const struct sched_grid *g,

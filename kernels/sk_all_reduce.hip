@@ -4,16 +4,12 @@
  * that ends a tile stores the partial into this rank's work area (M x N,
  * ld N) and raises flag [tile * W + rank] on every rank. The last COMM_SMS
  * CTAs sum finished tiles (the c-th of every COMM_SMS) over the W work
- * areas into this rank's C. Heads of split tiles go through fp32 slots
- * (one per GEMM CTA, after the partial C) with flags [tiles * W + cta].
- * On the wgmma core (MMA=64) the GEMM CTAs walk their ranges through
- * wgmma_streamk.h and the storer sends each finished partial to the work
- * area and raises its flags. */
+ * areas into this rank's C. Parts of split tiles go through the exchange
+ * area's fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 +
+ * cta (schedule.h's walk, every tile Stream-K). On the wgmma core (MMA=64)
+ * the GEMM CTAs walk their ranges through wgmma_walk.h and the storer
+ * sends each finished partial to the work area and raises its flags. */
 #include "comm.h"
-
-/* The slots start at the first 64-byte boundary after the partial C, as
- * src/algos/sk_all_reduce.c places them. */
-#define SLOTS_AT ((M_ * N_ * (long)sizeof(elem_t) + 63) / 64 * 64)
 
 /* The comm role: the last COMM_SMS CTAs sum finished tiles (the c-th of
  * every COMM_SMS) over the W work areas into this rank's C. */
@@ -31,7 +27,7 @@ __device__ __forceinline__ void sum_finished(const struct launch *L, const struc
 }
 
 #if MMA == 64
-#include "wgmma_streamk.h"
+#include "wgmma_walk.h" /* STREAM_K=2: every tile Stream-K */
 
 /* A finished partial tile goes by TMA to this rank's work area, then its
  * flag on every rank. */
@@ -56,13 +52,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PAR
 			sum_finished(&L, &g);
 		return;
 	}
-	const struct wg_streamk_walk walk = wg_streamk_walk_make(
-		&L, &g, blockIdx.x, (float *)(bases[rank] + work_off + SLOTS_AT), g.tiles * WORLD);
+	const struct wg_walk walk = wg_walk_make(&L);
 	if (mode == MODE_COMM_ONLY) { /* the partials are in the work area already */
-		struct wg_seg sg;
+		struct sched_seg sg;
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
 			if (walk.ends(sg))
-				cta_publish_all(&L, sg.v * WORLD + rank);
+				cta_publish_all(&L, sg.tile * WORLD + rank);
 		return;
 	}
 	struct wg_local_a in;
@@ -84,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 
 	if ((int)blockIdx.x < GEMM_SMS) {
 		streamk_gemm(&L, &g, blockIdx.x, heap_at(&L, rank, a_off), heap_at(&L, rank, b_off),
-			     (float *)(bases[rank] + work_off + SLOTS_AT), g.tiles * WORLD, acc,
+			     (float *)(bases[rank] + XCHG_OFF), XCHG_FLAG0, acc,
 			     [&](long tile, long tm, long tn, float(&acc)[ELEMS]) {
 				     if (L.mode != MODE_COMM_ONLY)
 					     store_tile(heap_at(&L, L.rank, L.work_off), N_, tm * BLK_M,

@@ -5,11 +5,13 @@
  * from rank * N_, ld NFULL) and raises flag [W * tiles + tile] here. The
  * last COMM_SMS CTAs push finished tiles (the c-th of every COMM_SMS) into
  * every peer's C and raise [rank * tiles + tile] there; fgo_wait waits for
- * every peer's tiles. Heads of split tiles go through fp32 slots (one per
- * GEMM CTA, at work_off) with flags [(W + 1) * tiles + cta]. Waits only
- * point at lower CTAs or at finished GEMM work: no cycle. On the wgmma
- * core (MMA=64) the GEMM CTAs walk their ranges through wgmma_streamk.h
- * and the storer sends each finished tile to C and raises its flag. */
+ * every peer's tiles. Parts of split tiles go through the exchange area's
+ * fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 + cta
+ * (schedule.h's walk, every tile Stream-K). The GEMM CTAs wait only for
+ * each other's first segments, and comm CTAs only for finished GEMM work:
+ * no cycle. On the wgmma core (MMA=64) the GEMM CTAs walk their ranges
+ * through wgmma_walk.h and the storer sends each finished tile to C and
+ * raises its flag. */
 #include "comm.h"
 
 /* The comm role: the last COMM_SMS CTAs push finished tiles (the c-th of
@@ -31,7 +33,7 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 }
 
 #if MMA == 64
-#include "wgmma_streamk.h"
+#include "wgmma_walk.h" /* STREAM_K=2: every tile Stream-K */
 
 /* A finished tile goes by TMA to this rank's C, then its done flag here. */
 struct finished_out {
@@ -50,20 +52,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PAR
 {
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
-	const long done0 = (long)WORLD * g.tiles, slot0 = done0 + g.tiles;
+	const long done0 = (long)WORLD * g.tiles;
 
 	if ((int)blockIdx.x >= GEMM_SMS) {
 		if (mode != MODE_GEMM_ONLY)
 			push_finished(&L, &g, done0);
 		return;
 	}
-	const struct wg_streamk_walk walk =
-		wg_streamk_walk_make(&L, &g, blockIdx.x, (float *)heap_at(&L, rank, work_off), slot0);
+	const struct wg_walk walk = wg_walk_make(&L);
 	if (mode == MODE_COMM_ONLY) { /* the tiles are in C already */
-		struct wg_seg sg;
+		struct sched_seg sg;
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
 			if (walk.ends(sg))
-				cta_publish_one(&L, rank, done0 + sg.v);
+				cta_publish_one(&L, rank, done0 + sg.tile);
 		return;
 	}
 	struct wg_local_a in;
@@ -83,12 +84,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	const long own = (long)rank * N_; /* this rank's first column of C */
-	const long done0 = (long)WORLD * g.tiles, slot0 = done0 + g.tiles;
+	const long done0 = (long)WORLD * g.tiles;
 	float acc[ELEMS];
 
 	if ((int)blockIdx.x < GEMM_SMS) {
 		streamk_gemm(&L, &g, blockIdx.x, heap_at(&L, rank, a_off), heap_at(&L, rank, b_off),
-			     (float *)heap_at(&L, rank, work_off), slot0, acc,
+			     (float *)(bases[rank] + XCHG_OFF), XCHG_FLAG0, acc,
 			     [&](long tile, long tm, long tn, float(&acc)[ELEMS]) {
 				     if (L.mode != MODE_COMM_ONLY)
 					     store_tile(heap_at(&L, L.rank, L.c_off) + own, NFULL, tm * BLK_M,

@@ -52,13 +52,16 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 		      d.blocks, cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps,
 		      cfg->mma, cfg->gsize_m, cfg->gemm_sms, cfg->comm_sms, cfg->comm_blk_m,
 		      cfg->comm_blk_n);
-	if (cfg->split_k > 1 && at > 0 && (size_t)at < len) {
-		/* where the layout put the split's sums and flags (kit_xchg_place) */
+	if ((cfg->split_k > 1 || cfg->gemm_sms > 0) && at > 0 && (size_t)at < len) {
+		/* the walk (kernels/schedule.h) and where the layout put its
+		 * exchange: split-K sums or Stream-K slots, and their flags
+		 * (kit_xchg_place) */
 		struct fgo_layout lay;
+		int streamk = cfg->split_k > 1 ? 0 : strncmp(algo->name, "sk_", 3) == 0 ? 2 : 1;
 		algo->layout(cfg, 0, &lay);
 		at += snprintf(out + at, len - (size_t)at,
-			       " -DSPLIT_K=%d -DXCHG_OFF=%zuull -DXCHG_FLAG0=%zuL", cfg->split_k,
-			       lay.xchg_offset, lay.xchg_flag0);
+			       " -DSPLIT_K=%d -DSTREAM_K=%d -DXCHG_OFF=%zuull -DXCHG_FLAG0=%zuL", cfg->split_k,
+			       streamk, lay.xchg_offset, lay.xchg_flag0);
 	}
 	if (algo->gpu_variant && at > 0 && (size_t)at < len)
 		snprintf(out + at, len - (size_t)at, " -D%s=1", algo->gpu_variant);

@@ -71,6 +71,11 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 	if (cfg->split_k > 1 && cfg->mma != FGO_MMA_WGMMA)
 		REFUSE("split_k=%d runs on the wgmma core (mma=wgmma) in this version; on mma=%s use"
 		       " split_k=1", cfg->split_k, mma_name(cfg->mma));
+	/* the hybrid Stream-K walk of the families that are not sk_* */
+	if (cfg->gemm_sms > 0 && cfg->mma != FGO_MMA_WGMMA && strncmp(cfg->algorithm, "sk_", 3) != 0)
+		REFUSE("Stream-K (gemm_sms=%d) of %s runs on the wgmma core (mma=wgmma) in this version;"
+		       " on mma=%s use gemm_sms=0",
+		       cfg->gemm_sms, cfg->algorithm, mma_name(cfg->mma));
 	if (cfg->mma == FGO_MMA_WGMMA) {
 		if (wgmma_shape_check(cfg, shape, reason, len) != FGO_OK)
 			return FGO_EUSAGE;
@@ -111,16 +116,18 @@ int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, lon
 	struct fgo_gemm_dims d;
 	algo_gemm_dims(algo, cfg, &d);
 	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
-	/* split-K: a unit of work is one K slice of a tile */
+	/* split-K: a unit of work is one K slice of a tile; Stream-K
+	 * (gemm_sms > 0): gemm_sms GEMM CTAs share the tiles */
 	long tiles = t.tiles * d.blocks * (cfg->split_k > 1 ? cfg->split_k : 1), comm = cfg->comm_sms;
 	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
+	int exchange = cfg->split_k > 1 || cfg->gemm_sms > 0;
 
 	if (gemm < 1)
 		REFUSE("%ld comm CTAs leave no room for a GEMM CTA: only %ld CTAs fit on the GPU at"
 		       " once (lower comm_sms, or set gemm_sms)",
 		       comm, resident);
-	/* the CTAs that end a split wait for the others too */
-	if ((algo->needs_comm || cfg->split_k > 1) && gemm + comm > resident)
+	/* the CTAs that end a split or Stream-K tile wait for the others too */
+	if ((algo->needs_comm || exchange) && gemm + comm > resident)
 		REFUSE("%ld GEMM + %ld comm CTAs wait on each other but only %ld fit on the GPU at"
 		       " once (lower gemm_sms or comm_sms, or the tile's shared memory)",
 		       gemm, comm, resident);

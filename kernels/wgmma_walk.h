@@ -1,0 +1,188 @@
+/* wgmma_walk.h: the walk of the wgmma core (core_wgmma.h, wgmma_gemm_walk)
+ * for every family: schedule.h's sched_walk over the BLOCKS x tiles of the
+ * family, with the GEMM CTAs of the grid (all but the last COMM_SMS):
+ *   data-parallel (the default): whole tiles blockIdx.x, + ctas, ...;
+ *   split-K (SPLIT_K > 1): units of one K slice of one tile, slice-major;
+ *     the slices before the last add their accumulators into the tile's
+ *     fp32 sum in the exchange area (16-byte atomics in L2, in each consumer
+ *     thread's own register order) and raise one flag each (per tile,
+ *     consumer and slice); the last slice waits for them, adds the sum,
+ *     zeroes it for the next launch and ends the tile;
+ *   Stream-K (STREAM_K 1: the hybrid, whole waves data-parallel and the last
+ *     partial wave Stream-K; 2: every tile Stream-K, the sk_* families): a
+ *     hand-over (only ever a CTA's first Stream-K segment) writes the
+ *     consumers' accumulators into the CTA's slot and raises the CTA's flag;
+ *     a take-over (the CTA holding the tile's first iteration, at the end of
+ *     its range) adds the slots of the CTAs that handed over the rest of its
+ *     tile, in CTA order (deterministic), once their flags are up.
+ * The tile a segment ends goes out through the core's storer like any
+ * tile, so the family's epilogue (stores, puts to peers, partial sums)
+ * still runs tile by tile, and the side warps follow the same walk
+ * (wg_walk::each_end). A unit waits only for units that come before it in
+ * their own CTA's order and wait for nothing themselves: deadlock-free
+ * with every CTA resident (the host sizes the grid so). The exchange's
+ * offset and first flag come from the layout (src/algos/kit.c:
+ * kit_xchg_place) as XCHG_OFF and XCHG_FLAG0. */
+#ifndef FGO_WGMMA_WALK_H
+#define FGO_WGMMA_WALK_H
+
+#include "comm.h"
+
+#ifndef SPLIT_K
+#define SPLIT_K 1
+#endif
+#ifndef STREAM_K
+#define STREAM_K 0
+#endif
+#if (SPLIT_K > 1 || STREAM_K) && (!defined(XCHG_OFF) || !defined(XCHG_FLAG0))
+#error "XCHG_OFF and XCHG_FLAG0 (the layout's exchange area and its flags) come from the host"
+#endif
+#if SPLIT_K > 1 && STREAM_K
+#error "split-K and Stream-K exclude each other (the host refuses both)"
+#endif
+
+/* One consumer warpgroup as a team: named barrier 3 + c over its 128
+ * threads (1 and 2 are the side warps' and the consumers'). */
+struct wg_one_consumer_team {
+	int c;
+	__device__ int tid() const { return (int)threadIdx.x % 128; }
+	__device__ int size() const { return 128; }
+	__device__ void sync() const { asm volatile("bar.sync %0, 128;" ::"r"(3 + c) : "memory"); }
+	__device__ bool all(bool p) const
+	{
+		unsigned int r;
+		asm volatile("{\n.reg .pred p, q;\n"
+			     "setp.ne.u32 p, %1, 0;\n"
+			     "bar.red.and.pred q, %2, 128, p;\n"
+			     "selp.u32 %0, 1, 0, q;\n}\n"
+			     : "=r"(r)
+			     : "r"((unsigned int)p), "r"(3 + c)
+			     : "memory");
+		return r != 0;
+	}
+};
+
+struct wg_walk {
+	const struct launch *L;
+	struct sched_walk w;
+	int cta;
+	float *xchg; /* split-K: per tile and consumer WG_ACC x 128 fp32; Stream-K: per CTA */
+
+	__device__ bool first(struct sched_seg &s) const { return sched_walk_first(&w, cta, &s) != 0; }
+	__device__ bool next(struct sched_seg &s) const { return sched_walk_next(&w, cta, &s) != 0; }
+	__device__ bool ends(const struct sched_seg &s) const { return sched_seg_ends(&w, &s) != 0; }
+
+	/* fn(tile) for every tile this CTA ends, in its order (the side warps) */
+	template <class Fn> __device__ bool each_end(Fn fn) const
+	{
+		struct sched_seg s;
+		for (bool more = first(s); more; more = next(s))
+			if (ends(s) && !fn(s.tile))
+				return false;
+		return true;
+	}
+
+#if SPLIT_K > 1
+	/* consumer c's sum of tile v, as this thread's float4s: its
+	 * accumulators 4e .. 4e + 3 at [e * 128] */
+	__device__ float4 *sum_of(long v, int c) const
+	{
+		return (float4 *)(xchg + (v * WG_CONSUMERS + c) * (long)WG_ACC * 128) +
+		       threadIdx.x % 128;
+	}
+	__device__ long flag_of(long v, int c) const
+	{
+		return XCHG_FLAG0 + (v * WG_CONSUMERS + c) * (SPLIT_K - 1);
+	}
+	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
+	{
+		float4 *sum = sum_of(s.tile, c);
+#pragma unroll
+		for (int e = 0; e < WG_ACC / 4; e++) /* reductions in L2, 16 bytes each */
+			atomicAdd(sum + e * 128,
+				  make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
+		struct wg_one_consumer_team team;
+		team.c = c;
+		team_publish_gpu(team, L, flag_of(s.tile, c) + s.slice);
+	}
+	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
+	{
+		struct wg_one_consumer_team team;
+		team.c = c;
+		/* gave up: the launch is lost (the status words say why); go on */
+		team_wait_gpu(team, L, flag_of(s.tile, c), SPLIT_K - 1);
+		float4 *sum = sum_of(s.tile, c);
+#pragma unroll
+		for (int e = 0; e < WG_ACC / 4; e++) {
+			const float4 x = __ldcg(sum + e * 128);
+			acc[4 * e] += x.x;
+			acc[4 * e + 1] += x.y;
+			acc[4 * e + 2] += x.z;
+			acc[4 * e + 3] += x.w;
+			sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
+		}
+	}
+#elif STREAM_K
+	/* consumer c's part of CTA o's slot, at this thread's first accumulator */
+	__device__ float *slot_of(int o, int c) const
+	{
+		return xchg + (long)o * BLK_M * BLK_N + (long)c * WG_ACC * 128 + threadIdx.x % 128;
+	}
+	__device__ void hand_over(const struct sched_seg &, int c, const float (&acc)[WG_ACC]) const
+	{
+		float *mine = slot_of(cta, c);
+#pragma unroll
+		for (int e = 0; e < WG_ACC; e++)
+			__stcg(mine + e * 128, acc[e]);
+		/* one flag for the CTA, once both consumers' parts are there */
+		team_publish_gpu(wg_consumer_team(), L, XCHG_FLAG0 + cta);
+	}
+	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
+	{
+		if (s.role != SCHED_TAKE_OVER)
+			return;
+		struct wg_one_consumer_team team;
+		team.c = c;
+		/* gave up: the launch is lost (the status words say why); go on */
+		team_wait_gpu(team, L, XCHG_FLAG0 + s.take_first, s.take_last - s.take_first + 1);
+		for (int o = s.take_first; o <= s.take_last; o++) {
+			const float *theirs = slot_of(o, c);
+#pragma unroll
+			for (int e = 0; e < WG_ACC; e++)
+				acc[e] += __ldcg(theirs + e * 128);
+		}
+	}
+#else
+	__device__ void hand_over(const struct sched_seg &, int, const float (&)[WG_ACC]) const {}
+	__device__ void take_over(const struct sched_seg &, int, float (&)[WG_ACC]) const {}
+#endif
+};
+
+/* This CTA's walk over the family's BLOCKS x tiles. */
+__device__ __forceinline__ struct wg_walk wg_walk_make(const struct launch *L)
+{
+	const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
+	struct wg_walk walk;
+	walk.L = L;
+	walk.cta = (int)blockIdx.x;
+	walk.w = sched_walk_make((long)BLOCKS * g.tiles, g.k_iters, (int)gridDim.x - COMM_SMS, SPLIT_K,
+				 STREAM_K != 0, STREAM_K == 2);
+#if SPLIT_K > 1 || STREAM_K
+	walk.xchg = (float *)(L->bases[L->rank] + XCHG_OFF);
+#else
+	walk.xchg = 0;
+#endif
+	return walk;
+}
+
+/* The core over the family's tiles, on this CTA's walk. */
+template <class In, class Out, class Side>
+__device__ __forceinline__ void wgmma_gemm_walked(const struct launch *L, const In &in,
+						  const struct fgo_tmap *map_b,
+						  const struct wg_watch &watch, const Out &out,
+						  const Side &side)
+{
+	wgmma_gemm_walk(in, map_b, watch, out, side, wg_walk_make(L));
+}
+
+#endif
