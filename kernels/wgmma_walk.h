@@ -10,11 +10,15 @@
  *     zeroes it for the next launch and ends the tile;
  *   Stream-K (STREAM_K 1: the hybrid, whole waves data-parallel and the last
  *     partial wave Stream-K; 2: every tile Stream-K, the sk_* families): a
- *     hand-over (only ever a CTA's first Stream-K segment) writes the
- *     consumers' accumulators into the CTA's slot and raises the CTA's flag;
- *     a take-over (the CTA holding the tile's first iteration, at the end of
- *     its range) adds the slots of the CTAs that handed over the rest of its
- *     tile, in CTA order (deterministic), once their flags are up.
+ *     hand-over (only ever a CTA's first Stream-K segment) adds the
+ *     consumers' accumulators into the tile's fp32 sum (16-byte atomics in
+ *     L2, as split-K's) and raises the CTA's flag; a take-over (the CTA
+ *     holding the tile's first iteration, at the end of its range) waits
+ *     for the flags of the CTAs that handed over the rest of its tile, adds
+ *     the sum and zeroes it. The sum's order of addition is not fixed (the
+ *     CPU backend adds per-CTA slots in CTA order); a tile cut into 33
+ *     pieces read one slot after another by the CTA that ends it took
+ *     twice as long on one H100.
  * The tile a segment ends goes out through the core's storer like any
  * tile, so the family's epilogue (stores, puts to peers, partial sums)
  * still runs tile by tile, and the side warps follow the same walk
@@ -66,7 +70,7 @@ struct wg_walk {
 	const struct launch *L;
 	struct sched_walk w;
 	int cta;
-	float *xchg; /* split-K: per tile and consumer WG_ACC x 128 fp32; Stream-K: per CTA */
+	float *xchg; /* per (split-K or Stream-K) tile and consumer: WG_ACC x 128 fp32 */
 
 	__device__ bool first(struct sched_seg &s) const { return sched_walk_first(&w, cta, &s) != 0; }
 	__device__ bool next(struct sched_seg &s) const { return sched_walk_next(&w, cta, &s) != 0; }
@@ -123,18 +127,23 @@ struct wg_walk {
 		}
 	}
 #elif STREAM_K
-	/* consumer c's part of CTA o's slot, at this thread's first accumulator */
-	__device__ float *slot_of(int o, int c) const
+	/* consumer c's sum of Stream-K tile v (v - dp_tiles of them), as this
+	 * thread's float4s, as split-K's */
+	__device__ float4 *sum_of(long v, int c) const
 	{
-		return xchg + (long)o * BLK_M * BLK_N + (long)c * WG_ACC * 128 + threadIdx.x % 128;
+		return (float4 *)(xchg + ((v - w.dp_tiles) * WG_CONSUMERS + c) * (long)WG_ACC * 128) +
+		       threadIdx.x % 128;
 	}
-	__device__ void hand_over(const struct sched_seg &, int c, const float (&acc)[WG_ACC]) const
+	/* Into the tile's sum in L2 (a tile's many pieces are added where
+	 * they lie, not read one after another by the CTA that ends it), then
+	 * the CTA's flag once both consumers' parts are in. */
+	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
-		float *mine = slot_of(cta, c);
+		float4 *sum = sum_of(s.tile, c);
 #pragma unroll
-		for (int e = 0; e < WG_ACC; e++)
-			__stcg(mine + e * 128, acc[e]);
-		/* one flag for the CTA, once both consumers' parts are there */
+		for (int e = 0; e < WG_ACC / 4; e++)
+			atomicAdd(sum + e * 128,
+				  make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
 		team_publish_gpu(wg_consumer_team(), L, XCHG_FLAG0 + cta);
 	}
 	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
@@ -145,11 +154,15 @@ struct wg_walk {
 		team.c = c;
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, XCHG_FLAG0 + s.take_first, s.take_last - s.take_first + 1);
-		for (int o = s.take_first; o <= s.take_last; o++) {
-			const float *theirs = slot_of(o, c);
+		float4 *sum = sum_of(s.tile, c);
 #pragma unroll
-			for (int e = 0; e < WG_ACC; e++)
-				acc[e] += __ldcg(theirs + e * 128);
+		for (int e = 0; e < WG_ACC / 4; e++) {
+			const float4 x = __ldcg(sum + e * 128);
+			acc[4 * e] += x.x;
+			acc[4 * e + 1] += x.y;
+			acc[4 * e + 2] += x.z;
+			acc[4 * e + 3] += x.w;
+			sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
 		}
 	}
 #else

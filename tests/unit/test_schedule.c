@@ -226,6 +226,12 @@ static void check_walk_one(long tiles, long kt, int ctas, int split, int streamk
 			}
 			if (split > 1)
 				bad += s.slice != (int)(s.pos / tiles) || s.role != SCHED_WHOLE;
+			/* in pieces: every Stream-K tile cut at the same offsets */
+			if (w.sk_pieces > 0 && s.tile >= w.dp_tiles) {
+				long k0, k1;
+				sched_splitk_range(kt, (int)w.sk_pieces, (int)(c % w.sk_pieces), &k0, &k1);
+				bad += s.k0 != k0 || s.k1 != k1 || s.tile - w.dp_tiles != c / w.sk_pieces;
+			}
 		}
 	}
 	/* the take-overs, against who handed over what */
@@ -286,23 +292,40 @@ static void check_walk(void)
 	T_EQ_INT("walk-hybrid-whole-waves", w.sk_tiles, 0);
 	w = sched_walk_make(16, 224, 132, 1, 1, 0);
 	T_EQ_INT("walk-hybrid-under-a-wave", w.sk_tiles, 16);
-	/* 2 tiles of 4 iterations on 3 CTAs: [0,3) [3,6) [6,8): CTA 0 takes
-	 * over tile 0 from CTA 1, CTA 1 takes over tile 1 from CTA 2 */
-	w = sched_walk_make(2, 4, 3, 1, 1, 0);
+	/* every tile Stream-K, 4 tiles of 4 iterations on 3 CTAs: even ranges
+	 * [0, 6) [6, 11) [11, 16): CTA 0 ends tile 0 whole and takes over tile 1
+	 * from CTA 1, which takes over tile 2 from CTA 2 */
+	w = sched_walk_make(4, 4, 3, 1, 1, 1);
 	struct sched_seg s;
 	sched_walk_first(&w, 0, &s);
-	T_CHECK("walk-example-0", s.tile == 0 && s.k0 == 0 && s.k1 == 3 && s.role == SCHED_TAKE_OVER &&
-					  s.take_first == 1 && s.take_last == 1,
-		"CTA 0: tile %ld [%ld, %ld) role %d takes %d..%d", s.tile, s.k0, s.k1, s.role,
+	T_CHECK("walk-example-0", s.tile == 0 && s.k0 == 0 && s.k1 == 4 && s.role == SCHED_WHOLE,
+		"CTA 0: tile %ld [%ld, %ld) role %d", s.tile, s.k0, s.k1, s.role);
+	sched_walk_next(&w, 0, &s);
+	T_CHECK("walk-example-0b", s.tile == 1 && s.k0 == 0 && s.k1 == 2 && s.role == SCHED_TAKE_OVER &&
+					   s.take_first == 1 && s.take_last == 1,
+		"CTA 0 next: tile %ld [%ld, %ld) role %d takes %d..%d", s.tile, s.k0, s.k1, s.role,
 		s.take_first, s.take_last);
 	sched_walk_first(&w, 1, &s);
-	T_CHECK("walk-example-1", s.tile == 0 && s.k0 == 3 && s.k1 == 4 && s.role == SCHED_HAND_OVER,
+	T_CHECK("walk-example-1", s.tile == 1 && s.k0 == 2 && s.k1 == 4 && s.role == SCHED_HAND_OVER,
 		"CTA 1 first: tile %ld [%ld, %ld) role %d", s.tile, s.k0, s.k1, s.role);
 	sched_walk_next(&w, 1, &s);
-	T_CHECK("walk-example-1b", s.tile == 1 && s.k0 == 0 && s.k1 == 2 && s.role == SCHED_TAKE_OVER &&
+	T_CHECK("walk-example-1b", s.tile == 2 && s.k0 == 0 && s.k1 == 3 && s.role == SCHED_TAKE_OVER &&
 					   s.take_first == 2 && s.take_last == 2,
 		"CTA 1 next: tile %ld [%ld, %ld) role %d takes %d..%d", s.tile, s.k0, s.k1, s.role,
 		s.take_first, s.take_last);
+	/* fewer Stream-K tiles than CTAs: 2 tiles of 4 iterations on 5 CTAs,
+	 * each tile in 2 pieces at the same offsets, CTA 4 idle */
+	w = sched_walk_make(2, 4, 5, 1, 1, 0);
+	T_EQ_INT("walk-aligned-pieces", w.sk_pieces, 2);
+	sched_walk_first(&w, 2, &s);
+	T_CHECK("walk-aligned-2", s.tile == 1 && s.k0 == 0 && s.k1 == 2 && s.role == SCHED_TAKE_OVER &&
+					  s.take_first == 3 && s.take_last == 3,
+		"CTA 2: tile %ld [%ld, %ld) role %d takes %d..%d", s.tile, s.k0, s.k1, s.role,
+		s.take_first, s.take_last);
+	sched_walk_first(&w, 3, &s);
+	T_CHECK("walk-aligned-3", s.tile == 1 && s.k0 == 2 && s.k1 == 4 && s.role == SCHED_HAND_OVER,
+		"CTA 3: tile %ld [%ld, %ld) role %d", s.tile, s.k0, s.k1, s.role);
+	T_EQ_INT("walk-aligned-idle", sched_walk_first(&w, 4, &s), 0);
 }
 
 int main(void)
