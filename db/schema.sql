@@ -162,3 +162,26 @@ CREATE TABLE ceilings (
                                           -- ('' for the machine-wide value)
 );
 CREATE INDEX ceilings_lookup ON ceilings(machine, backend, what, dtype, detail);
+
+-- schema 4: the read floor, measured by `fgobench calibrate`: the fastest
+-- streaming read of N bytes on one device, timed as runs are timed (L2
+-- flushed before, events around one launch on a GPU; a monotonic clock
+-- around one read on the CPU). One curve per calibrate, keyed like the
+-- ceilings by (machine, backend); views use the newest curve of a run's.
+CREATE TABLE read_floors (
+    id          INTEGER PRIMARY KEY,
+    machine     TEXT NOT NULL,            -- host name, as ceilings.machine
+    backend     TEXT NOT NULL,            -- as ceilings.backend
+    devices     TEXT NOT NULL DEFAULT '', -- the devices measured (backend describe)
+    method      TEXT NOT NULL,            -- how a point was timed, for people
+    repetitions INTEGER NOT NULL,         -- timed reads per point; a point is their minimum
+    measured_at TEXT NOT NULL
+);
+CREATE INDEX read_floors_lookup ON read_floors(machine, backend);
+
+CREATE TABLE read_floor_points (
+    floor_id INTEGER NOT NULL REFERENCES read_floors(id) ON DELETE CASCADE,
+    bytes    INTEGER NOT NULL CHECK (bytes > 0),
+    seconds  REAL NOT NULL CHECK (seconds > 0), -- the slowest rank's best read of bytes
+    PRIMARY KEY (floor_id, bytes)
+) WITHOUT ROWID;

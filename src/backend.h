@@ -140,6 +140,15 @@ struct fgo_backend {
 	 * for `calibrate`; NULL: memory_bw is not measured. */
 	int (*memory_bandwidth)(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len);
 
+	/* (optional) The read floor, for `calibrate`: for each of n sizes
+	 * (bytes[i], ascending, multiples of 16), the fastest of reps streaming
+	 * reads of that many bytes of this rank's memory, each timed as launch
+	 * times a run (GPU: L2 flushed first, events around one kernel launch;
+	 * CPU: the monotonic clock around one read), in seconds[i]; method: a
+	 * line saying how, for the store. NULL: no read floor. */
+	int (*read_floor)(struct fgo_backend_ctx *ctx, const size_t *bytes, int n, int reps,
+			  double *seconds, char *method, size_t method_len, char *err, size_t len);
+
 	/* The check with the work done once per problem (runner_problem.c):
 	 * the inputs made where they live, a reference of this rank's C shard
 	 * kept by the backend (outside the heap), and every element of each

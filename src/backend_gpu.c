@@ -482,7 +482,8 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 static struct gpu_calib_dev calib_dev(const struct fgo_backend_ctx *ctx)
 {
 	struct gpu_calib_dev d = { .device = ctx->device, .sms = ctx->sms, .arch = ctx->arch,
-				   .stream = ctx->stream, .start = ctx->start, .stop = ctx->stop };
+				   .stream = ctx->stream, .start = ctx->start, .stop = ctx->stop,
+				   .l2_flush = ctx->l2_flush, .l2_bytes = ctx->l2_bytes };
 	return d;
 }
 
@@ -545,6 +546,13 @@ static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char 
 {
 	struct gpu_calib_dev d = calib_dev(ctx);
 	return gpu_calib_memory_bandwidth(&d, GPU_CALIB_COPY_BYTES, gbps, err, len);
+}
+
+static int gpu_read_floor(struct fgo_backend_ctx *ctx, const size_t *bytes, int n, int reps,
+			  double *seconds, char *method, size_t method_len, char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_read_floor(&d, bytes, n, reps, seconds, method, method_len, err, len);
 }
 
 /* The check on the device (gpu_check.c) works in this rank's own heap. */
@@ -627,6 +635,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.bulk = gpu_bulk,
 	.telemetry = gpu_telemetry,
 	.memory_bandwidth = gpu_memory_bandwidth,
+	.read_floor = gpu_read_floor,
 	.inputs_fill = gpu_inputs_fill,
 	.output_poison = gpu_output_poison,
 	.reference_make = gpu_reference_make,

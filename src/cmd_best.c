@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "fgo.h"
+#include "floor.h"
 #include "predict_view.h"
 #include "table.h"
 #include "views.h"
@@ -24,6 +25,14 @@ const char cmd_best_usage[] =
 	"collective), the gap to the runner-up in percent, how many configurations\n"
 	"were tried, and the `fgobench run` line that reproduces it. When a\n"
 	"configuration ran in several sweeps its newest run counts.\n"
+	"\n"
+	"A memory-bound run (its per-rank GEMM's FLOPs per byte of A + B + C under\n"
+	"the ridge of the calibrated matrix peak and memory bandwidth) is also shown\n"
+	"against the read floor of its bytes from the newest `fgobench calibrate` of\n"
+	"the same machine and backend: floor_us, the fastest read of those bytes timed\n"
+	"as runs are, and x_floor = time / floor (1.0: as fast as reading the inputs\n"
+	"and the output once). csv and json always have both columns (empty: not\n"
+	"memory-bound or no floor); the table shows x_floor when a floor exists.\n"
 	"\n"
 	"With --predict: a prediction, not a measurement, for a shape with no runs\n"
 	"(a measured shape's own runs are left out). The 4 measured shapes of the same\n"
@@ -49,7 +58,8 @@ const char cmd_best_usage[] =
 
 static const char query[] =
 	"WITH latest AS ("
-	"  SELECT r.*, row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
+	"  SELECT r.*, s.host AS host, s.backend AS backend,"
+	"    row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
 	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0"
 	"    AND (?1 IS NULL OR r.m = ?1) AND (?2 IS NULL OR r.n = ?2) AND (?3 IS NULL OR r.k = ?3)"
@@ -61,13 +71,16 @@ static const char query[] =
 	"    count(*) OVER (PARTITION BY algorithm, dtype, world, m, n, k) AS tried"
 	"  FROM latest WHERE recency = 1"
 	"  WINDOW fastest AS (PARTITION BY algorithm, dtype, world, m, n, k ORDER BY t_fused_ms, id)"
-	") SELECT id, " VIEW_CONFIG_COLUMNS ", t_fused_ms, tflops_total, speedup, next_ms, tried, place"
+	") SELECT id, " VIEW_CONFIG_COLUMNS ", t_fused_ms, tflops_total, speedup, next_ms, tried, place,"
+	"  host, backend"
 	"  FROM ranked WHERE place <= ?8"
 	"  ORDER BY algorithm, dtype, world, m, n, k, place";
 
-static const char *const headers[] = { "algorithm", "dtype", "world",   "M",     "N",
-				       "K",         "#",     "config",  "ms",    "TFLOPS",
-				       "speedup",   "gap %", "tried",   "run",   "reproduce" };
+static const char *const headers[] = { "algorithm", "dtype",   "world",    "M",     "N",
+				       "K",         "#",       "config",   "ms",    "TFLOPS",
+				       "speedup",   "floor_us", "x_floor", "gap %", "tried",
+				       "run",       "reproduce" };
+enum { COL_FLOOR_US = 11, COL_X_FLOOR = 12 };
 
 struct best_opts {
 	long m, n, k; /* 0: any */
@@ -131,12 +144,17 @@ static void bind_text(sqlite3_stmt *st, int at, const char *s)
 		sqlite3_bind_text(st, at, s, -1, SQLITE_STATIC);
 }
 
-static void add_row(struct fgo_table *t, sqlite3_stmt *st)
+/* Adds the row; returns 1 when its machine has a read floor, -1 when
+ * reading it failed, 0 otherwise. */
+static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *floors)
 {
 	struct fgo_config cfg;
-	char tile[96], reproduce[512];
+	char tile[96], reproduce[512], err[512];
 	int c = 1 + VIEW_CONFIG_NCOLS;
-	double ms = sqlite3_column_double(st, c);
+	double ms = sqlite3_column_double(st, c), floor_s = 0, bytes = 0;
+	const struct fgo_floor *f =
+		floor_cache_find(floors, sqlite3_db_handle(st), (const char *)sqlite3_column_text(st, c + 6),
+				 (const char *)sqlite3_column_text(st, c + 7), err, sizeof err);
 
 	view_config(st, 1, &cfg);
 	view_tile_text(&cfg, tile, sizeof tile);
@@ -150,6 +168,13 @@ static void add_row(struct fgo_table *t, sqlite3_stmt *st)
 		table_add(t, "%s", "");
 	else
 		table_add(t, "%.2f", sqlite3_column_double(st, c + 2));
+	if (f && floor_of_run(f, &cfg, &floor_s, &bytes)) {
+		table_add(t, "%.1f", floor_s * 1e6);
+		table_add(t, "%.2f", ms * 1e-3 / floor_s);
+	} else {
+		table_add(t, "%s", "");
+		table_add(t, "%s", "");
+	}
 	if (sqlite3_column_type(st, c + 3) == SQLITE_NULL)
 		table_add(t, "%s", "");
 	else
@@ -157,6 +182,31 @@ static void add_row(struct fgo_table *t, sqlite3_stmt *st)
 	table_add(t, "%d", sqlite3_column_int(st, c + 4));
 	table_add(t, "%lld", (long long)sqlite3_column_int64(st, 0));
 	table_add(t, "%s", reproduce);
+	if (!f)
+		error("%s", err);
+	return !f ? -1 : f->n > 0;
+}
+
+/* For the terminal and Markdown: t without floor_us, and without x_floor
+ * when no row's machine has a floor (keeps the table narrow). */
+static int print_narrow(const struct fgo_table *t, int any_floor, enum fgo_format format)
+{
+	const char *h[FGO_ARRAY_SIZE(headers)];
+	int keep[FGO_ARRAY_SIZE(headers)], n = 0, rc;
+	for (int i = 0; i < (int)FGO_ARRAY_SIZE(headers); i++)
+		if (i != COL_FLOOR_US && (i != COL_X_FLOOR || any_floor)) {
+			keep[n] = i;
+			h[n++] = headers[i];
+		}
+	struct fgo_table *narrow = table_new(n, h);
+	if (!narrow)
+		return -1;
+	for (int r = 0; r < table_rows(t); r++)
+		for (int i = 0; i < n; i++)
+			table_add(narrow, "%s", table_cell(t, r, keep[i]));
+	rc = table_print(narrow, format, stdout);
+	table_free(narrow);
+	return rc;
 }
 
 /* --predict: the shape and the algorithm are required. */
@@ -180,7 +230,8 @@ int cmd_best(int argc, char **argv)
 	struct fgo_store *store = NULL;
 	sqlite3_stmt *st = NULL;
 	struct fgo_table *t = NULL;
-	int rc, step;
+	static struct floor_cache floors; /* ~9 KB a pair: not on the stack */
+	int rc, step, any_floor = 0, got;
 
 	if (cmd_wants_help(argc, argv))
 		return cmd_help(cmd_best_usage);
@@ -205,8 +256,14 @@ int cmd_best(int argc, char **argv)
 	bind_text(st, 7, o.tag);
 	sqlite3_bind_int(st, 8, o.top);
 	t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	memset(&floors, 0, sizeof floors);
 	while (t && (step = sqlite3_step(st)) == SQLITE_ROW)
-		add_row(t, st);
+		if ((got = add_row(t, st, &floors)) < 0) {
+			rc = FGO_EFAIL;
+			goto out;
+		} else {
+			any_floor |= got;
+		}
 	if (!t || step != SQLITE_DONE) {
 		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
 		rc = FGO_EFAIL;
@@ -214,7 +271,12 @@ int cmd_best(int argc, char **argv)
 	}
 	if (table_rows(t) == 0)
 		note("no ok runs match (see `fgobench list` for what the store holds)");
-	if (table_print(t, o.format, stdout) != 0)
+	else if (!any_floor)
+		note("no read floor for these runs' machine: `fgobench calibrate` there measures it"
+		     " (x_floor: a memory-bound run's time / the fastest read of its bytes)");
+	if ((o.format == FGO_FMT_TABLE || o.format == FGO_FMT_MD
+		     ? print_narrow(t, any_floor, o.format)
+		     : table_print(t, o.format, stdout)) != 0)
 		rc = FGO_EFAIL;
 out:
 	table_free(t);

@@ -4,7 +4,9 @@
  * GPU pair in turn, printed as per-rank and W x W tables; otherwise (CPU)
  * they come from fgobench's own kernels (matrix peak per dtype from the plain
  * gemm family, rank-to-rank bandwidth from all_scatter's communication alone).
- * Memory bandwidth is the backend's memory_bandwidth. */
+ * Memory bandwidth is the backend's memory_bandwidth. The read floor (floor.h)
+ * is the backend's read_floor at sizes from 1 MiB up, stored as one curve
+ * with the ceilings in one transaction. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,14 @@
 #include "backend.h"
 #include "cmd.h"
 #include "fgo.h"
+#include "floor.h"
 #include "runner.h"
 #include "store.h"
 #include "table.h"
 
 const char cmd_calibrate_usage[] =
-	"usage: fgobench calibrate [--backend cpu|gpu|auto] [--size N] [--db F]\n"
+	"usage: fgobench calibrate [--backend cpu|gpu|auto] [--size N] [--floor-max MIB]\n"
+	"       [--no-floor] [--db F]\n"
 	"\n"
 	"Measures and stores this machine's ceilings for the backend: the matrix\n"
 	"peak per dtype, the memory bandwidth of a device and the rank-to-rank link\n"
@@ -41,6 +45,16 @@ const char cmd_calibrate_usage[] =
 	"memory bandwidth, and as link_bw the slowest pair's SM-store bandwidth\n"
 	"(the path fused kernels use).\n"
 	"\n"
+	"The read floor: the time of the fastest streaming read of N bytes, timed as\n"
+	"runs are timed, at 1, 1.5, 2, 3, 4, 6, ... MiB up to --floor-max. On GPUs a\n"
+	"read kernel (16-byte loads, grid-stride, the fastest of 2, 4 and 8 CTAs per\n"
+	"SM), L2 flushed before each launch and events around it, best of 10 on\n"
+	"every rank at once; the slowest rank's time per size is stored. On CPU one\n"
+	"core of rank 0 reads, the clock around one read, best of 5. For a small\n"
+	"memory-bound GEMM this, not the bandwidth roofline, is the bound (a launch\n"
+	"alone costs microseconds): best, report and plot roofline show each\n"
+	"memory-bound run's time against the floor of its bytes.\n"
+	"\n"
 	"On CPU: the matrix peak is the best of a few tiles of fgobench's own NxNxN\n"
 	"GEMM on every rank at once (TFLOP/s per rank), the memory bandwidth that of\n"
 	"one rank, the link bandwidth all_scatter with its GEMM compiled out (needs\n"
@@ -48,6 +62,10 @@ const char cmd_calibrate_usage[] =
 	"\n"
 	"  --backend B  cpu, gpu or auto (default auto)\n"
 	"  --size N     the CPU GEMM size (default 512; GPUs use 8192)\n"
+	"  --floor-max MIB\n"
+	"               the read floor's largest size in MiB (default 1024 on GPUs,\n"
+	"               256 on CPU; 1 to 65536)\n"
+	"  --no-floor   no read floor (the ceilings only)\n"
 	"  --db F       the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
 /* The calibration plan: gemm at world 1 over dtypes and tiles (unless the
@@ -365,8 +383,73 @@ static int store_link_pairs(struct fgo_store *st, const char *host, const char *
 	return rc;
 }
 
+/* ---- the read floor ---- */
+
+#define FLOOR_REPS_GPU 10
+#define FLOOR_REPS_CPU 5
+
+struct floor_results {
+	int n;                           /* sizes measured; 0: no curve */
+	size_t bytes[FLOOR_POINTS_MAX];
+	double seconds[FLOOR_POINTS_MAX]; /* the slowest rank's best read */
+	int reps;
+	char method[256];
+};
+
+/* Collective over MPI_COMM_WORLD: the read floor up to max_mib. On GPUs
+ * every rank reads its own device, all at once, and rank 0 keeps the
+ * slowest rank's time per size; on CPU rank 0 reads alone (the ranks
+ * share the machine's memory). Returns the failures (on every rank). */
+static int measure_floor(const struct fgo_backend *be, struct fgo_backend_ctx *ctx, int rank,
+			 int gpu, long max_mib, struct floor_results *fl)
+{
+	char err[FGO_REASON_MAX] = "";
+	double mine[FLOOR_POINTS_MAX] = { 0 };
+	int ok = 1, all_ok = 0, measures = gpu || rank == 0;
+
+	fl->n = floor_sizes((size_t)max_mib << 20, fl->bytes, FLOOR_POINTS_MAX);
+	fl->reps = gpu ? FLOOR_REPS_GPU : FLOOR_REPS_CPU;
+	if (measures && be->read_floor(ctx, fl->bytes, fl->n, fl->reps, mine, fl->method,
+				       sizeof fl->method, err, sizeof err) != FGO_OK) {
+		warning("rank %d: read floor not measured: %s", rank, err);
+		ok = 0;
+	}
+	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (gpu)
+		MPI_Reduce(mine, fl->seconds, fl->n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	else
+		memcpy(fl->seconds, mine, sizeof mine);
+	if (!all_ok)
+		fl->n = 0;
+	return !all_ok;
+}
+
+/* Rank 0: the curve on stdout, with the bandwidth each size reaches. */
+static void print_floor(const struct floor_results *fl, double memory_bw)
+{
+	static const char *const headers[] = { "MiB", "us", "GB/s", "% of memory_bw" };
+	struct fgo_table *t = table_new(4, headers);
+	if (!t)
+		return;
+	for (int i = 0; i < fl->n; i++) {
+		double gbps = (double)fl->bytes[i] / fl->seconds[i] / 1e9;
+		table_add(t, "%g", (double)fl->bytes[i] / (1 << 20));
+		table_add(t, "%.1f", fl->seconds[i] * 1e6);
+		table_add(t, "%.1f", gbps);
+		add_value(t, memory_bw > 0 ? gbps / memory_bw * 100 : 0);
+	}
+	printf("\nread floor (%s):\n", fl->method);
+	if (table_print(t, FGO_FMT_TABLE, stdout) != 0)
+		warning("writing the read floor to stdout failed");
+	printf("\n");
+	table_free(t);
+}
+
+/* Everything measured, in one transaction: the ceilings, the link pairs
+ * and the read floor are stored together or not at all. */
 static int store_results(const char *db, const char *backend, const struct fgo_ceilings *c,
-			 double memory_bw, const struct device_results *d)
+			 double memory_bw, const struct device_results *d,
+			 const struct floor_results *fl, const char *devices)
 {
 	char host[128] = "unknown", err[512];
 	gethostname(host, sizeof host - 1);
@@ -375,7 +458,7 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 		error("%s", err);
 		return FGO_EUSAGE;
 	}
-	int rc = FGO_OK;
+	int rc = store_batch_begin(st, err, sizeof err);
 	printf("%-12s %-6s %12s  %s\n", "what", "dtype", "value", "unit");
 	for (int t = FGO_FP32; t <= FGO_BF16 && rc == FGO_OK; t++) {
 		if (c->matrix_peak[t] <= 0)
@@ -397,10 +480,22 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 	}
 	if (rc == FGO_OK)
 		rc = store_link_pairs(st, host, backend, d, err, sizeof err);
+	if (rc == FGO_OK && fl->n > 0) {
+		double b[FLOOR_POINTS_MAX];
+		for (int i = 0; i < fl->n; i++)
+			b[i] = (double)fl->bytes[i];
+		rc = store_floor_put(st, host, backend, devices, fl->method, fl->reps, b, fl->seconds,
+				     fl->n, err, sizeof err);
+		printf("%-12s %-6s %12d  points, %g to %g MiB\n", "read_floor", "-", fl->n,
+		       (double)fl->bytes[0] / (1 << 20), (double)fl->bytes[fl->n - 1] / (1 << 20));
+	}
+	if (rc == FGO_OK)
+		rc = store_batch_commit(st, err, sizeof err);
 	if (rc != FGO_OK)
 		error("%s", err);
 	else
-		note("ceilings of %s (%s backend) stored in %s", host, backend, db);
+		note("ceilings%s of %s (%s backend) stored in %s", fl->n > 0 ? " and read floor" : "",
+		     host, backend, db);
 	store_close(st);
 	return rc;
 }
@@ -414,7 +509,8 @@ int cmd_calibrate(int argc, char **argv)
 		return rank == 0 ? cmd_help(cmd_calibrate_usage) : 0;
 	fgo_mute = rank != 0;
 	const char *db = NULL, *backend = "auto";
-	long size = 0;
+	long size = 0, floor_max = 0;
+	int no_floor = 0;
 	int rc = FGO_OK;
 	for (int i = 1; i < argc && rc == FGO_OK; i++) {
 		if (!strcmp(argv[i], "--db") && i + 1 < argc)
@@ -423,6 +519,10 @@ int cmd_calibrate(int argc, char **argv)
 			backend = argv[++i];
 		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
 			rc = cmd_parse_long("calibrate", "--size", argv[++i], 64, 65536, &size);
+		else if (!strcmp(argv[i], "--floor-max") && i + 1 < argc)
+			rc = cmd_parse_long("calibrate", "--floor-max", argv[++i], 1, 65536, &floor_max);
+		else if (!strcmp(argv[i], "--no-floor"))
+			no_floor = 1;
 		else
 			rc = cmd_usage_error("calibrate", cmd_calibrate_usage, "unknown option \"%s\"",
 					     argv[i]);
@@ -501,8 +601,23 @@ int cmd_calibrate(int argc, char **argv)
 		warning("memory bandwidth not measured: %s", err);
 		memory_bw = 0;
 	}
-	if (rc == FGO_OK && rank == 0)
-		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev);
+	struct floor_results fl = { .n = 0 };
+	if (rc == FGO_OK && be->read_floor && !no_floor) {
+		int failed = measure_floor(be, ctx, rank, gpu, floor_max ? floor_max : gpu ? 1024 : 256,
+					   &fl);
+		if (rank == 0) {
+			got.failures += failed;
+			if (fl.n > 0)
+				print_floor(&fl, memory_bw);
+		}
+	}
+	if (rc == FGO_OK && rank == 0) {
+		struct fgo_env env;
+		memset(&env, 0, sizeof env);
+		be->describe(ctx, &env);
+		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev, &fl,
+				   env.devices);
+	}
 	device_results_free(&dev);
 	if (rc == FGO_OK && rank == 0 && got.failures)
 		rc = FGO_EFAIL;

@@ -48,6 +48,7 @@ struct op {
 	void *dst;                 /* OP_MEMCPY: bytes from src to dst (any device) */
 	const void *src;
 	size_t bytes;
+	int flush;                 /* write 2 x L2 (d->l2_flush) before the start event */
 };
 
 static int enqueue(const struct gpu_calib_dev *d, const struct op *op, char *err, size_t len)
@@ -88,6 +89,8 @@ static int time_best(const struct gpu_calib_dev *d, const struct op *op, int war
 	snprintf(what, sizeof what, "running %s", op->what);
 	for (int i = 0; i < warmup + reps && i < MAX_REPS; i++) {
 		float t = 0;
+		if (op->flush && d->l2_flush)
+			TRY(hipMemsetAsync(d->l2_flush, 0, 2 * d->l2_bytes, d->stream), "flushing L2");
 		TRY(hipEventRecord(d->start, d->stream), "recording an event");
 		if ((rc = enqueue(d, op, err, len)) != FGO_OK)
 			goto done;
@@ -212,6 +215,66 @@ int gpu_calib_memory_bandwidth(const struct gpu_calib_dev *d, size_t bytes, doub
 done:
 	hipFree(src);
 	hipFree(dst);
+	if (mod)
+		hipModuleUnload(mod);
+	return rc;
+}
+
+#define FLOOR_REPS_MAX (MAX_REPS - 1) /* time_best: one warm-up, then the timed reads */
+
+int gpu_calib_read_floor(const struct gpu_calib_dev *d, const size_t *bytes, int n, int reps,
+			 double *seconds, char *method, size_t method_len, char *err, size_t len)
+{
+	static const int ctas_per_sm[] = { 2, 4, 8 };
+	size_t total = n > 0 ? bytes[n - 1] & ~(size_t)15 : 0;
+	void *src = NULL, *sink = NULL;
+	hipModule_t mod = NULL;
+	hipFunction_t fn = NULL;
+	char what[96];
+	int rc = FGO_OK;
+
+	if (total < 16) {
+		snprintf(err, len, "the read floor needs at least 16 bytes to read");
+		return FGO_EFAIL;
+	}
+	reps = reps < 1 ? 1 : reps > FLOOR_REPS_MAX ? FLOOR_REPS_MAX : reps;
+	TRY(hipSetDevice(d->device), "selecting the GPU");
+	if ((rc = load_kernels(d, &mod, err, len)) != FGO_OK ||
+	    (rc = get_kernel(mod, "fgo_calib_read", &fn, err, len)) != FGO_OK)
+		goto done;
+	snprintf(what, sizeof what, "allocating %zu MiB for the read floor", total >> 20);
+	TRY(hipMalloc(&src, total), what);
+	TRY(hipMalloc(&sink, 16), what);
+	/* random contents: the fold of zeros would be as good, but a read of
+	 * pages never written may cost what a real input's does not */
+	if ((rc = fill_random(d, mod, src, total / 4, FGO_FP32, 5, err, len)) != FGO_OK)
+		goto done;
+	for (int s = 0; s < n && rc == FGO_OK; s++) {
+		unsigned long long vectors = (bytes[s] & ~(size_t)15) / 16;
+		unsigned long long need = (vectors + CALIB_THREADS - 1) / CALIB_THREADS;
+		void *args[] = { &src, &vectors, &sink };
+		seconds[s] = 0;
+		for (size_t g = 0; g < FGO_ARRAY_SIZE(ctas_per_sm) && rc == FGO_OK; g++) {
+			unsigned long long grid = (unsigned long long)d->sms * ctas_per_sm[g];
+			float ms = 0;
+			if (grid > need && g > 0)
+				break; /* a larger grid would only add idle CTAs */
+			snprintf(what, sizeof what, "the read kernel over %zu bytes", bytes[s]);
+			struct op read = { .kind = OP_KERNEL, .what = what,
+					   .fn = fn, .grid = (unsigned int)(grid < need ? grid : need),
+					   .args = args, .flush = 1 };
+			rc = time_best(d, &read, 1, reps, &ms, err, len);
+			if (rc == FGO_OK && (seconds[s] == 0 || ms * 1e-3 < seconds[s]))
+				seconds[s] = ms * 1e-3;
+		}
+	}
+	snprintf(method, method_len, "gpu: streaming read kernel (16-byte loads, 4 in flight per thread,"
+		 " grid-stride, fastest of 2, 4 and 8 CTAs of %d threads per SM); %s events around one"
+		 " launch; best of %d", CALIB_THREADS,
+		 d->l2_flush ? "L2 flushed (2 x L2 written) before," : "no L2 flush;", reps);
+done:
+	hipFree(src);
+	hipFree(sink);
 	if (mod)
 		hipModuleUnload(mod);
 	return rc;

@@ -27,6 +27,8 @@ struct gpu_calib_dev {
 	const char *arch;    /* JIT target, e.g. "sm_90a" */
 	hipStream_t stream;  /* all work goes on this stream */
 	hipEvent_t start, stop;
+	void *l2_flush;      /* 2 x l2_bytes written before each timed read-floor launch */
+	size_t l2_bytes;     /* (NULL, 0: no flush) as backend_gpu.c flushes before a run */
 };
 
 /* TFLOP/s of the vendor GEMM (cuBLAS GemmEx, its own handle) at
@@ -40,6 +42,17 @@ int gpu_calib_matrix_peak(const struct gpu_calib_dev *d, enum fgo_dtype dtype, l
  * best of 10 after 2 warm-up copies. Allocates 2 x bytes. */
 int gpu_calib_memory_bandwidth(const struct gpu_calib_dev *d, size_t bytes, double *gbps,
 			       char *err, size_t len);
+
+/* The read floor: for each of n sizes (ascending; multiples of 16 bytes),
+ * the fastest of reps launches (after one warm-up) of the streaming read
+ * kernel over that many bytes of one buffer of the largest size, each
+ * timed as backend_gpu.c times a run: 2 x L2 bytes of d->l2_flush written
+ * on the stream first, then the events around the one launch. Three grids
+ * are tried per size (2, 4 and 8 CTAs per SM, no more than the vectors
+ * need); the fastest counts: the floor is the best a read can do. Seconds
+ * in seconds[i]; the method as a line. */
+int gpu_calib_read_floor(const struct gpu_calib_dev *d, const size_t *bytes, int n, int reps,
+			 double *seconds, char *method, size_t method_len, char *err, size_t len);
 
 /* Collective over heap->comm. For each ordered pair (i -> j), one at a time
  * while the others wait in MPI, rank i writes into the first half of rank

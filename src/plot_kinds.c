@@ -214,6 +214,11 @@ int plot_roofline(const struct plot_query *q)
 	}
 	free(plot_text);
 	free(cmd_text);
+	int floor_drawn = 0;
+	if (rc == FGO_OK)
+		rc = plot_floor(q, &floor_drawn);
+	if (q->floor_drawn)
+		*q->floor_drawn = floor_drawn;
 	return rc;
 }
 

@@ -12,10 +12,18 @@ struct plot_query {
 	int world;                           /* the world size plotted */
 	const char *tag, *algorithm, *dtype; /* filters (NULL: any) */
 	const char *dir;                     /* output directory (exists) */
+	int *floor_drawn;                    /* (optional) set to 1 when plot_roofline drew
+					      * the read-floor panel too */
 };
 
-/* X = M*N*K, Y = TFLOP/s, one colour per configuration, calibrated peaks as lines. */
+/* X = M*N*K, Y = TFLOP/s, one colour per configuration, calibrated peaks as
+ * lines; then plot_floor's panel when there is one to draw. */
 int plot_roofline(const struct plot_query *q);
+/* plot_floor.c: DIR/floor_wW.*: the memory-bound runs' time against their
+ * per-rank GEMM's bytes beside the read floor of the newest sweep's
+ * machine; *drawn 0 and nothing written when it has no curve or no run is
+ * memory-bound. */
+int plot_floor(const struct plot_query *q, int *drawn);
 /* Per problem, the best configuration's GEMM-only, comm-only, fused and baseline times. */
 int plot_overlap(const struct plot_query *q);
 /* Per (algorithm, dtype): the best tile of every (M, N x K) shape. */

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "fgo.h"
+#include "floor.h"
 #include "plot_kinds.h"
 #include "report_impl.h"
 #include "table.h"
@@ -169,7 +170,8 @@ int report_section_not_ok(struct report_doc *doc, sqlite3 *db, const struct repo
 
 static const char *const best_headers[] = { "algorithm", "dtype", "M",       "N",   "K",
 					    "config",    "ms",    "TFLOPS",  "speedup", "sol",
-					    "overlap",   "tried", "run" };
+					    "overlap",   "tried", "run",     "x floor" };
+#define BEST_COLS_NO_FLOOR 13 /* without the read floor's column */
 
 static const char best_sql[] =
 	"WITH ranked AS ("
@@ -188,15 +190,18 @@ static void add_number(struct fgo_table *t, sqlite3_stmt *st, int col, const cha
 		table_add(t, fmt, sqlite3_column_double(st, col));
 }
 
-static int best_world(struct report_doc *doc, sqlite3 *db, int64_t sweep, int world, char *err,
-		      size_t len)
+/* One table per world; f: the sweep's machine's read floor (n 0: none,
+ * and no column for it). */
+static int best_world(struct report_doc *doc, sqlite3 *db, int64_t sweep, int world,
+		      const struct fgo_floor *f, char *err, size_t len)
 {
+	int cols = f->n > 0 ? (int)FGO_ARRAY_SIZE(best_headers) : BEST_COLS_NO_FLOOR;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, best_sql, -1, &st, NULL) != SQLITE_OK)
 		return report_sql_failed(db, err, len);
 	sqlite3_bind_int64(st, 1, sweep);
 	sqlite3_bind_int(st, 2, world);
-	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(best_headers), best_headers);
+	struct fgo_table *t = table_new(cols, best_headers);
 	int step, c = VIEW_CONFIG_NCOLS;
 	while (t && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct fgo_config cfg;
@@ -216,6 +221,11 @@ static int best_world(struct report_doc *doc, sqlite3 *db, int64_t sweep, int wo
 		add_number(t, st, c + 4, "%.2f");
 		table_add(t, "%d", sqlite3_column_int(st, c + 5));
 		table_add(t, "%lld", (long long)sqlite3_column_int64(st, c + 6));
+		double floor_s, bytes;
+		if (f->n > 0 && floor_of_run(f, &cfg, &floor_s, &bytes))
+			table_add(t, "%.2f", sqlite3_column_double(st, c) * 1e-3 / floor_s);
+		else if (f->n > 0)
+			table_add(t, "%s", "");
 	}
 	sqlite3_finalize(st);
 	if (!t || step != SQLITE_DONE) {
@@ -223,7 +233,7 @@ static int best_world(struct report_doc *doc, sqlite3 *db, int64_t sweep, int wo
 		return report_sql_failed(db, err, len);
 	}
 	doc_heading(doc, 3, "World size %d", world);
-	doc_table(doc, t, (int)FGO_ARRAY_SIZE(best_headers), best_headers);
+	doc_table(doc, t, cols, best_headers);
 	return FGO_OK;
 }
 
@@ -258,12 +268,18 @@ int report_section_best(struct report_doc *doc, sqlite3 *db, const struct report
 		doc_para(doc, "No ok run: nothing to rank.");
 		return FGO_OK;
 	}
+	static struct fgo_floor floor; /* ~1 KB: not on the stack */
+	if ((rc = store_floor_get(db, s->host, s->backend, &floor, err, len)))
+		return rc;
 	doc_para(doc, "The fastest configuration of each problem by median fused time; TFLOPS of all"
 		 " ranks together; speedup over the baseline (vendor GEMM, then the collective);"
 		 " sol = limit / time from the calibrated ceilings; overlap 1 = communication fully"
-		 " hidden; tried = configurations with ok runs.");
+		 " hidden; tried = configurations with ok runs.%s",
+		 floor.n > 0 ? " x floor: a memory-bound run's time / the read floor of its bytes (its"
+			       " per-rank GEMM's A + B + C read once, timed as runs are, from this"
+			       " machine's calibrate); empty for compute-bound runs." : "");
 	for (int w = 0; w < n && rc == FGO_OK; w++)
-		rc = best_world(doc, db, s->id, worlds[w], err, len);
+		rc = best_world(doc, db, s->id, worlds[w], &floor, err, len);
 	return rc;
 }
 
@@ -341,7 +357,8 @@ int report_section_plots(struct report_doc *doc, struct fgo_store *store,
 {
 	sqlite3 *db = store_db(store);
 	int worlds[WORLDS_MAX], n, rc, missing = 0;
-	struct plot_query q = { .store = store, .dir = dir };
+	int floor_drawn = 0;
+	struct plot_query q = { .store = store, .dir = dir, .floor_drawn = &floor_drawn };
 	*drawn = 0;
 	doc_heading(doc, 2, "Plots");
 	if ((rc = worlds_of(db, s->id, worlds, WORLDS_MAX, &n, err, len)))
@@ -360,6 +377,13 @@ int report_section_plots(struct report_doc *doc, struct fgo_store *store,
 		snprintf(caption, sizeof caption, "Roofline, world %d: every configuration's throughput"
 			 " against problem size, calibrated peaks as lines", q.world);
 		add_plot(doc, dir, plot_roofline(&q), name, caption, 0, drawn, &missing);
+		if (floor_drawn) {
+			snprintf(name, sizeof name, "floor_w%d.png", q.world);
+			snprintf(caption, sizeof caption, "Read floor, world %d: each memory-bound run's"
+				 " time against the bytes of its per-rank GEMM (A + B + C), beside the"
+				 " fastest read of those bytes from calibrate (1.1x dashed)", q.world);
+			add_plot(doc, dir, FGO_OK, name, caption, 0, drawn, &missing);
+		}
 		snprintf(name, sizeof name, "overlap_w%d.png", q.world);
 		snprintf(caption, sizeof caption, "Overlap, world %d: the best configuration of each"
 			 " problem, GEMM only, communication only, fused and baseline", q.world);

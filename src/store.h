@@ -15,7 +15,7 @@
 #include "config.h"
 #include "result.h"
 
-#define FGO_SCHEMA_VERSION 3
+#define FGO_SCHEMA_VERSION 4
 
 struct fgo_store;
 

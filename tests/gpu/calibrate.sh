@@ -50,6 +50,22 @@ for i, (what, dtype, lo, hi) in enumerate(checks):
         print("FAIL %s: %.4g %s is outside %g..%g" % (name, row[0], row[1], lo, hi))
     else:
         print("PASS %s = %.4g %s" % (name, row[0], row[1]))
+# the read floor: 21 sizes, 1 MiB to 1 GiB; every point above a bare
+# launch (2 us) and the largest read between 1500 and 6000 GB/s; printed
+# so the curve goes into the log beside GPU.md's figures
+pts = con.execute("select p.bytes, p.seconds from read_floor_points p where p.floor_id ="
+                  " (select max(id) from read_floors where backend = 'gpu') order by p.bytes").fetchall()
+if len(pts) != 21 or pts[0][0] != 1 << 20 or pts[-1][0] != 1 << 30:
+    print("FAIL gcal-5.1 read floor: %d points, %s to %s bytes (want 21, 1 MiB to 1 GiB)"
+          % (len(pts), pts[0][0] if pts else "-", pts[-1][0] if pts else "-"))
+else:
+    print("PASS gcal-5.1 read floor: 21 points, 1 MiB to 1 GiB")
+    gbps = pts[-1][0] / pts[-1][1] / 1e9
+    ok = all(s > 2e-6 for _, s in pts) and 1500 <= gbps <= 6000
+    print("%s gcal-5.2 read floor: smallest %.1f us, 1 GiB at %.0f GB/s" %
+          ("PASS" if ok else "FAIL", pts[0][1] * 1e6, gbps))
+    for b, s in pts:
+        print("  read floor %8.1f MiB %9.1f us %7.0f GB/s" % (b / 2**20, s * 1e6, b / s / 1e9))
 PY
 } | tee "$OUT/calibrate-check.txt"
 ! grep -q '^FAIL' "$OUT/calibrate-check.txt"

@@ -8,6 +8,8 @@
  * leaves the store at version 1; a newer store is refused. */
 #include "store_fixture.h"
 
+#include "floor.h"
+
 static const char v1_schema_path[] = "tests/unit/schema_v1.sql";
 
 /* What fgobench 1 wrote into a new store, then a sweep with an ok run
@@ -123,7 +125,9 @@ static char *dump(sqlite3 *db, size_t i)
  * store and an upgraded one must agree on. */
 static char *shape(sqlite3 *db)
 {
-	static const char *const tables[] = { "meta", "sweeps", "runs", "samples", "ceilings" };
+	static const char *const tables[] = { "meta", "sweeps", "runs", "samples", "ceilings",
+					      "problems", "problem_samples", "read_floors",
+					      "read_floor_points" };
 	size_t cap = 1 << 16, o = 0;
 	char *out = calloc(1, cap);
 	for (size_t i = 0; out && i < FGO_ARRAY_SIZE(tables); i++) {
@@ -203,9 +207,11 @@ static void check_upgrade(const char *path, char **before, const char *fresh_sha
 	if (!st)
 		return;
 	sqlite3 *db = store_db(st);
-	T_EQ_INT("v1-upgraded-user-version", q_int(db, "PRAGMA user_version"), 3);
+	T_EQ_INT("v1-upgraded-user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
-	T_EQ_STR("v1-upgraded-meta-version", got, "3");
+	char want_version[16];
+	snprintf(want_version, sizeof want_version, "%d", FGO_SCHEMA_VERSION);
+	T_EQ_STR("v1-upgraded-meta-version", got, want_version);
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'application'"));
 	T_EQ_STR("v1-upgraded-meta-application", got, "fgobench");
 	for (size_t i = 1; i < FGO_ARRAY_SIZE(v1_tables); i++) {
@@ -299,6 +305,77 @@ static void check_upgrade(const char *path, char **before, const char *fresh_sha
 	}
 }
 
+/* A schema-3 store (schema 1 and migrations 2 and 3 as the files hold
+ * them) with a sweep, a run and ceilings: read through an upgraded copy
+ * with no read floor and the file unchanged; upgraded in place by a
+ * writer to schema 4, every row kept, the same shape as a new store, and
+ * the read floor then stored and read back. */
+static void check_from_v3(const char *schema, const char *fresh_shape)
+{
+	char p[512], err[512] = "";
+	char *m2 = read_text("db/migrations/2.sql"), *m3 = read_text("db/migrations/3.sql");
+	in_tmp(p, sizeof p, "v3.db");
+	if (!m2 || !m3 || make_v1_store(p, schema) || raw_sql(p, m2) || raw_sql(p, m3) ||
+	    raw_sql(p, "PRAGMA user_version = 3; UPDATE meta SET value = '3' WHERE key ="
+		       " 'schema_version'")) {
+		T_CHECK("v3-made", 0, "cannot make a schema-3 store at %s", p);
+		free(m2);
+		free(m3);
+		return;
+	}
+	free(m2);
+	free(m3);
+	sqlite3 *raw = NULL;
+	sqlite3_open(p, &raw);
+	T_EQ_INT("v3-has-no-floor-table",
+		 count(raw, "SELECT count(*) FROM sqlite_master WHERE name = 'read_floors'"), 0);
+	char *runs_before = dump(raw, 2), *ceil_before = dump(raw, 4);
+	sqlite3_close(raw);
+
+	struct snapshot file = snap(p);
+	struct fgo_store *st = NULL;
+	struct fgo_floor f;
+	int rc = store_open(p, FGO_STORE_READ, &st, err, sizeof err);
+	T_CHECK("v3-read-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
+	if (st) {
+		rc = store_floor_get(store_db(st), "node-1", "cpu", &f, err, sizeof err);
+		T_CHECK("v3-read-no-floor", rc == FGO_OK && f.n == 0, "rc %d n %d: %s", rc, f.n, err);
+		store_close(st);
+	}
+	T_CHECK("v3-read-file-unchanged", same_file(p, &file) && no_side_files(p),
+		"reading the schema-3 store changed %s", p);
+	free(file.data);
+
+	st = NULL;
+	rc = store_open(p, FGO_STORE_WRITE, &st, err, sizeof err);
+	T_CHECK("v3-write-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
+	if (st) {
+		sqlite3 *db = store_db(st);
+		T_EQ_INT("v3-upgraded-user-version", q_int(db, "PRAGMA user_version"), 4);
+		char *runs_after = dump(db, 2), *ceil_after = dump(db, 4), *mine = shape(db);
+		T_EQ_STR("v3-upgraded-keeps-runs", runs_after, runs_before);
+		T_EQ_STR("v3-upgraded-keeps-ceilings", ceil_after, ceil_before);
+		T_EQ_STR("v3-upgraded-shape-is-new-store", mine ? mine : "(none)", fresh_shape);
+		free(runs_after);
+		free(ceil_after);
+		free(mine);
+		static const double b[] = { 1 << 20, 2 << 20 }, t[] = { 1e-4, 1.5e-4 };
+		rc = store_floor_put(st, "node-1", "cpu", "cpu: 2 cores", "cpu: test", 5, b, t, 2, err,
+				     sizeof err);
+		T_CHECK("v3-upgraded-floor-put", rc == FGO_OK, "rc %d: %s", rc, err);
+		rc = store_floor_get(db, "node-1", "cpu", &f, err, sizeof err);
+		T_CHECK("v3-upgraded-floor-get", rc == FGO_OK && f.n == 2 && f.seconds[1] == 1.5e-4,
+			"rc %d n %d", rc, f.n);
+		/* the schema-1 fp16 peak came along: the floor is read with it */
+		T_CHECK("v3-upgraded-floor-ceilings", f.matrix_peak[FGO_FP16] == 0.5, "fp16 peak %g",
+			f.matrix_peak[FGO_FP16]);
+		T_EQ_STR("v3-upgraded-integrity", q_text(db, "PRAGMA integrity_check"), "ok");
+		store_close(st);
+	}
+	free(runs_before);
+	free(ceil_before);
+}
+
 /* The migration fails half-way (a table in its way): the transaction is
  * rolled back, the store is still a usable version 1, with all its rows. */
 static void check_failed_upgrade(const char *schema)
@@ -385,6 +462,7 @@ int main(void)
 			   "detail TEXT 1 '' 0");
 		check_read_copy(path, before);
 		check_upgrade(path, before, fresh_shape ? fresh_shape : "(no new store)");
+		check_from_v3(schema, fresh_shape ? fresh_shape : "(no new store)");
 		free(fresh_shape);
 		for (size_t i = 0; i < FGO_ARRAY_SIZE(v1_tables); i++)
 			free(before[i]);
