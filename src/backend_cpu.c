@@ -266,22 +266,22 @@ static int cpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 		      double timeout_s, double *ms, char *err, size_t len)
 {
 	struct fgo_exec ex = exec_of(run, timeout_s);
+	char why[256] = "";
 	double t0;
 	int rc;
 	(void)ctx;
 
-	ex.err = err;
-	ex.err_len = len;
-	if (len)
-		err[0] = '\0';
+	/* err is written only on failure: the caller's buffer may hold a reason */
+	ex.err = why;
+	ex.err_len = sizeof why;
 	t0 = now_seconds();
 	rc = run->algo->cpu_run(&ex, mode);
 	*ms = (now_seconds() - t0) * 1e3;
 	if (rc == FGO_ETIMEOUT)
 		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)",
 			 timeout_s);
-	else if (rc != FGO_OK && len && !err[0])
-		snprintf(err, len, "the CPU kernel failed (out of memory?)");
+	else if (rc != FGO_OK)
+		snprintf(err, len, "%s", why[0] ? why : "the CPU kernel failed (out of memory?)");
 	return rc;
 }
 
