@@ -57,6 +57,8 @@ struct fgo_exec {
 	char *const *heap;     /* heap[r]: rank r's heap, addressable from this rank */
 	uint32_t epoch;        /* launch number, starting at 1: flags compare against it, so no reset between launches */
 	double deadline;       /* now_seconds() value after which flag waits give up with FGO_ETIMEOUT */
+	char *err;             /* (optional) where a failing kernel says why (kit_fail), or NULL */
+	size_t err_len;
 };
 
 /* The GEMM one rank runs, as the GPU kernels see it (their -D M_, N_, K_,
@@ -106,8 +108,9 @@ struct fgo_algo {
 	 * must be 0), _OPTIONAL (work-group specialization: the last comm_sms
 	 * CTAs communicate), _REQUIRED (the Stream-K forms). */
 	enum { FGO_COMM_CTAS_NONE = 0, FGO_COMM_CTAS_OPTIONAL = 1, FGO_COMM_CTAS_REQUIRED = 2 } comm_ctas;
-	/* split_k > 1 runs: the tile that ends a split goes out through the
-	 * family's usual epilogue (gemm, all_scatter, all_gather_gemm) */
+	/* split_k > 1 runs: the slice that ends a tile sends it out through
+	 * the family's usual epilogue (every family but the sk_* ones, whose
+	 * walk is Stream-K) */
 	int split_k;
 };
 

@@ -185,6 +185,8 @@ static int cpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	 * (a collective) after prepare, so no peer publishes before this. */
 	memset(heap->base[heap->rank] + run->lay.flags_offset, 0,
 	       run->lay.flags_count * sizeof(uint32_t));
+	/* the walk's exchange starts from zero (split-K sums; each launch leaves them so) */
+	memset(heap->base[heap->rank] + run->lay.xchg_offset, 0, run->lay.xchg_bytes);
 	*out = run;
 	return FGO_OK;
 }
@@ -264,16 +266,22 @@ static int cpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 		      double timeout_s, double *ms, char *err, size_t len)
 {
 	struct fgo_exec ex = exec_of(run, timeout_s);
-	double t0 = now_seconds();
-	int rc = run->algo->cpu_run(&ex, mode);
+	char why[256] = "";
+	double t0;
+	int rc;
 	(void)ctx;
 
+	/* err is written only on failure: the caller's buffer may hold a reason */
+	ex.err = why;
+	ex.err_len = sizeof why;
+	t0 = now_seconds();
+	rc = run->algo->cpu_run(&ex, mode);
 	*ms = (now_seconds() - t0) * 1e3;
 	if (rc == FGO_ETIMEOUT)
 		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)",
 			 timeout_s);
 	else if (rc != FGO_OK)
-		snprintf(err, len, "the CPU kernel failed (out of memory?)");
+		snprintf(err, len, "%s", why[0] ? why : "the CPU kernel failed (out of memory?)");
 	return rc;
 }
 

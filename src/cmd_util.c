@@ -27,11 +27,16 @@ const char cmd_config_flags_help[] =
 	"  --mma X            matrix instruction: 16 (mma.sync / MFMA K16), 32 (MFMA K32)\n"
 	"                     or wgmma (Hopper, sm_90a) (default 16)\n"
 	"  --gsize_m G        tile rows that share B in the tile order (default 8)\n"
-	"  --gemm_sms S       CTAs doing GEMM work, Stream-K (default 0: one per tile)\n"
+	"  --gemm_sms S       GEMM CTAs of a data-parallel + Stream-K walk: whole waves of\n"
+	"                     tiles data-parallel, the last partial wave Stream-K over all\n"
+	"                     S (every tile in sk_*, which need S >= 1); default 0:\n"
+	"                     data-parallel, one CTA per tile (not with --split_k > 1)\n"
 	"  --comm_sms S       CTAs doing communication (default 0: the GEMM CTAs)\n"
 	"  --comm_blk_m B     communication tile rows (default 0: BLK_M)\n"
 	"  --comm_blk_n B     communication tile columns (default 0: BLK_N)\n"
-	"  --split_k S        K cut into S slices per tile, summed in fp32 (default 1)\n"
+	"  --split_k S        K (K/W when K-sharded) cut into S slices per tile, summed in\n"
+	"                     fp32, the last slice ending the tile (default 1); every\n"
+	"                     family but sk_*, with --gemm_sms 0 only\n"
 	"                     (each flag also takes --flag=value)\n";
 
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */

@@ -146,14 +146,21 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	if (cfg->split_k < 1 || cfg->split_k > FGO_SPLIT_K_MAX)
 		INVALID("split_k=%d must be between 1 and %d", cfg->split_k, FGO_SPLIT_K_MAX);
 	if (cfg->split_k > 1) {
-		long k_iters = (cfg->k + cfg->blk_k - 1) / cfg->blk_k;
+		/* the slices of the K a rank's GEMM runs over (K/W when K-sharded) */
+		struct fgo_gemm_dims d;
+		algo_gemm_dims(algo, cfg, &d);
+		long k_iters = (d.k + cfg->blk_k - 1) / cfg->blk_k;
 		if (!algo->split_k)
-			INVALID("%s has no split-K form (split_k=%d must be 1): its epilogue sums"
-				" or sends the tiles its CTAs own, not the tiles a split ends",
+			INVALID("%s has no split-K form (split_k=%d must be 1): its walk is Stream-K"
+				" over gemm_sms CTAs",
 				cfg->algorithm, cfg->split_k);
-		if (cfg->split_k > k_iters)
-			INVALID("split_k=%d exceeds the %ld BLK_K slices of K=%ld (use split_k <= %ld)",
-				cfg->split_k, k_iters, cfg->k, k_iters);
+		if (cfg->gemm_sms > 0)
+			INVALID("split_k=%d and gemm_sms=%d: pick one walk, split-K (gemm_sms=0) or"
+				" data-parallel + Stream-K over gemm_sms CTAs (split_k=1)",
+				cfg->split_k, cfg->gemm_sms);
+		if (d.k > 0 && cfg->split_k > k_iters)
+			INVALID("split_k=%d exceeds the %ld BLK_K slices of %s=%ld (use split_k <= %ld)",
+				cfg->split_k, k_iters, d.k == cfg->k ? "K" : "K/W", d.k, k_iters);
 	}
 	if (cfg->comm_sms > 0 && algo->comm_ctas == FGO_COMM_CTAS_NONE)
 		INVALID("%s has no communication CTAs (comm_sms=%d must be 0)", cfg->algorithm,

@@ -25,8 +25,9 @@ static long push_chunk_rows(const struct fgo_config *cfg)
 	return cfg->comm_blk_m ? cfg->comm_blk_m : cfg->blk_m;
 }
 
-/* Heap: A shard (M/W x K) | B shard (K x N/W) | C (M x N/W) | work | split-K
- * sums (split_k > 1) | flags, split-K's last.
+/* Heap: A shard (M/W x K) | B shard (K x N/W) | C (M x N/W) | work | the
+ * walk's exchange over the W x tiles virtual tiles (kit_xchg_place: split-K
+ * sums or Stream-K slots) | flags, the exchange's last.
  * Pull: work is one BLK_M x K panel, where comm-only copies the peer rows a
  * tile would read; no flags. Push: work is the inbox, all of A (M x K, peer
  * p's rows at p*M/W); flags [p * chunks + c] = chunk c of p's shard arrived. */
@@ -117,78 +118,121 @@ static struct ag_tile tile_at(const struct fgo_config *cfg, const struct sched_g
 	return t;
 }
 
-/* The tile's product over BLK_K slices [k_begin, k_end) (kit_tile_split). */
-struct ag_split {
-	const struct fgo_exec *ex;
-	const struct ag_tile *t;
-	const char *a_block;
-};
-
-static void ag_split_gemm(void *ctx, long k_begin, long k_end, float *acc)
+/* acc = the tile's product over BLK_K slices [k_begin, k_end), its A
+ * rows from a_block (the source's shard, K elements a row). */
+static void ag_tile_gemm(const struct fgo_exec *ex, const struct ag_tile *t, const char *a_block,
+			 long k_begin, long k_end, float *acc)
 {
-	const struct ag_split *s = ctx;
-	const struct fgo_config *cfg = s->ex->cfg;
-	const struct fgo_layout *lay = s->ex->lay;
+	const struct fgo_config *cfg = ex->cfg;
+	const struct fgo_layout *lay = ex->lay;
 	size_t es = dtype_size(cfg->dtype);
 	long k0 = k_begin * cfg->blk_k, k1 = k_end * cfg->blk_k < cfg->k ? k_end * cfg->blk_k : cfg->k;
 
-	memset(acc, 0, sizeof *acc * (size_t)s->t->rows * (size_t)s->t->cols);
+	memset(acc, 0, sizeof *acc * (size_t)t->rows * (size_t)t->cols);
 	if (k1 > k0)
-		cpu_gemm_acc(acc, s->t->rows, s->t->cols, k1 - k0,
-			     s->a_block + ((size_t)s->t->row0 * (size_t)cfg->k + (size_t)k0) * es,
-			     cfg->k,
-			     kit_heap(s->ex, s->ex->rank, lay->b.offset) +
-				     ((size_t)k0 * (size_t)lay->b.ld + (size_t)s->t->col0) * es,
+		cpu_gemm_acc(acc, t->rows, t->cols, k1 - k0,
+			     a_block + ((size_t)t->row0 * (size_t)cfg->k + (size_t)k0) * es, cfg->k,
+			     kit_heap(ex, ex->rank, lay->b.offset) +
+				     ((size_t)k0 * (size_t)lay->b.ld + (size_t)t->col0) * es,
 			     lay->b.ld, cfg->dtype);
 }
 
-/* C rows p*M/W + t rows, cols t = A rows (from a_block) x B_r; acc holds
- * two tiles (the second: split-K's scratch). */
-static void compute_tile(const struct fgo_exec *ex, int p, const struct ag_tile *t,
-			 const char *a_block, float *acc)
+/* C rows p*M/W + t rows, cols t = acc. */
+static void store_tile(const struct fgo_exec *ex, int p, const struct ag_tile *t, const float *acc)
 {
 	const struct fgo_config *cfg = ex->cfg;
 	const struct fgo_layout *lay = ex->lay;
 	size_t es = dtype_size(cfg->dtype);
 	long grow = p * (cfg->m / ex->world) + t->row0;
-	struct ag_split s = { ex, t, a_block };
 
-	kit_tile_split(cfg, sched_ceil_div(cfg->k, cfg->blk_k), ag_split_gemm, &s, acc,
-		       acc + (size_t)cfg->blk_m * (size_t)cfg->blk_n,
-		       (size_t)t->rows * (size_t)t->cols);
 	cpu_tile_store(kit_heap(ex, ex->rank, lay->c.offset) +
 			       ((size_t)grow * (size_t)lay->c.ld + (size_t)t->col0) * es,
 		       lay->c.ld, acc, t->rows, t->cols, cfg->dtype);
 }
 
-static int pull_run(const struct fgo_exec *ex, enum fgo_mode mode)
+/* One launch, pull or push: the walk (kit_walk_run) over the W x tiles
+ * virtual tiles, virtual tile v being tile v % tiles of the block of source
+ * sched_peer(rank, W, v / tiles) (local rows first, as the GPU numbers
+ * them). Pull reads the source's A rows from its heap; push from this
+ * rank's inbox, once the chunks holding them arrived. */
+struct ag_launch {
+	const struct fgo_exec *ex;
+	enum fgo_mode mode;
+	struct sched_grid g;
+	int push;
+	long chunks; /* push: chunks of one A shard */
+};
+
+static int ag_source(const struct ag_launch *L, long v)
+{
+	return sched_peer(L->ex->rank, L->ex->world, (int)(v / L->g.tiles));
+}
+
+static int wait_rows(const struct fgo_exec *ex, long chunks, int p, long r0, long r1);
+
+static int ag_walk_gemm(void *ctx, long v, long k0, long k1, float *acc, int *rows, int *cols)
+{
+	const struct ag_launch *L = ctx;
+	const struct fgo_exec *ex = L->ex;
+	const struct fgo_config *cfg = ex->cfg;
+	struct ag_tile t = tile_at(cfg, &L->g, v % L->g.tiles);
+	int p = ag_source(L, v);
+	/* GEMM-only does the same FLOPs on the local shard */
+	int src = L->mode == FGO_MODE_GEMM_ONLY ? ex->rank : p;
+	const char *a_block = kit_heap(ex, src, ex->lay->a.offset);
+
+	if (L->push && src != ex->rank) {
+		int rc = wait_rows(ex, L->chunks, p, t.row0, t.row0 + t.rows);
+		if (rc != FGO_OK)
+			return rc;
+		a_block = kit_heap(ex, ex->rank, ex->lay->work_offset) +
+			  (size_t)p * (size_t)(cfg->m / ex->world) * (size_t)cfg->k *
+				  dtype_size(cfg->dtype);
+	}
+	ag_tile_gemm(ex, &t, a_block, k0, k1, acc);
+	*rows = t.rows;
+	*cols = t.cols;
+	return FGO_OK;
+}
+
+/* A whole tile: stored in C. Comm-only (acc NULL): pull copies the peer
+ * rows a tile would read into the work panel; push waits for them. */
+static int ag_walk_finish(void *ctx, long v, const float *acc)
+{
+	const struct ag_launch *L = ctx;
+	const struct fgo_exec *ex = L->ex;
+	const struct fgo_config *cfg = ex->cfg;
+	struct ag_tile t = tile_at(cfg, &L->g, v % L->g.tiles);
+	int p = ag_source(L, v);
+
+	if (acc)
+		store_tile(ex, p, &t, acc);
+	else if (p != ex->rank && L->push)
+		return wait_rows(ex, L->chunks, p, t.row0, t.row0 + t.rows);
+	else if (p != ex->rank)
+		cpu_tile_copy(kit_heap(ex, ex->rank, ex->lay->work_offset), cfg->k,
+			      kit_heap(ex, p, ex->lay->a.offset) +
+				      (size_t)t.row0 * (size_t)cfg->k * dtype_size(cfg->dtype),
+			      cfg->k, t.rows, (int)cfg->k, cfg->dtype);
+	return FGO_OK;
+}
+
+static int ag_walk(const struct fgo_exec *ex, enum fgo_mode mode, int push)
 {
 	const struct fgo_config *cfg = ex->cfg;
-	const struct fgo_layout *lay = ex->lay;
-	struct sched_grid g = block_grid(cfg);
-	size_t es = dtype_size(cfg->dtype);
-	float *acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	struct ag_launch L = { ex, mode, block_grid(cfg), push, 0 };
+	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : ag_walk_gemm,
+				    ag_walk_finish, NULL, NULL };
+	struct sched_walk w = kit_walk_of(cfg, L.g.tiles * ex->world, sched_ceil_div(cfg->k, cfg->blk_k), 0);
 
-	if (!acc)
-		return FGO_EFAIL;
-	/* Local rows first, then peers in sched_peer order. */
-	for (int s = 0; s < ex->world; s++) {
-		int p = sched_peer(ex->rank, ex->world, s);
-		/* GEMM-only does the same FLOPs on the local shard. */
-		int src = mode == FGO_MODE_GEMM_ONLY ? ex->rank : p;
-		const char *a_block = kit_heap(ex, src, lay->a.offset);
-		for (long tile = 0; tile < g.tiles; tile++) {
-			struct ag_tile t = tile_at(cfg, &g, tile);
-			if (mode != FGO_MODE_COMM_ONLY)
-				compute_tile(ex, p, &t, a_block, acc);
-			else if (p != ex->rank)
-				cpu_tile_copy(kit_heap(ex, ex->rank, lay->work_offset), cfg->k,
-					      a_block + (size_t)t.row0 * (size_t)cfg->k * es, cfg->k,
-					      t.rows, (int)cfg->k, cfg->dtype);
-		}
-	}
-	free(acc);
-	return FGO_OK;
+	if (push)
+		L.chunks = sched_chunk_count(cfg->m / ex->world, push_chunk_rows(cfg));
+	return kit_walk_run(ex, &w, &ops, &L);
+}
+
+static int pull_run(const struct fgo_exec *ex, enum fgo_mode mode)
+{
+	return ag_walk(ex, mode, 0);
 }
 
 /* Copies chunk c of this rank's A shard into every peer's inbox, then
@@ -225,47 +269,14 @@ static int wait_rows(const struct fgo_exec *ex, long chunks, int p, long r0, lon
 static int push_run(const struct fgo_exec *ex, enum fgo_mode mode)
 {
 	const struct fgo_config *cfg = ex->cfg;
-	const struct fgo_layout *lay = ex->lay;
-	struct sched_grid g = block_grid(cfg);
-	size_t es = dtype_size(cfg->dtype);
-	long mw = cfg->m / ex->world;
-	long chunks = sched_chunk_count(mw, push_chunk_rows(cfg));
-	int comm = mode != FGO_MODE_GEMM_ONLY, gemm = mode != FGO_MODE_COMM_ONLY;
-	float *acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-	int rc = FGO_OK;
+	long chunks = sched_chunk_count(cfg->m / ex->world, push_chunk_rows(cfg));
 
-	if (!acc)
-		return FGO_EFAIL;
-	/* Push one chunk to every peer, compute a tile row's worth of local
-	 * tiles, and so on: peers get data early, and no rank ever waits before
-	 * it has pushed its whole shard, so sequential ranks cannot deadlock. */
-	long pushed = comm ? 0 : chunks, tile = gemm ? 0 : g.tiles;
-	while (pushed < chunks || tile < g.tiles) {
-		if (pushed < chunks)
-			push_chunk(ex, chunks, pushed++);
-		for (long i = 0; i < g.tiles_n && tile < g.tiles; i++, tile++) {
-			struct ag_tile t = tile_at(cfg, &g, tile);
-			compute_tile(ex, ex->rank, &t, kit_heap(ex, ex->rank, lay->a.offset), acc);
-		}
-	}
-	for (int s = 1; s < ex->world && rc == FGO_OK; s++) {
-		int p = sched_peer(ex->rank, ex->world, s);
-		const char *a_block = kit_heap(ex, ex->rank, lay->work_offset) +
-				      (size_t)p * (size_t)mw * (size_t)cfg->k * es;
-		if (!gemm) {
-			rc = wait_rows(ex, chunks, p, 0, mw);
-			continue;
-		}
-		for (tile = 0; tile < g.tiles && rc == FGO_OK; tile++) {
-			struct ag_tile t = tile_at(cfg, &g, tile);
-			if (comm)
-				rc = wait_rows(ex, chunks, p, t.row0, t.row0 + t.rows);
-			if (rc == FGO_OK)
-				compute_tile(ex, p, &t, a_block, acc);
-		}
-	}
-	free(acc);
-	return rc;
+	/* Every chunk to every peer before any wait, so ranks running one
+	 * after another cannot deadlock; then the walk. */
+	if (mode != FGO_MODE_GEMM_ONLY)
+		for (long c = 0; c < chunks; c++)
+			push_chunk(ex, chunks, c);
+	return ag_walk(ex, mode, 1);
 }
 
 /* MPI_Allgather of the A shards into a private M x K buffer, then the

@@ -1,7 +1,9 @@
 /* all_reduce.c: GEMM + all-reduce, one-shot and two-shot, on the CPU.
- * Each rank computes the partial C of its K slice tile by tile (grouped
- * order) into its work area; one-shot then sums every tile from all ranks on
- * every rank, two-shot sums each tile once on its owner and pushes it out. */
+ * Each rank computes the partial C of its K slice into its work area, in
+ * the walk of kernels/schedule.h (data-parallel, split-K or data-parallel
+ * + Stream-K; kit_walk_run); each tile the walk ends is announced, and
+ * one-shot then sums every tile from all ranks on every rank, two-shot sums
+ * each tile once on its owner and pushes it out. */
 #include <stdlib.h>
 
 #include "ar_common.h"
@@ -9,19 +11,24 @@
 #include "fgo.h"
 #include "kit.h"
 
-/* Heap: A | B | C (M x N) | work: this rank's partial C (M x N, dtype) | flags.
- * Flags: [tile * W + p] = rank p's partial of tile is ready (on the reducer);
- * two-shot adds [tiles * W + tile] = the reduced tile arrived (on non-owners). */
+/* Heap: A | B | C (M x N) | work: this rank's partial C (M x N, dtype) |
+ * the walk's exchange (kit_xchg_place: split-K sums or Stream-K slots; none
+ * data-parallel) | flags. Flags: [tile * W + p] = rank p's partial of tile
+ * is ready (on the reducer); two-shot adds [tiles * W + tile] = the reduced
+ * tile arrived (on non-owners); then the exchange's. */
 static void layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay, int two_shot)
 {
 	struct sched_grid g = ar_grid(cfg, cfg->m, cfg->n);
 	size_t off = ar_layout_inputs(cfg, rank, 0, cfg->m, lay);
+	size_t cursor;
 
 	lay->work_offset = off;
 	lay->work_bytes = (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
-	lay->flags_offset = kit_align(off + lay->work_bytes);
 	lay->flags_count = (size_t)g.tiles * (size_t)(cfg->world + (two_shot ? 1 : 0));
-	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	cursor = off + lay->work_bytes;
+	kit_xchg_place(cfg, g.tiles, lay, &cursor);
+	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_place(&cursor, 0);
 }
 
 static void one_shot_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
@@ -48,18 +55,6 @@ static double one_shot_link_bytes(const struct fgo_config *cfg)
 	return (double)cfg->m * (double)cfg->n * (double)dtype_size(cfg->dtype);
 }
 
-/* Computes partial tile `tile` into this rank's work area. */
-static void partial_tile(const struct fgo_exec *ex, const struct sched_grid *g, long tile,
-			 float *acc)
-{
-	const struct fgo_config *cfg = ex->cfg;
-	struct ar_tile t;
-	ar_tile_at(cfg, g, 0, cfg->m, cfg->n, tile, &t);
-	ar_tile_gemm(ex, &t, 0, g->k_iters, acc);
-	cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->work_offset, t.row0, t.col0)),
-		       cfg->n, acc, t.rows, t.cols, cfg->dtype);
-}
-
 /* C tile = sum of every rank's partial tile; returns the tile for pushes. */
 static void reduce_tile(const struct fgo_exec *ex, const struct sched_grid *g, long tile,
 			float *acc, struct ar_tile *t)
@@ -69,40 +64,6 @@ static void reduce_tile(const struct fgo_exec *ex, const struct sched_grid *g, l
 	ar_tile_sum(ex, ex->lay->work_offset, t, acc);
 	cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->c.offset, t->row0, t->col0)),
 		       cfg->n, acc, t->rows, t->cols, cfg->dtype);
-}
-
-static int one_shot_run(const struct fgo_exec *ex, enum fgo_mode mode)
-{
-	const struct fgo_config *cfg = ex->cfg;
-	struct sched_grid g = ar_grid(cfg, cfg->m, cfg->n);
-	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-	struct ar_tile t;
-	long done = 0; /* tiles reduced so far, in launch order */
-	int rc = FGO_OK;
-
-	if (!acc)
-		return FGO_EFAIL;
-	for (long tile = 0; tile < g.tiles; tile++) {
-		if (mode != FGO_MODE_COMM_ONLY)
-			partial_tile(ex, &g, tile, acc);
-		if (mode == FGO_MODE_GEMM_ONLY)
-			continue;
-		for (int s = 0; s < ex->world; s++)
-			kit_flag_publish(ex, sched_peer(ex->rank, ex->world, s),
-					 tile * ex->world + ex->rank);
-		/* Reduce what every peer has finished, without waiting. */
-		while (done <= tile && ar_sources_ready(ex, done * ex->world))
-			reduce_tile(ex, &g, done++, acc, &t);
-	}
-	if (mode != FGO_MODE_GEMM_ONLY) {
-		for (; done < g.tiles && rc == FGO_OK; done++) {
-			rc = ar_sources_wait(ex, done * ex->world);
-			if (rc == FGO_OK)
-				reduce_tile(ex, &g, done, acc, &t);
-		}
-	}
-	free(acc);
-	return rc;
 }
 
 /* Next tile at or after `from` that this rank owns (g->tiles when none). */
@@ -130,41 +91,104 @@ static void reduce_push(const struct fgo_exec *ex, const struct sched_grid *g, l
 	}
 }
 
-static int two_shot_run(const struct fgo_exec *ex, enum fgo_mode mode)
+/* One launch: the walk (kit_walk_run) computes the partial tiles; the CTA
+ * that ends a tile stores it in this rank's work area and announces it
+ * (to every rank, or to the owner), then reduces whatever is ready. */
+struct ar_launch {
+	const struct fgo_exec *ex;
+	struct sched_grid g;
+	int comm, two_shot;
+	long next;  /* one-shot: next tile to reduce; two-shot: next owned tile */
+	float *sum; /* the reduction's tile */
+};
+
+static int walk_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols)
+{
+	const struct ar_launch *L = ctx;
+	struct ar_tile t;
+	ar_tile_at(L->ex->cfg, &L->g, 0, L->ex->cfg->m, L->ex->cfg->n, tile, &t);
+	ar_tile_gemm(L->ex, &t, k0, k1, acc);
+	*rows = t.rows;
+	*cols = t.cols;
+	return FGO_OK;
+}
+
+/* Reduces, in order, the tiles whose partials are all in (no wait). */
+static void reduce_ready(struct ar_launch *L)
+{
+	const struct fgo_exec *ex = L->ex;
+	struct ar_tile t;
+	while (L->next < L->g.tiles && ar_sources_ready(ex, L->next * ex->world)) {
+		if (L->two_shot) {
+			reduce_push(ex, &L->g, L->next, L->sum);
+			L->next = next_owned(ex, &L->g, L->next + 1);
+		} else {
+			reduce_tile(ex, &L->g, L->next++, L->sum, &t);
+		}
+	}
+}
+
+static int walk_finish(void *ctx, long tile, const float *acc)
+{
+	struct ar_launch *L = ctx;
+	const struct fgo_exec *ex = L->ex;
+	const struct fgo_config *cfg = ex->cfg;
+	if (acc) {
+		struct ar_tile t;
+		ar_tile_at(cfg, &L->g, 0, cfg->m, cfg->n, tile, &t);
+		cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->work_offset,
+								     t.row0, t.col0)),
+			       cfg->n, acc, t.rows, t.cols, cfg->dtype);
+	}
+	if (!L->comm)
+		return FGO_OK;
+	if (L->two_shot)
+		kit_flag_publish(ex, sched_tile_owner(tile, ex->world), tile * ex->world + ex->rank);
+	else
+		for (int s = 0; s < ex->world; s++)
+			kit_flag_publish(ex, sched_peer(ex->rank, ex->world, s),
+					 tile * ex->world + ex->rank);
+	reduce_ready(L);
+	return FGO_OK;
+}
+
+static int ar_run(const struct fgo_exec *ex, enum fgo_mode mode, int two_shot)
 {
 	const struct fgo_config *cfg = ex->cfg;
-	struct sched_grid g = ar_grid(cfg, cfg->m, cfg->n);
-	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-	long own = next_owned(ex, &g, 0); /* next owned tile to reduce */
-	int rc = FGO_OK;
+	struct ar_launch L = { ex, ar_grid(cfg, cfg->m, cfg->n), mode != FGO_MODE_GEMM_ONLY,
+			       two_shot, 0, NULL };
+	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : walk_gemm, walk_finish,
+				    NULL, NULL };
+	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters, 0);
+	int rc;
 
-	if (!acc)
+	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	if (!L.sum)
 		return FGO_EFAIL;
-	for (long tile = 0; tile < g.tiles; tile++) {
-		if (mode != FGO_MODE_COMM_ONLY)
-			partial_tile(ex, &g, tile, acc);
-		if (mode == FGO_MODE_GEMM_ONLY)
-			continue;
-		kit_flag_publish(ex, sched_tile_owner(tile, ex->world), tile * ex->world + ex->rank);
-		while (own <= tile && ar_sources_ready(ex, own * ex->world)) {
-			reduce_push(ex, &g, own, acc);
-			own = next_owned(ex, &g, own + 1);
-		}
+	L.next = two_shot ? next_owned(ex, &L.g, 0) : 0;
+	rc = kit_walk_run(ex, &w, &ops, &L);
+	/* the tiles still to reduce, waiting for each */
+	while (rc == FGO_OK && L.comm && L.next < L.g.tiles) {
+		rc = ar_sources_wait(ex, L.next * ex->world);
+		if (rc == FGO_OK)
+			reduce_ready(&L);
 	}
-	if (mode != FGO_MODE_GEMM_ONLY) {
-		while (own < g.tiles && rc == FGO_OK) {
-			rc = ar_sources_wait(ex, own * ex->world);
-			if (rc == FGO_OK)
-				reduce_push(ex, &g, own, acc);
-			own = next_owned(ex, &g, own + 1);
-		}
-		/* The launch ends when the tiles other ranks own have arrived. */
-		for (long tile = 0; tile < g.tiles && rc == FGO_OK; tile++)
-			if (sched_tile_owner(tile, ex->world) != ex->rank)
-				rc = kit_flag_wait(ex, g.tiles * ex->world + tile);
-	}
-	free(acc);
+	/* two-shot: the launch ends when the tiles other ranks own have arrived */
+	for (long tile = 0; two_shot && L.comm && tile < L.g.tiles && rc == FGO_OK; tile++)
+		if (sched_tile_owner(tile, ex->world) != ex->rank)
+			rc = kit_flag_wait(ex, L.g.tiles * ex->world + tile);
+	free(L.sum);
 	return rc;
+}
+
+static int one_shot_run(const struct fgo_exec *ex, enum fgo_mode mode)
+{
+	return ar_run(ex, mode, 0);
+}
+
+static int two_shot_run(const struct fgo_exec *ex, enum fgo_mode mode)
+{
+	return ar_run(ex, mode, 1);
 }
 
 static int baseline(const struct fgo_exec *ex)
@@ -185,6 +209,7 @@ const struct fgo_algo algo_all_reduce_one_shot = {
 	.gpu_source = "kernels/all_reduce.hip",
 	.space = FGO_SPACE_K,
 	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
+	.split_k = 1,
 };
 
 const struct fgo_algo algo_all_reduce_two_shot = {
@@ -201,4 +226,5 @@ const struct fgo_algo algo_all_reduce_two_shot = {
 	.space = FGO_SPACE_K,
 	.gpu_variant = "TWO_SHOT",
 	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
+	.split_k = 1,
 };

@@ -72,23 +72,14 @@ void as_tile_gemm(const struct fgo_exec *ex, const struct kit_tile *t, long k_be
 			     cfg->dtype);
 }
 
-struct as_split {
-	const struct fgo_exec *ex;
-	const struct kit_tile *t;
-};
-
-static void as_split_gemm(void *ctx, long k_begin, long k_end, float *acc)
+void as_seg_gemm(const struct fgo_exec *ex, const struct sched_grid *g, long tile, long k0,
+		 long k1, float *acc, int *rows, int *cols)
 {
-	const struct as_split *s = ctx;
-	as_tile_gemm(s->ex, s->t, k_begin, k_end, acc);
-}
-
-void as_tile_gemm_split(const struct fgo_exec *ex, const struct kit_tile *t, long k_iters,
-			float *acc, float *part)
-{
-	struct as_split s = { ex, t };
-	kit_tile_split(ex->cfg, k_iters, as_split_gemm, &s, acc, part,
-		       (size_t)t->rows * (size_t)t->cols);
+	struct kit_tile t;
+	kit_tile_at(ex->cfg, g, ex->cfg->m, ex->cfg->n / ex->world, tile, &t);
+	as_tile_gemm(ex, &t, k0, k1, acc);
+	*rows = t.rows;
+	*cols = t.cols;
 }
 
 void as_tile_store(const struct fgo_exec *ex, const struct kit_tile *t, const float *acc)
@@ -169,8 +160,9 @@ int as_baseline(const struct fgo_exec *ex)
 	return FGO_OK;
 }
 
-/* Heap: A | B | C (M x N) | split-K sums (split_k > 1) | flags [p * tiles +
- * tile] = source p's tile arrived, then split-K's. */
+/* Heap: A | B | C (M x N) | the walk's exchange (kit_xchg_place: split-K
+ * sums or Stream-K slots) | flags [p * tiles + tile] = source p's tile
+ * arrived, then the exchange's. */
 static void scatter_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	size_t cursor = as_layout_inputs(cfg, rank, 1, lay);
@@ -180,27 +172,50 @@ static void scatter_layout(const struct fgo_config *cfg, int rank, struct fgo_la
 	lay->heap_bytes = kit_place(&cursor, 0);
 }
 
+/* One launch of gemm or all_scatter: the walk over this rank's tiles
+ * (kit_walk_run); a tile it ends is stored and, in all_scatter, pushed. */
+struct as_launch {
+	const struct fgo_exec *ex;
+	struct sched_grid g;
+	int push; /* all_scatter outside GEMM-only */
+};
+
+static int as_walk_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols)
+{
+	const struct as_launch *L = ctx;
+	as_seg_gemm(L->ex, &L->g, tile, k0, k1, acc, rows, cols);
+	return FGO_OK;
+}
+
+static int as_walk_finish(void *ctx, long tile, const float *acc)
+{
+	const struct as_launch *L = ctx;
+	if (acc) {
+		struct kit_tile t;
+		kit_tile_at(L->ex->cfg, &L->g, L->ex->cfg->m, L->ex->cfg->n / L->ex->world, tile, &t);
+		as_tile_store(L->ex, &t, acc);
+	}
+	if (L->push)
+		as_tile_push(L->ex, &L->g, tile);
+	return FGO_OK;
+}
+
+static int as_walk(const struct fgo_exec *ex, enum fgo_mode mode, int push)
+{
+	struct as_launch L = { ex, as_grid(ex->cfg), push && mode != FGO_MODE_GEMM_ONLY };
+	struct sched_walk w = kit_walk_of(ex->cfg, L.g.tiles, L.g.k_iters, 0);
+	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : as_walk_gemm,
+				    as_walk_finish, NULL, NULL };
+	return kit_walk_run(ex, &w, &ops, &L);
+}
+
 static int scatter_run(const struct fgo_exec *ex, enum fgo_mode mode)
 {
-	const struct fgo_config *cfg = ex->cfg;
-	struct sched_grid g = as_grid(cfg);
-	float *acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-
-	if (!acc)
-		return FGO_EFAIL;
-	for (long tile = 0; tile < g.tiles; tile++) {
-		if (mode != FGO_MODE_COMM_ONLY) {
-			struct kit_tile t;
-			kit_tile_at(cfg, &g, cfg->m, cfg->n / ex->world, tile, &t);
-			as_tile_gemm_split(ex, &t, g.k_iters, acc,
-					   acc + (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-			as_tile_store(ex, &t, acc);
-		}
-		if (mode != FGO_MODE_GEMM_ONLY)
-			as_tile_push(ex, &g, tile);
-	}
-	free(acc);
-	return mode == FGO_MODE_GEMM_ONLY ? FGO_OK : as_wait_peers(ex, &g);
+	struct sched_grid g = as_grid(ex->cfg);
+	int rc = as_walk(ex, mode, 1);
+	if (rc != FGO_OK || mode == FGO_MODE_GEMM_ONLY)
+		return rc;
+	return as_wait_peers(ex, &g);
 }
 
 const struct fgo_algo algo_all_scatter = {
@@ -217,7 +232,8 @@ const struct fgo_algo algo_all_scatter = {
 	.split_k = 1,
 };
 
-/* Heap: A | B | C (M x N/W, own columns) | split-K sums and flags (split_k > 1). */
+/* Heap: A | B | C (M x N/W, own columns) | the walk's exchange and its flags
+ * (kit_xchg_place; none when data-parallel). */
 static void gemm_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	size_t cursor = as_layout_inputs(cfg, rank, 0, lay);
@@ -228,23 +244,7 @@ static void gemm_layout(const struct fgo_config *cfg, int rank, struct fgo_layou
 
 static int gemm_run(const struct fgo_exec *ex, enum fgo_mode mode)
 {
-	const struct fgo_config *cfg = ex->cfg;
-	struct sched_grid g = as_grid(cfg);
-	float *acc;
-
-	if (mode == FGO_MODE_COMM_ONLY)
-		return FGO_OK;
-	acc = malloc(sizeof *acc * 2 * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-	if (!acc)
-		return FGO_EFAIL;
-	for (long tile = 0; tile < g.tiles; tile++) {
-		struct kit_tile t;
-		kit_tile_at(cfg, &g, cfg->m, cfg->n / ex->world, tile, &t);
-		as_tile_gemm_split(ex, &t, g.k_iters, acc, acc + (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-		as_tile_store(ex, &t, acc);
-	}
-	free(acc);
-	return FGO_OK;
+	return mode == FGO_MODE_COMM_ONLY ? FGO_OK : as_walk(ex, mode, 0);
 }
 
 static double gemm_link_bytes(const struct fgo_config *cfg)

@@ -30,11 +30,12 @@ double as_link_bytes(const struct fgo_config *cfg);
 void as_tile_gemm(const struct fgo_exec *ex, const struct kit_tile *t, long k_begin, long k_end,
 		  float *acc);
 
+/* The walk's GEMM step (kit_walk_ops.gemm) for tile `tile` (launch order)
+ * of grid g: acc = its MAC iterations [k0, k1), *rows x *cols its extent. */
+void as_seg_gemm(const struct fgo_exec *ex, const struct sched_grid *g, long tile, long k0,
+		 long k1, float *acc, int *rows, int *cols);
+
 /* This rank's C at tile t = acc, rounded to the dtype. */
-/* as_tile_gemm over the tile's whole K, in cfg->split_k slices summed in
- * fp32 as the GPU's split-K does (part: scratch for a tile). */
-void as_tile_gemm_split(const struct fgo_exec *ex, const struct kit_tile *t, long k_iters,
-			float *acc, float *part);
 void as_tile_store(const struct fgo_exec *ex, const struct kit_tile *t, const float *acc);
 
 /* Copies finished tile `tile` (launch order) from this rank's C into every

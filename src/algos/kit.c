@@ -4,7 +4,10 @@
 
 #include "cpu/gemm.h"
 
+#include <assert.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,54 +82,6 @@ int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index)
 int kit_flag_wait(const struct fgo_exec *ex, long flag_index)
 {
 	return kit_flag_wait_at(ex, ex->rank, flag_index);
-}
-
-int kit_streamk_fixup(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, long tile,
-		      int cta, size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
-		      int rows, int cols)
-{
-	for (int c = sched_streamk_cta(g, ctas, tile * g->k_iters); c < cta; c++) {
-		long b, e;
-		sched_streamk_range(g, ctas, c, &b, &e);
-		if (b >= e)
-			continue;
-		int rc = kit_flag_wait(ex, slot_flag0 + c);
-		if (rc != FGO_OK)
-			return rc;
-		cpu_tile_load_add(acc, kit_heap(ex, ex->rank, slots + (size_t)c * slot_bytes), cols,
-				  rows, cols, FGO_FP32);
-	}
-	return FGO_OK;
-}
-
-int kit_streamk_cta(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, int cta,
-		    size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
-		    const struct kit_streamk_ops *ops, void *ctx)
-{
-	long kt = g->k_iters, it, end;
-
-	sched_streamk_range(g, ctas, cta, &it, &end);
-	while (it < end) {
-		long tile = it / kt, k0 = it % kt;
-		long stop = (tile + 1) * kt < end ? (tile + 1) * kt : end;
-		int rows, cols, rc = FGO_OK;
-		ops->gemm(ctx, tile, k0, stop - tile * kt, acc, &rows, &cols);
-		if (stop < (tile + 1) * kt) {
-			memcpy(kit_heap(ex, ex->rank, slots + (size_t)cta * slot_bytes), acc,
-			       sizeof(float) * (size_t)rows * (size_t)cols);
-			kit_flag_publish(ex, ex->rank, slot_flag0 + cta);
-		} else {
-			if (k0 > 0)
-				rc = kit_streamk_fixup(ex, g, ctas, tile, cta, slots, slot_bytes,
-						       slot_flag0, acc, rows, cols);
-			if (rc == FGO_OK)
-				rc = ops->finish(ctx, tile, acc, rows, cols);
-			if (rc != FGO_OK)
-				return rc;
-		}
-		it = stop;
-	}
-	return FGO_OK;
 }
 
 long kit_pow2_ceil(long x)
@@ -222,20 +177,162 @@ void kit_xchg_place(const struct fgo_config *cfg, long tiles, struct fgo_layout 
 	}
 }
 
-void kit_tile_split(const struct fgo_config *cfg, long k_iters,
-		    void (*gemm)(void *ctx, long k_begin, long k_end, float *acc), void *ctx,
-		    float *acc, float *part, size_t n)
+void kit_fail(const struct fgo_exec *ex, const char *fmt, ...)
 {
-	if (cfg->split_k <= 1) {
-		gemm(ctx, 0, k_iters, acc);
+	va_list ap;
+	if (!ex->err || ex->err_len == 0)
 		return;
+	va_start(ap, fmt);
+	vsnprintf(ex->err, ex->err_len, fmt, ap);
+	va_end(ap);
+}
+
+struct sched_walk kit_walk_of(const struct fgo_config *cfg, long tiles, long k_iters, int pure)
+{
+	int streamk = kit_walk_streamk(cfg);
+	return sched_walk_make(tiles, k_iters, streamk ? cfg->gemm_sms : 1, cfg->split_k, streamk,
+			       pure);
+}
+
+/* What kit_walk_run needs while it walks. */
+struct walk_run {
+	const struct fgo_exec *ex;
+	const struct sched_walk *w;
+	const struct kit_walk_ops *ops;
+	void *ctx;
+	size_t tile_elems; /* BLK_M x BLK_N: one slot or one tile's sums */
+	float *acc;
+};
+
+static float *xchg_tile(const struct walk_run *R, long i)
+{
+	return (float *)(void *)kit_heap(R->ex, R->ex->rank,
+					 R->ex->lay->xchg_offset +
+						 (size_t)i * R->tile_elems * sizeof(float));
+}
+
+/* Flag of split-K slice `slice` (< split - 1) of tile for consumer c (kit_xchg_place). */
+static long split_flag(const struct walk_run *R, long tile, int c, int slice)
+{
+	return (long)R->ex->lay->xchg_flag0 + (tile * 2 + c) * (R->w->split - 1) + slice;
+}
+
+/* The first flag segment s waits for that is not up, or -1 when none. */
+static long seg_blocker(const struct walk_run *R, const struct sched_seg *s)
+{
+	const struct sched_walk *w = R->w;
+	if (!R->ops->gemm)
+		return -1;
+	if (w->split > 1) {
+		if (s->slice != w->split - 1)
+			return -1;
+		for (int slice = 0; slice < w->split - 1; slice++)
+			for (int c = 0; c < 2; c++)
+				if (!kit_flag_ready(R->ex, split_flag(R, s->tile, c, slice)))
+					return split_flag(R, s->tile, c, slice);
+		return -1;
 	}
-	for (int s = 0; s < cfg->split_k; s++) {
-		long k0, k1;
-		sched_splitk_range(k_iters, cfg->split_k, s, &k0, &k1);
-		gemm(ctx, k0, k1, s == 0 ? acc : part);
-		if (s > 0)
+	if (s->role == SCHED_TAKE_OVER)
+		for (int o = s->take_first; o <= s->take_last; o++)
+			if (!kit_flag_ready(R->ex, (long)R->ex->lay->xchg_flag0 + o))
+				return (long)R->ex->lay->xchg_flag0 + o;
+	return -1;
+}
+
+/* CTA cta computes segment s (its flags are up) and passes it on. */
+static int seg_run(const struct walk_run *R, int cta, const struct sched_seg *s)
+{
+	const struct sched_walk *w = R->w;
+	int rows, cols, rc;
+	size_t n;
+
+	if (!R->ops->gemm)
+		return sched_seg_ends(w, s) ? R->ops->finish(R->ctx, s->tile, NULL) : FGO_OK;
+	rc = R->ops->gemm(R->ctx, s->tile, s->k0, s->k1, R->acc, &rows, &cols);
+	if (rc != FGO_OK)
+		return rc;
+	n = (size_t)rows * (size_t)cols;
+	assert(n <= R->tile_elems);
+	if (w->split > 1) {
+		float *sum = xchg_tile(R, s->tile);
+		if (s->slice < w->split - 1) {
 			for (size_t i = 0; i < n; i++)
-				acc[i] += part[i];
+				sum[i] += R->acc[i];
+			for (int c = 0; c < 2; c++)
+				kit_flag_publish(R->ex, R->ex->rank, split_flag(R, s->tile, c, s->slice));
+			return FGO_OK;
+		}
+		for (size_t i = 0; i < n; i++) {
+			R->acc[i] += sum[i];
+			sum[i] = 0;
+		}
+		return R->ops->finish(R->ctx, s->tile, R->acc);
 	}
+	switch (s->role) {
+	case SCHED_HAND_OVER:
+		memcpy(xchg_tile(R, cta), R->acc, n * sizeof(float));
+		kit_flag_publish(R->ex, R->ex->rank, (long)R->ex->lay->xchg_flag0 + cta);
+		return FGO_OK;
+	case SCHED_TAKE_OVER:
+		for (int o = s->take_first; o <= s->take_last; o++) {
+			const float *slot = xchg_tile(R, o);
+			for (size_t i = 0; i < n; i++)
+				R->acc[i] += slot[i];
+		}
+		return R->ops->finish(R->ctx, s->tile, R->acc);
+	default:
+		return R->ops->finish(R->ctx, s->tile, R->acc);
+	}
+}
+
+int kit_walk_run(const struct fgo_exec *ex, const struct sched_walk *w,
+		 const struct kit_walk_ops *ops, void *ctx)
+{
+	int (*first)(const struct sched_walk *, int, struct sched_seg *) =
+		ops->first ? ops->first : sched_walk_first;
+	int (*next)(const struct sched_walk *, int, struct sched_seg *) =
+		ops->next ? ops->next : sched_walk_next;
+	struct walk_run R = { ex, w, ops, ctx,
+			      (size_t)ex->cfg->blk_m * (size_t)ex->cfg->blk_n, NULL };
+	struct sched_seg *seg = malloc(sizeof *seg * (size_t)w->ctas);
+	char *live = malloc((size_t)w->ctas);
+	long left = 0;
+	int rc = FGO_OK;
+
+	R.acc = malloc(sizeof *R.acc * R.tile_elems);
+	if (!seg || !live || !R.acc) {
+		kit_fail(ex, "out of memory for the walk of %d CTAs", w->ctas);
+		rc = FGO_EFAIL;
+		goto out;
+	}
+	for (int c = 0; c < w->ctas; c++)
+		left += live[c] = (char)(first(w, c, &seg[c]) != 0);
+	while (left > 0 && rc == FGO_OK) {
+		long ran = 0;
+		for (int c = 0; c < w->ctas && rc == FGO_OK; c++) {
+			if (!live[c] || seg_blocker(&R, &seg[c]) >= 0)
+				continue;
+			rc = seg_run(&R, c, &seg[c]);
+			ran++;
+			if (!(live[c] = (char)(next(w, c, &seg[c]) != 0)))
+				left--;
+		}
+		if (ran == 0 && rc == FGO_OK) {
+			int c = 0;
+			while (!live[c])
+				c++;
+			kit_fail(ex,
+				 "the walk made no progress (a schedule bug): %ld of %d CTAs left, CTA %d"
+				 " waits at tile %ld, iterations [%ld, %ld), for flag %ld, which no CTA"
+				 " can raise",
+				 left, w->ctas, c, seg[c].tile, seg[c].k0, seg[c].k1,
+				 seg_blocker(&R, &seg[c]));
+			rc = FGO_EFAIL;
+		}
+	}
+out:
+	free(seg);
+	free(live);
+	free(R.acc);
+	return rc;
 }

@@ -68,15 +68,6 @@ static inline int kit_walk_streamk(const struct fgo_config *cfg)
 	return cfg->gemm_sms > 0 && cfg->split_k <= 1;
 }
 
-/* The CPU's split-K of one tile, as the GPU's sums it: with split_k > 1
- * the tile's k_iters BLK_K slices cut into split_k ranges (schedule.h),
- * each computed apart by gemm(ctx, k_begin, k_end, part) into the scratch
- * part, then added to acc in fp32; with 1, gemm over the whole range into
- * acc. n: the floats of a tile. */
-void kit_tile_split(const struct fgo_config *cfg, long k_iters,
-		    void (*gemm)(void *ctx, long k_begin, long k_end, float *acc), void *ctx,
-		    float *acc, float *part, size_t n);
-
 /* Bytes of a rows x cols matrix of dtype t, rounded up to KIT_ALIGN. */
 static inline size_t kit_matrix_bytes(long rows, long cols, enum fgo_dtype t)
 {
@@ -118,32 +109,52 @@ int kit_flag_wait(const struct fgo_exec *ex, long flag_index);
 int kit_flag_ready_at(const struct fgo_exec *ex, int rank, long flag_index);
 int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index);
 
-/* Stream-K fix-up, run by the CTA `cta` whose range ends tile `tile`: adds
- * to acc (rows x cols, ld cols) the fp32 head each earlier CTA that worked on
- * the tile left in its slot (slot c at heap offset slots + c * slot_bytes,
- * raised flag slot_flag0 + c). FGO_OK or FGO_ETIMEOUT. On one CPU rank the
- * CTAs run in order and the waits return at once; on a GPU they are real. */
-int kit_streamk_fixup(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, long tile,
-		      int cta, size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
-		      int rows, int cols);
+/* The walk of cfg's GEMM over `tiles` tiles (BLOCKS x the tiles of one
+ * block, in the family's order) of k_iters MAC iterations each, as the CPU
+ * runs it: Stream-K (kit_walk_streamk) over gemm_sms virtual CTAs, the
+ * hybrid or, with `pure`, every tile Stream-K; else split_k slices (1:
+ * data-parallel) walked by one virtual CTA, in the GPU's order. */
+struct sched_walk kit_walk_of(const struct fgo_config *cfg, long tiles, long k_iters, int pure);
 
-/* A Stream-K family's two tile steps, for kit_streamk_cta. */
-struct kit_streamk_ops {
-	/* acc (rows x cols, ld cols) = the tile's MAC iterations [k0, k1) */
-	void (*gemm)(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols);
-	/* the tile is whole in acc: store it and announce it; FGO_OK or an error */
-	int (*finish)(void *ctx, long tile, const float *acc, int rows, int cols);
+/* A family's two steps of the walk, for kit_walk_run. */
+struct kit_walk_ops {
+	/* acc (*rows x *cols, ld *cols) = tile's MAC iterations [k0, k1); FGO_OK,
+	 * or an error (a wait on a peer's data that gave up). NULL: nothing is
+	 * computed (comm-only): finish gets every tile the walk ends, acc NULL,
+	 * in the walk's order, with no exchange */
+	int (*gemm)(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols);
+	/* tile is whole in acc (or acc is NULL: see gemm): store it and pass it
+	 * on (puts, flags, reductions); called once a tile, by the CTA that ends
+	 * it. FGO_OK or an error */
+	int (*finish)(void *ctx, long tile, const float *acc);
+	/* (optional) the walk's enumeration; NULL: sched_walk_first and
+	 * sched_walk_next (tests give a broken one) */
+	int (*first)(const struct sched_walk *w, int cta, struct sched_seg *s);
+	int (*next)(const struct sched_walk *w, int cta, struct sched_seg *s);
 };
 
-/* GEMM CTA `cta` of `ctas` walks its Stream-K range of g's MAC iterations
- * tile segment by tile segment: a segment that does not end its tile leaves
- * its fp32 head in the CTA's slot (slots + cta * slot_bytes) and raises flag
- * slot_flag0 + cta; one that ends it adds the earlier heads
- * (kit_streamk_fixup) and hands the tile to ops->finish. acc holds one
- * BLK_M x BLK_N tile. FGO_OK or the first error. */
-int kit_streamk_cta(const struct fgo_exec *ex, const struct sched_grid *g, int ctas, int cta,
-		    size_t slots, size_t slot_bytes, long slot_flag0, float *acc,
-		    const struct kit_streamk_ops *ops, void *ctx);
+/* Runs the w->ctas virtual CTAs of walk w on this rank through the
+ * exchange of the layout (kit_xchg_place, on this rank's heap):
+ *   SCHED_HAND_OVER: the CTA's fp32 partial into its slot (xchg_offset +
+ *     cta * BLK_M * BLK_N floats, ld cols), then flag xchg_flag0 + cta;
+ *   SCHED_TAKE_OVER: once the flags of take_first .. take_last are up, adds
+ *     their slots in that order, then ops->finish;
+ *   split-K: a slice before the last adds into the tile's fp32 sums
+ *     (xchg_offset + tile * BLK_M * BLK_N floats) and raises its flags
+ *     (kit_xchg_place, both consumers'); the last slice, once they are all
+ *     up, adds the sums, zeroes them (the next launch starts from zero, as
+ *     the backend left them) and calls ops->finish;
+ *   SCHED_WHOLE: ops->finish.
+ * One thread cannot block on itself, so the CTAs run as a progress loop:
+ * each pass gives every CTA its next segment when that segment's flags are
+ * already up, else skips it; a pass with no progress is a schedule bug and
+ * fails (FGO_EFAIL, the reason in ex->err). Waits on other ranks stay in
+ * the ops. FGO_OK or the first error. */
+int kit_walk_run(const struct fgo_exec *ex, const struct sched_walk *w,
+		 const struct kit_walk_ops *ops, void *ctx);
+
+/* Sets ex->err (when there is one) to the printf-style reason of a failure. */
+void kit_fail(const struct fgo_exec *ex, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The "tile exceeds problem" rule for a rows x cols tile space (and BLK_K
  * against cfg->k): a side longer than both 16 (the smallest MMA side) and
@@ -154,7 +165,9 @@ int kit_check_tile(const struct fgo_config *cfg, long rows, long cols, char *rea
 int kit_check_tile_k(const struct fgo_config *cfg, long kk, char *reason, size_t len);
 /* 0 when value % world == 0, else 1 with "M=100 is not divisible by world=3". */
 int kit_check_divisible(const char *what, long value, int world, char *reason, size_t len);
-/* 0 when gemm_sms >= 1 and comm_sms >= 1 (Stream-K families), else 1 with a reason. */
+/* 0 when gemm_sms >= 1 and comm_sms >= 1, else 1 with a reason: what the
+ * sk_* families (every tile Stream-K) require; the others run gemm_sms = 0
+ * data-parallel. */
 int kit_check_sms(const struct fgo_config *cfg, char *reason, size_t len);
 
 #endif

@@ -1,7 +1,8 @@
 /* reduce_scatter.c: GEMM + reduce-scatter on the CPU. Each rank computes
  * the partial C of its K slice, one destination's row block at a time
- * (peers first, its own last); the rank owning a row block sums its tiles
- * from every rank and keeps rows [r*M/W, +M/W) of C. */
+ * (peers first, its own last), in the walk of kernels/schedule.h
+ * (kit_walk_run); the rank owning a row block sums its tiles from every
+ * rank and keeps rows [r*M/W, +M/W) of C. */
 #include <stdlib.h>
 
 #include "ar_common.h"
@@ -10,19 +11,24 @@
 #include "kit.h"
 
 /* Heap: A | B | C (M/W x N) | work: this rank's partial C (M x N, dtype) |
- * flags: [tile * W + p] = rank p's partial of tile (of the owner's row
- * block, launch order) is ready, on the owner. */
+ * the walk's exchange over the W x tiles virtual tiles (kit_xchg_place;
+ * none data-parallel) | flags: [tile * W + p] = rank p's partial of tile
+ * (of the owner's row block, launch order) is ready, on the owner; then
+ * the exchange's. */
 static void rs_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	long mw = cfg->m / cfg->world;
 	struct sched_grid g = ar_grid(cfg, mw, cfg->n);
 	size_t off = ar_layout_inputs(cfg, rank, rank * mw, mw, lay);
+	size_t cursor;
 
 	lay->work_offset = off;
 	lay->work_bytes = (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
-	lay->flags_offset = kit_align(off + lay->work_bytes);
 	lay->flags_count = (size_t)g.tiles * (size_t)cfg->world;
-	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	cursor = off + lay->work_bytes;
+	kit_xchg_place(cfg, g.tiles * cfg->world, lay, &cursor);
+	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_place(&cursor, 0);
 }
 
 /* Tiles never straddle two ranks' row blocks: the tile space is one row
@@ -54,44 +60,80 @@ static void rs_reduce(const struct fgo_exec *ex, const struct sched_grid *g, lon
 		       cfg->n, acc, t.rows, t.cols, cfg->dtype);
 }
 
+/* One launch: the walk (kit_walk_run) over the W x tiles virtual tiles,
+ * virtual tile v being tile v % tiles of the row block of rank
+ * sched_peer(rank, W, (v / tiles + 1) % W), peers' blocks first, its own
+ * last (as the GPU numbers them); the CTA that ends one stores it in this
+ * rank's work area and announces it on the block's owner, then this rank
+ * reduces what is ready of its own block. */
+struct rs_launch {
+	const struct fgo_exec *ex;
+	struct sched_grid g;
+	int comm;
+	long done;  /* own tiles reduced so far */
+	float *sum; /* the reduction's tile */
+};
+
+static struct ar_tile rs_tile(const struct rs_launch *L, long v, int *dest)
+{
+	const struct fgo_config *cfg = L->ex->cfg;
+	long mw = cfg->m / L->ex->world;
+	struct ar_tile t;
+	*dest = sched_peer(L->ex->rank, L->ex->world, (int)((v / L->g.tiles + 1) % L->ex->world));
+	ar_tile_at(cfg, &L->g, *dest * mw, mw, cfg->n, v % L->g.tiles, &t);
+	return t;
+}
+
+static int rs_walk_gemm(void *ctx, long v, long k0, long k1, float *acc, int *rows, int *cols)
+{
+	const struct rs_launch *L = ctx;
+	int dest;
+	struct ar_tile t = rs_tile(L, v, &dest);
+	ar_tile_gemm(L->ex, &t, k0, k1, acc);
+	*rows = t.rows;
+	*cols = t.cols;
+	return FGO_OK;
+}
+
+static int rs_walk_finish(void *ctx, long v, const float *acc)
+{
+	struct rs_launch *L = ctx;
+	const struct fgo_exec *ex = L->ex;
+	const struct fgo_config *cfg = ex->cfg;
+	int dest;
+	struct ar_tile t = rs_tile(L, v, &dest);
+	if (acc)
+		cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->work_offset,
+								     t.row0, t.col0)),
+			       cfg->n, acc, t.rows, t.cols, cfg->dtype);
+	if (!L->comm)
+		return FGO_OK;
+	kit_flag_publish(ex, dest, (v % L->g.tiles) * ex->world + ex->rank);
+	while (L->done < L->g.tiles && ar_sources_ready(ex, L->done * ex->world))
+		rs_reduce(ex, &L->g, L->done++, L->sum);
+	return FGO_OK;
+}
+
 static int rs_run(const struct fgo_exec *ex, enum fgo_mode mode)
 {
 	const struct fgo_config *cfg = ex->cfg;
-	long mw = cfg->m / ex->world;
-	struct sched_grid g = ar_grid(cfg, mw, cfg->n);
-	float *acc = malloc(sizeof *acc * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-	long done = 0; /* own tiles reduced so far */
-	int rc = FGO_OK;
+	struct rs_launch L = { ex, ar_grid(cfg, cfg->m / ex->world, cfg->n),
+			       mode != FGO_MODE_GEMM_ONLY, 0, NULL };
+	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : rs_walk_gemm,
+				    rs_walk_finish, NULL, NULL };
+	struct sched_walk w = kit_walk_of(cfg, L.g.tiles * ex->world, L.g.k_iters, 0);
+	int rc;
 
-	if (!acc)
+	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	if (!L.sum)
 		return FGO_EFAIL;
-	/* Peers' blocks first, so their reductions can start early; own last. */
-	for (int s = 1; s <= ex->world; s++) {
-		int dest = sched_peer(ex->rank, ex->world, s % ex->world);
-		for (long tile = 0; tile < g.tiles; tile++) {
-			struct ar_tile t;
-			ar_tile_at(cfg, &g, dest * mw, mw, cfg->n, tile, &t);
-			if (mode != FGO_MODE_COMM_ONLY) {
-				ar_tile_gemm(ex, &t, 0, g.k_iters, acc);
-				cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->work_offset,
-										    t.row0, t.col0)),
-					       cfg->n, acc, t.rows, t.cols, cfg->dtype);
-			}
-			if (mode == FGO_MODE_GEMM_ONLY)
-				continue;
-			kit_flag_publish(ex, dest, tile * ex->world + ex->rank);
-			while (done < g.tiles && ar_sources_ready(ex, done * ex->world))
-				rs_reduce(ex, &g, done++, acc);
-		}
+	rc = kit_walk_run(ex, &w, &ops, &L);
+	for (; L.comm && L.done < L.g.tiles && rc == FGO_OK; L.done++) {
+		rc = ar_sources_wait(ex, L.done * ex->world);
+		if (rc == FGO_OK)
+			rs_reduce(ex, &L.g, L.done, L.sum);
 	}
-	if (mode != FGO_MODE_GEMM_ONLY) {
-		for (; done < g.tiles && rc == FGO_OK; done++) {
-			rc = ar_sources_wait(ex, done * ex->world);
-			if (rc == FGO_OK)
-				rs_reduce(ex, &g, done, acc);
-		}
-	}
-	free(acc);
+	free(L.sum);
 	return rc;
 }
 
@@ -113,4 +155,5 @@ const struct fgo_algo algo_reduce_scatter = {
 	.gpu_source = "kernels/reduce_scatter.hip",
 	.space = FGO_SPACE_K_ROWS,
 	.comm_ctas = FGO_COMM_CTAS_OPTIONAL,
+	.split_k = 1,
 };

@@ -1,8 +1,8 @@
 /* sk_all_reduce.c: Stream-K GEMM + one-shot all-reduce on the CPU. The
  * partial GEMM of this rank's K slice is split evenly over gemm_sms virtual
- * CTAs; comm_sms virtual CTAs sum finished tiles over all ranks as they
- * become ready. On one CPU rank the CTAs run one after the other, GEMM CTAs
- * in index order with the comm CTAs polled after every tile segment. */
+ * CTAs (the walk of kernels/schedule.h with every tile Stream-K, run by
+ * kit_walk_run); comm_sms virtual CTAs sum finished tiles over all ranks as
+ * they become ready, polled after every tile a GEMM CTA ends. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,41 +12,29 @@
 #include "kit.h"
 
 /* Heap: A | B | C | work: partial C (M x N, dtype, read by every peer) then
- * one fp32 BLK_M x BLK_N slot per GEMM CTA (the head of a split tile, read
- * by the CTA that finishes the tile) | flags: [tile * W + p] = rank p's
- * partial of tile is ready; [tiles * W + cta] = slot of cta is written. */
-static size_t slots_offset(const struct fgo_config *cfg, const struct fgo_layout *lay)
-{
-	return lay->work_offset +
-	       kit_align((size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype));
-}
-
-static size_t slot_bytes(const struct fgo_config *cfg)
-{
-	return kit_align(sizeof(float) * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
-}
-
+ * the walk's exchange (kit_xchg_place, at the next 64-byte boundary: one
+ * fp32 BLK_M x BLK_N slot per GEMM CTA, the head of a split tile, read by
+ * the CTA that ends the tile; work_bytes spans both, as before) | flags:
+ * [tile * W + p] = rank p's partial of tile is ready; [xchg_flag0 + cta] =
+ * [tiles * W + cta] = slot of cta is written. */
 static void sk_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	struct sched_grid g = ar_grid(cfg, cfg->m, cfg->n);
 	size_t off = ar_layout_inputs(cfg, rank, 0, cfg->m, lay);
-	int ctas = cfg->gemm_sms > 0 ? cfg->gemm_sms : 1;
+	size_t cursor = off + (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
 
 	lay->work_offset = off;
-	lay->work_bytes = slots_offset(cfg, lay) - off + (size_t)ctas * slot_bytes(cfg);
-	lay->flags_offset = kit_align(off + lay->work_bytes);
-	lay->flags_count = (size_t)g.tiles * (size_t)cfg->world + (size_t)ctas;
-	lay->heap_bytes = kit_align(lay->flags_offset + lay->flags_count * sizeof(uint32_t));
+	lay->flags_count = (size_t)g.tiles * (size_t)cfg->world;
+	kit_xchg_place(cfg, g.tiles, lay, &cursor);
+	lay->work_bytes = cursor - off;
+	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
+	lay->heap_bytes = kit_place(&cursor, 0);
 }
 
 static int sk_validate(const struct fgo_config *cfg, char *reason, size_t len)
 {
-	if (cfg->gemm_sms < 1 || cfg->comm_sms < 1) {
-		snprintf(reason, len,
-			 "sk_all_reduce needs gemm_sms >= 1 and comm_sms >= 1 (got %d and %d)",
-			 cfg->gemm_sms, cfg->comm_sms);
+	if (kit_check_sms(cfg, reason, len))
 		return 1;
-	}
 	return ar_validate(cfg, cfg->m, cfg->n, reason, len);
 }
 
@@ -64,7 +52,7 @@ struct sk_launch {
 	struct sched_grid g;
 	int ctas, comms;  /* GEMM CTAs, comm CTAs */
 	long *next;       /* next[c]: next tile comm CTA c reduces (c, c + comms, ...) */
-	float *acc, *sum; /* GEMM accumulator; comm CTAs' reduction tile */
+	float *sum;       /* comm CTAs' reduction tile */
 };
 
 static struct ar_tile tile_of(const struct sk_launch *L, long tile)
@@ -123,39 +111,31 @@ static void publish_partial(struct sk_launch *L, long tile)
 	comm_poll(L);
 }
 
-/* The Stream-K tile steps (kit_streamk_cta): the partial GEMM of a tile,
- * and a whole partial stored in this rank's work area and announced. */
-static void sk_tile_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols)
+/* The walk's steps (kit_walk_run): the partial GEMM of a tile segment,
+ * and a whole partial stored in this rank's work area (not in comm-only)
+ * and (but in GEMM-only) announced. */
+static int sk_tile_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols)
 {
 	struct sk_launch *L = ctx;
 	struct ar_tile t = tile_of(L, tile);
 	ar_tile_gemm(L->ex, &t, k0, k1, acc);
-	*rows = (int)t.rows;
-	*cols = (int)t.cols;
+	*rows = t.rows;
+	*cols = t.cols;
+	return FGO_OK;
 }
 
-static int sk_tile_finish(void *ctx, long tile, const float *acc, int rows, int cols)
+static int sk_tile_finish(void *ctx, long tile, const float *acc)
 {
 	struct sk_launch *L = ctx;
 	const struct fgo_exec *ex = L->ex;
 	struct ar_tile t = tile_of(L, tile);
-	cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(ex->cfg, ex->lay->work_offset, t.row0,
-							     t.col0)),
-		       ex->cfg->n, acc, rows, cols, ex->cfg->dtype);
-	if (L->mode == FGO_MODE_FUSED)
+	if (acc)
+		cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(ex->cfg, ex->lay->work_offset,
+								     t.row0, t.col0)),
+			       ex->cfg->n, acc, t.rows, t.cols, ex->cfg->dtype);
+	if (L->mode != FGO_MODE_GEMM_ONLY)
 		publish_partial(L, tile);
 	return FGO_OK;
-}
-
-static const struct kit_streamk_ops sk_ops = { sk_tile_gemm, sk_tile_finish };
-
-/* GEMM CTA cta: its Stream-K range; slots and their flags follow the
- * reduction flags (layout above). */
-static int gemm_cta(struct sk_launch *L, int cta)
-{
-	const struct fgo_exec *ex = L->ex;
-	return kit_streamk_cta(ex, &L->g, L->ctas, cta, slots_offset(ex->cfg, ex->lay),
-			       slot_bytes(ex->cfg), L->g.tiles * ex->world, L->acc, &sk_ops, L);
 }
 
 static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
@@ -168,31 +148,25 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		.ctas = cfg->gemm_sms,
 		.comms = cfg->comm_sms,
 	};
-	size_t tile_elems = (size_t)cfg->blk_m * (size_t)cfg->blk_n;
+	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
+	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,
+				    sk_tile_finish, NULL, NULL };
+	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters, 1);
 	int rc = FGO_OK;
 
-	L.next = malloc(sizeof *L.next * (size_t)L.comms);
-	L.acc = malloc(sizeof *L.acc * tile_elems);
-	L.sum = malloc(sizeof *L.sum * tile_elems);
-	if (!L.next || !L.acc || !L.sum) {
+	L.next = malloc(sizeof *L.next * (size_t)(L.comms > 0 ? L.comms : 1));
+	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
+	if (!L.next || !L.sum) {
 		rc = FGO_EFAIL;
 		goto out;
 	}
 	for (int c = 0; c < L.comms; c++)
 		L.next[c] = c;
-	if (mode != FGO_MODE_COMM_ONLY) {
-		for (int cta = 0; cta < L.ctas && rc == FGO_OK; cta++)
-			rc = gemm_cta(&L, cta);
-	} else {
-		/* The same flags, in the order the GEMM CTAs would finish tiles. */
-		for (long tile = 0; tile < L.g.tiles; tile++)
-			publish_partial(&L, tile);
-	}
+	rc = kit_walk_run(ex, &w, &ops, &L);
 	if (rc == FGO_OK && mode != FGO_MODE_GEMM_ONLY)
 		rc = comm_finish(&L);
 out:
 	free(L.next);
-	free(L.acc);
 	free(L.sum);
 	return rc;
 }

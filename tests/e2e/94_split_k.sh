@@ -1,7 +1,7 @@
 # 94_split_k.sh: the split_k tunable on the CPU backend (the schedule of
 # kernels/schedule.h, sched_splitk_range, which the GPU's split-K walk
-# follows): every family with a split-K form validates on ragged shapes
-# for split_k 1..5; a family without one, and a split_k past K's BLK_K
+# follows): every family with a split-K form (all but sk_*) validates on
+# ragged shapes for split_k 1..5; a family without one, and a split_k past K's BLK_K
 # slices, are refused with the reason; split_k is in the key (only when
 # not 1), the store, the best table and the reproduce line; `run
 # --split_k` takes it.
@@ -12,7 +12,7 @@ spec=tests/e2e/split_k.json
 planned=$(tail -n +2 "$T/plan.csv" | grep -c ',yes,')
 check sk-1.1 "the spec plans split runs ($planned)" [ "$planned" -ge 70 ]
 check sk-1.2 "a family without split-K is refused with the reason" \
-	grep -q 'all_reduce_one_shot has no split-K form (split_k=2 must be 1)' "$T/plan.csv"
+	grep -q 'sk_all_reduce has no split-K form (split_k=2 must be 1)' "$T/plan.csv"
 check sk-1.3 "split_k past K's slices is refused with the limit" \
 	grep -q 'split_k=3 exceeds the 2 BLK_K slices of K=64 (use split_k <= 2)' "$T/plan.csv"
 
@@ -22,7 +22,7 @@ for s in 2 3 4 5; do
 	check "sk-2.3.$s" "split_k=$s ran and validated" \
 		[ "$(sql "select count(*) from runs where status = 'ok' and split_k = $s")" -ge 1 ]
 done
-expect_eq sk-2.4 "all_gather_gemm_pull all_gather_gemm_push all_scatter gemm" \
+expect_eq sk-2.4 "all_gather_gemm_pull all_gather_gemm_push all_reduce_one_shot all_reduce_two_shot all_scatter gemm reduce_scatter" \
 	"$(sql "select group_concat(algorithm, ' ') from (select distinct algorithm from runs
 		where status = 'ok' and split_k > 1 order by algorithm)")"
 # the key names the split only when there is one

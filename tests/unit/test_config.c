@@ -129,6 +129,21 @@ static void check_validate_good(void)
 		snprintf(id, sizeof id, "valid-%s", (*a)->name);
 		expect_valid(id, &c);
 	}
+	/* every family but sk_* splits K (K/W when K-sharded); Stream-K past the
+	 * iterations there are is fine (idle CTAs) */
+	for (const struct fgo_algo *const *a = fgo_algos; *a; a++) {
+		struct fgo_config c = good();
+		if (strncmp((*a)->name, "sk_", 3) == 0)
+			continue;
+		snprintf(c.algorithm, sizeof c.algorithm, "%s", (*a)->name);
+		c.split_k = 4;
+		snprintf(id, sizeof id, "valid-split-%s", (*a)->name);
+		expect_valid(id, &c);
+		c.split_k = 1;
+		c.gemm_sms = 100000;
+		snprintf(id, sizeof id, "valid-stream-k-idle-%s", (*a)->name);
+		expect_valid(id, &c);
+	}
 	struct fgo_config c = good();
 	c.world = 1;
 	expect_valid("valid-world-1", &c);
@@ -258,6 +273,24 @@ static void check_validate_bad(void)
 	    ALGO("sk_all_scatter"); c.comm_sms = 2);
 	BAD("bad-sk_all_reduce-sms", "needs gemm_sms >= 1 and comm_sms >= 1",
 	    ALGO("sk_all_reduce"); c.gemm_sms = 4);
+	/* the walk: split-K or data-parallel + Stream-K, never both; none split on sk_* */
+	BAD("bad-split-with-gemm_sms",
+	    "split_k=2 and gemm_sms=4: pick one walk, split-K (gemm_sms=0) or data-parallel +"
+	    " Stream-K over gemm_sms CTAs (split_k=1)",
+	    c.split_k = 2; c.gemm_sms = 4);
+	BAD("bad-split-with-gemm_sms-reduce", "pick one walk",
+	    ALGO("reduce_scatter"); c.split_k = 3; c.gemm_sms = 1);
+	BAD("bad-split-sk_all_scatter",
+	    "sk_all_scatter has no split-K form (split_k=2 must be 1): its walk is Stream-K over"
+	    " gemm_sms CTAs",
+	    ALGO("sk_all_scatter"); c.gemm_sms = 4; c.comm_sms = 1; c.split_k = 2);
+	BAD("bad-split-sk_all_reduce", "sk_all_reduce has no split-K form (split_k=3 must be 1)",
+	    ALGO("sk_all_reduce"); c.split_k = 3);
+	BAD("bad-split-past-k", "split_k=9 exceeds the 8 BLK_K slices of K=256 (use split_k <= 8)",
+	    c.split_k = 9);
+	BAD("bad-split-past-k-slice",
+	    "split_k=5 exceeds the 4 BLK_K slices of K/W=128 (use split_k <= 4)",
+	    ALGO("all_reduce_one_shot"); c.split_k = 5);
 	BAD("bad-ag-push-comm_blk_m", "comm_blk_m=128 exceeds",
 	    ALGO("all_gather_gemm_push"); c.m = 128; c.comm_blk_m = 128);
 #undef BAD

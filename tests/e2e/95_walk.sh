@@ -1,0 +1,51 @@
+# 95_walk.sh: every family on the CPU backend walks the one schedule of
+# kernels/schedule.h (kit_walk_run): data-parallel, split-K (split_k 2, 3)
+# and data-parallel + Stream-K (gemm_sms 3, 5, 7; every tile Stream-K in
+# the sk_* families), on ragged shapes, world 1 and 2, every run validated
+# against the reference. Refused with the reason: split_k with gemm_sms > 0
+# (one walk or the other), split_k on an sk_* family, gemm_sms = 0 on one,
+# split_k past the BLK_K slices of a K-sharded family's K/W.
+. tests/e2e/lib.sh
+
+spec=tests/e2e/walk.json
+families="all_gather_gemm_pull all_gather_gemm_push all_reduce_one_shot all_reduce_two_shot all_scatter gemm reduce_scatter"
+"$FGO" sweep $spec --dry-run --format csv >"$T/plan.csv" 2>/dev/null
+planned=$(tail -n +2 "$T/plan.csv" | grep -c ',yes,')
+check walk-1.1 "the spec plans the runs of every walk ($planned)" [ "$planned" -ge 300 ]
+check walk-1.2 "split_k with gemm_sms > 0 is refused: pick one" \
+	grep -q 'split_k=2 and gemm_sms=3: pick one walk, split-K (gemm_sms=0) or data-parallel + Stream-K over gemm_sms CTAs (split_k=1)' "$T/plan.csv"
+check walk-1.3 "split_k on an sk_* family is refused" \
+	grep -q 'sk_all_reduce has no split-K form (split_k=3 must be 1): its walk is Stream-K over gemm_sms CTAs' "$T/plan.csv"
+check walk-1.4 "split_k past the slices of K/W is refused with the limit" \
+	grep -q 'split_k=2 exceeds the 1 BLK_K slices of K/W=32 (use split_k <= 1)' "$T/plan.csv"
+
+expect_exit walk-2.1 0 mpi 2 sweep $spec --tag walk --quiet
+expect_eq walk-2.2 "$planned" "$(sql "select count(*) from runs where status = 'ok' and validated = 1")"
+expect_eq walk-2.3 0 "$(sql "select count(*) from runs where status not in ('ok', 'invalid')")"
+# every walk of every family ran and validated, world 1 and 2
+for a in $families; do
+	for w in 1 2; do
+		expect_eq "walk-3.$a.w$w" "1/0 1/3 1/5 1/7 2/0 3/0" "$(sql "select group_concat(v, ' ') from
+			(select distinct split_k || '/' || gemm_sms as v from runs where algorithm = '$a'
+			 and world = $w and status = 'ok' and validated = 1 order by split_k, gemm_sms)")"
+	done
+	check "walk-3.$a.m1000" "$a ran M=1000 Stream-K and split" [ "$(sql "select count(*) from runs
+		where algorithm = '$a' and m = 1000 and status = 'ok' and (split_k = 3 or gemm_sms = 7)")" -ge 2 ]
+done
+for a in sk_all_scatter sk_all_reduce; do
+	for w in 1 2; do
+		expect_eq "walk-3.$a.w$w" "1/3 1/5 1/7" "$(sql "select group_concat(v, ' ') from
+			(select distinct split_k || '/' || gemm_sms as v from runs where algorithm = '$a'
+			 and world = $w and status = 'ok' and validated = 1 order by split_k, gemm_sms)")"
+	done
+done
+
+# the refused ones are stored invalid, each with its reason
+expect_eq walk-4.1 0 "$(sql "select count(*) from runs where status = 'invalid' and (reason is null or reason = '')")"
+expect_eq walk-4.2 "$(sql "select count(*) from runs where split_k > 1 and gemm_sms > 0 and algorithm not like 'sk_%'")" \
+	"$(sql "select count(*) from runs where status = 'invalid' and reason like '%: pick one walk, split-K%'")"
+expect_eq walk-4.3 "$(sql "select count(*) from runs where split_k > 1 and algorithm like 'sk_%'")" \
+	"$(sql "select count(*) from runs where status = 'invalid' and reason like '% has no split-K form %'")"
+expect_eq walk-4.4 "$(sql "select count(*) from runs where split_k = 1 and gemm_sms = 0 and algorithm like 'sk_%'")" \
+	"$(sql "select count(*) from runs where status = 'invalid' and reason like '%needs gemm_sms >= 1 and comm_sms >= 1%'")"
+expect_eq walk-4.5 1 "$(sql "select count(*) from runs where status = 'invalid' and reason like 'split_k=2 exceeds the 1 BLK_K slices of K/W=32%'")"

@@ -1,0 +1,283 @@
+/* test_walk.c: the CPU's walker (kit_walk_run, src/algos/kit.c) over the
+ * walks of kernels/schedule.h, on one rank's heap: data-parallel, split-K,
+ * hybrid data-parallel + Stream-K and pure Stream-K, over ragged tile and
+ * CTA counts. Every tile is ended exactly once, by the sum of all its MAC
+ * iterations (each computed exactly once), through the real exchange and
+ * epoch flags; a second launch is as right (flags by epoch, split sums
+ * left at zero); comm-only ends every tile once without computing; an
+ * error of a step stops the walk; a broken schedule (a take-over before
+ * the hand-over it waits for, on the same CTA) fails with the reason
+ * instead of hanging. */
+#include <stdlib.h>
+
+#include "algos/kit.h"
+#include "fgo.h"
+#include "testlib.h"
+
+#define BLK 8         /* BLK_M = BLK_N */
+#define MAX_TILES 16
+#define MAX_K 12
+
+/* What the fake family saw in one launch. */
+struct probe {
+	long tiles, k_iters;
+	int rows, cols;        /* every tile's extent (a ragged edge: < BLK) */
+	int computed[MAX_TILES][MAX_K]; /* MAC iteration (tile, k) computed */
+	int ended[MAX_TILES];  /* finish calls per tile */
+	long wrong;            /* finished with a wrong sum */
+	long fail_tile;        /* gemm of this tile fails (-1: none) */
+};
+
+/* The value iteration k of tile t adds to element i: small integers, so
+ * fp32 sums are exact in any order. */
+static float term(long t, long k, int i)
+{
+	return (float)((k + 1) * (i % 7 + 1) + t);
+}
+
+static int fake_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *rows, int *cols)
+{
+	struct probe *P = ctx;
+	if (tile == P->fail_tile)
+		return FGO_ETIMEOUT;
+	*rows = P->rows;
+	*cols = P->cols;
+	for (int i = 0; i < P->rows * P->cols; i++) {
+		acc[i] = 0;
+		for (long k = k0; k < k1; k++)
+			acc[i] += term(tile, k, i);
+	}
+	for (long k = k0; k < k1; k++)
+		if (tile >= 0 && tile < MAX_TILES && k < MAX_K)
+			P->computed[tile][k]++;
+	return FGO_OK;
+}
+
+static int fake_finish(void *ctx, long tile, const float *acc)
+{
+	struct probe *P = ctx;
+	if (tile < 0 || tile >= MAX_TILES)
+		return FGO_EFAIL;
+	P->ended[tile]++;
+	for (int i = 0; acc && i < P->rows * P->cols; i++) {
+		float want = 0;
+		for (long k = 0; k < P->k_iters; k++)
+			want += term(tile, k, i);
+		P->wrong += acc[i] != want;
+	}
+	return FGO_OK;
+}
+
+/* One rank's heap with the exchange of cfg's walk over `tiles`. */
+struct rig {
+	struct fgo_config cfg;
+	struct fgo_layout lay;
+	char *heap[1];
+	struct fgo_exec ex;
+	char err[256];
+};
+
+static int rig_make(struct rig *r, long tiles, int split, int gemm_sms)
+{
+	size_t cursor = 0;
+	memset(r, 0, sizeof *r);
+	config_defaults(&r->cfg);
+	r->cfg.blk_m = r->cfg.blk_n = BLK;
+	r->cfg.split_k = split;
+	r->cfg.gemm_sms = gemm_sms;
+	r->cfg.world = 1;
+	kit_xchg_place(&r->cfg, tiles, &r->lay, &cursor);
+	r->lay.flags_offset = kit_place(&cursor, r->lay.flags_count * sizeof(uint32_t));
+	r->lay.heap_bytes = kit_place(&cursor, 0);
+	r->heap[0] = calloc(1, r->lay.heap_bytes + 1);
+	r->ex = (struct fgo_exec){ .cfg = &r->cfg, .lay = &r->lay, .rank = 0, .world = 1,
+				   .heap = r->heap, .epoch = 1, .deadline = now_seconds() + 10,
+				   .err = r->err, .err_len = sizeof r->err };
+	return r->heap[0] != NULL;
+}
+
+/* Whether the split-K sums are all zero again. */
+static int sums_zero(const struct rig *r)
+{
+	const float *s = (const float *)(void *)(r->heap[0] + r->lay.xchg_offset);
+	if (r->cfg.split_k <= 1)
+		return 1;
+	for (size_t i = 0; i < r->lay.xchg_bytes / sizeof(float); i++)
+		if (s[i] != 0)
+			return 0;
+	return 1;
+}
+
+static const char *const form_names[] = { "dp", "split", "hybrid", "pure" };
+
+/* One walk, two launches (epochs 1 and 2), then comm-only: all right. */
+static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
+{
+	struct rig r;
+	struct probe P;
+	struct sched_walk w;
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	char id[128];
+	int streamk = form >= 2, sms = streamk ? ctas : 0;
+
+	snprintf(id, sizeof id, "walk-%s-t%ld-k%ld-c%d-s%d", form_names[form], tiles, k_iters, ctas,
+		 split);
+	if (!rig_make(&r, tiles, form == 1 ? split : 1, sms)) {
+		T_CHECK(id, 0, "out of memory");
+		return;
+	}
+	w = sched_walk_make(tiles, k_iters, ctas, form == 1 ? split : 1, streamk, form == 3);
+	for (int launch = 1; launch <= 2; launch++) {
+		long holes = 0, twice = 0, unended = 0;
+		int rc;
+		memset(&P, 0, sizeof P);
+		P.tiles = tiles;
+		P.k_iters = k_iters;
+		P.rows = BLK - 1;
+		P.cols = BLK - 3;
+		P.fail_tile = -1;
+		r.ex.epoch = (uint32_t)launch;
+		rc = kit_walk_run(&r.ex, &w, &ops, &P);
+		for (long t = 0; t < tiles; t++) {
+			unended += P.ended[t] != 1;
+			for (long k = 0; k < k_iters; k++) {
+				holes += P.computed[t][k] == 0;
+				twice += P.computed[t][k] > 1;
+			}
+		}
+		char lid[160];
+		snprintf(lid, sizeof lid, "%s-launch%d", id, launch);
+		T_CHECK(lid,
+			rc == FGO_OK && !unended && !holes && !twice && !P.wrong && sums_zero(&r),
+			"rc %d (%s), %ld tiles not ended once, %ld iterations never and %ld more than"
+			" once computed, %ld wrong elements, split sums %s",
+			rc, r.err, unended, holes, twice, P.wrong, sums_zero(&r) ? "zero" : "left over");
+	}
+	/* comm-only: no GEMM, every tile ended once, in the walk's order */
+	memset(&P, 0, sizeof P);
+	P.fail_tile = -1;
+	ops.gemm = NULL;
+	r.ex.epoch = 3;
+	int rc = kit_walk_run(&r.ex, &w, &ops, &P);
+	long unended = 0;
+	for (long t = 0; t < tiles; t++)
+		unended += P.ended[t] != 1;
+	char cid[160];
+	snprintf(cid, sizeof cid, "%s-comm-only", id);
+	T_CHECK(cid, rc == FGO_OK && !unended, "rc %d, %ld tiles not ended once", rc, unended);
+	free(r.heap[0]);
+}
+
+static void check_forms(void)
+{
+	static const long tile_counts[] = { 1, 2, 3, 5, 7, 12 };
+	static const long k_counts[] = { 1, 2, 3, 5, 11 };
+	for (size_t a = 0; a < FGO_ARRAY_SIZE(tile_counts); a++)
+		for (size_t b = 0; b < FGO_ARRAY_SIZE(k_counts); b++) {
+			long tiles = tile_counts[a], k = k_counts[b];
+			check_walk(0, tiles, k, 1, 1);
+			check_walk(0, tiles, k, 3, 1);
+			for (int split = 2; split <= 3 && split <= k; split++) {
+				check_walk(1, tiles, k, 1, split);
+				check_walk(1, tiles, k, 4, split);
+			}
+			for (int ctas = 1; ctas <= 8; ctas++) {
+				check_walk(2, tiles, k, ctas, 1);
+				check_walk(3, tiles, k, ctas, 1);
+			}
+		}
+}
+
+/* A step's error stops the walk and comes back. */
+static void check_error(void)
+{
+	struct rig r;
+	struct probe P;
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	struct sched_walk w = sched_walk_make(5, 3, 4, 1, 1, 1);
+	rig_make(&r, 5, 1, 4);
+	memset(&P, 0, sizeof P);
+	P.tiles = 5;
+	P.k_iters = 3;
+	P.rows = P.cols = 2;
+	P.fail_tile = 2;
+	int rc = kit_walk_run(&r.ex, &w, &ops, &P);
+	T_CHECK("walk-step-error", rc == FGO_ETIMEOUT && P.ended[2] == 0,
+		"rc %d (want %d), tile 2 ended %d times", rc, FGO_ETIMEOUT, P.ended[2]);
+	free(r.heap[0]);
+}
+
+/* A broken schedule: CTA 0 takes tile 0 over (waiting for its own slot)
+ * before it hands over the rest of it; nothing else runs. */
+static int broken_first(const struct sched_walk *w, int cta, struct sched_seg *s)
+{
+	(void)w;
+	if (cta != 0)
+		return 0;
+	*s = (struct sched_seg){ .tile = 0, .k0 = 0, .k1 = 2, .role = SCHED_TAKE_OVER,
+				 .take_first = 0, .take_last = 0, .pos = 0 };
+	return 1;
+}
+
+static int broken_next(const struct sched_walk *w, int cta, struct sched_seg *s)
+{
+	(void)w, (void)cta;
+	if (s->pos != 0)
+		return 0;
+	*s = (struct sched_seg){ .tile = 0, .k0 = 2, .k1 = 4, .role = SCHED_HAND_OVER,
+				 .take_first = -1, .take_last = -1, .pos = 1 };
+	return 1;
+}
+
+static void check_no_progress(void)
+{
+	struct rig r;
+	struct probe P;
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, broken_first, broken_next };
+	struct sched_walk w = sched_walk_make(1, 4, 2, 1, 1, 1);
+	rig_make(&r, 1, 1, 2);
+	memset(&P, 0, sizeof P);
+	P.tiles = 1;
+	P.k_iters = 4;
+	P.rows = P.cols = 2;
+	P.fail_tile = -1;
+	double t0 = now_seconds();
+	int rc = kit_walk_run(&r.ex, &w, &ops, &P);
+	T_EQ_INT("walk-stuck-rc", rc, FGO_EFAIL);
+	T_CONTAINS("walk-stuck-reason", r.err, "the walk made no progress (a schedule bug)");
+	T_CONTAINS("walk-stuck-where", r.err, "CTA 0 waits at tile 0, iterations [0, 2)");
+	T_CHECK("walk-stuck-at-once", now_seconds() - t0 < 5 && P.ended[0] == 0,
+		"took %.1f s, tile 0 ended %d times", now_seconds() - t0, P.ended[0]);
+	free(r.heap[0]);
+}
+
+/* The CPU's walk of a configuration: Stream-K over gemm_sms CTAs, else one CTA. */
+static void check_walk_of(void)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	struct sched_walk w = kit_walk_of(&c, 10, 4, 0);
+	T_CHECK("walk-of-dp", w.ctas == 1 && w.split == 1 && w.sk_tiles == 0,
+		"ctas %d split %d sk_tiles %ld", w.ctas, w.split, w.sk_tiles);
+	c.split_k = 3;
+	w = kit_walk_of(&c, 10, 4, 0);
+	T_CHECK("walk-of-split", w.ctas == 1 && w.split == 3 && w.sk_tiles == 0,
+		"ctas %d split %d sk_tiles %ld", w.ctas, w.split, w.sk_tiles);
+	c.split_k = 1;
+	c.gemm_sms = 4;
+	w = kit_walk_of(&c, 10, 4, 0);
+	T_CHECK("walk-of-hybrid", w.ctas == 4 && w.dp_tiles == 8 && w.sk_tiles == 2,
+		"ctas %d dp_tiles %ld sk_tiles %ld", w.ctas, w.dp_tiles, w.sk_tiles);
+	w = kit_walk_of(&c, 10, 4, 1);
+	T_CHECK("walk-of-pure", w.ctas == 4 && w.dp_tiles == 0 && w.sk_tiles == 10,
+		"ctas %d dp_tiles %ld sk_tiles %ld", w.ctas, w.dp_tiles, w.sk_tiles);
+}
+
+int main(void)
+{
+	check_forms();
+	check_error();
+	check_no_progress();
+	check_walk_of();
+	T_DONE();
+}
