@@ -141,7 +141,7 @@ nightly: all
 # which finds the kernel cache beside the binary: no compiling there.
 BUNDLE_SPECS ?= sweeps/smoke.json sweeps/gpu_smoke.json sweeps/gpu_core.json sweeps/gemm_bench.json sweeps/gpu_fused.json \
 	sweeps/wgmma_check.json sweeps/wgmma_core.json sweeps/wgmma_fused.json sweeps/wgmma_reduce.json \
-	sweeps/wgmma_epilogue.json sweeps/wgmma_streamk.json sweeps/gpu_streamk.json
+	sweeps/wgmma_epilogue.json sweeps/wgmma_streamk.json sweeps/gpu_streamk.json sweeps/wgmma_walk.json
 BUNDLE_ARCH ?= sm_90a
 bundle:
 	$(MAKE) --no-print-directory GPU=cuda

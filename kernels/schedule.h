@@ -62,43 +62,6 @@ SCHED_FN long sched_dp_count(const struct sched_grid *g, int ctas, int cta)
 	return (g->tiles - cta - 1) / ctas + 1;
 }
 
-/* Stream-K: the tiles * k_iters MAC iterations, in tile order, split into
- * ctas contiguous ranges whose sizes differ by at most one (the first
- * total % ctas CTAs get one more); CTA cta gets [*begin, *end), possibly empty. */
-SCHED_FN void sched_streamk_range(const struct sched_grid *g, int ctas, int cta, long *begin,
-				  long *end)
-{
-	long total = g->tiles * g->k_iters;
-	long base = total / ctas, rem = total % ctas;
-	long c = cta;
-	*begin = c * base + (c < rem ? c : rem);
-	*end = *begin + base + (c < rem ? 1 : 0);
-}
-
-/* The CTA whose Stream-K range holds iteration iter (0 <= iter < tiles * k_iters). */
-SCHED_FN int sched_streamk_cta(const struct sched_grid *g, int ctas, long iter)
-{
-	long total = g->tiles * g->k_iters;
-	long base = total / ctas, rem = total % ctas;
-	long big = rem * (base + 1); /* iterations held by the CTAs with one extra */
-	if (iter < big)
-		return (int)(iter / (base + 1));
-	return (int)(rem + (iter - big) / base); /* base > 0 here: iter < total */
-}
-
-/* Where Stream-K range [begin, end) stops ending tiles: the start of its
- * last segment when that segment stops short of its tile's end (the head
- * of a tile a later CTA finishes, which the GPU kernels compute first: the
- * later CTA waits for it at its very first segment), else end. */
-SCHED_FN long sched_streamk_head(const struct sched_grid *g, long begin, long end)
-{
-	long start;
-	if (begin >= end || end % g->k_iters == 0)
-		return end;
-	start = (end - 1) / g->k_iters * g->k_iters;
-	return start > begin ? start : begin;
-}
-
 /* Split-K: slice `slice` of `slices` of a tile's k_iters MAC iterations,
  * [*k0, *k1), the sizes differing by at most one. Every slice is
  * non-empty when slices <= k_iters (the host refuses more). */
@@ -121,7 +84,7 @@ SCHED_FN void sched_splitk_range(long k_iters, int slices, int slice, long *k0, 
  *     ([0, dp_tiles), tile c + i * ctas to CTA c) data-parallel, then the
  *     last partial wave ([dp_tiles, tiles)) spread Stream-K over all ctas:
  *     its sk_tiles * k_iters iterations cut into ctas even ranges
- *     (sched_streamk_range's rule). With `pure` every tile is Stream-K (the
+ *     (the first total % ctas one iteration longer). With `pure` every tile is Stream-K (the
  *     sk_* families). When the Stream-K tiles are no more than the CTAs,
  *     each is instead cut into the same sk_pieces = ctas / sk_tiles pieces
  *     (sched_splitk_range's rule; CTA c takes piece c % sk_pieces of tile

@@ -404,7 +404,9 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
 				  ctx->stream, args, NULL);
-	if (fgo_cu(r) == hipSuccess && run->wait && mode != FGO_MODE_GEMM_ONLY) {
+	/* the wait kernels wait only for other ranks' tiles: on one rank there
+	 * are none, and their launch would be timed for nothing */
+	if (fgo_cu(r) == hipSuccess && run->wait && mode != FGO_MODE_GEMM_ONLY && world > 1) {
 		long flags = (long)run->lay.flags_count;
 		r = hipModuleLaunchKernel(run->wait, (unsigned int)((flags + 255) / 256), 1, 1, 256, 1,
 					  1, 0, ctx->stream, args, NULL);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/kit.h"
 #include "cmd.h"
 #include "fgo.h"
 #include "session.h"
@@ -104,6 +105,7 @@ int cmd_run(int argc, char **argv)
 
 	struct fgo_plan plan;
 	memset(&plan, 0, sizeof plan);
+	kit_fit_tile(&cfg); /* a default tile side fitted to the shape, as a sweep's */
 	struct fgo_plan_item item = { .cfg = cfg, .valid = 1 };
 	if (config_validate(&cfg, item.reason, sizeof item.reason)) {
 		if (rank == 0)

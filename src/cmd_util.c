@@ -269,8 +269,8 @@ static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
 	case F_N: cfg->n = v; set->n = 1; break;
 	case F_K: cfg->k = v; set->k = 1; break;
 	case F_WORLD: cfg->world = (int)v; set->world = 1; break;
-	case F_BLK_M: cfg->blk_m = (int)v; set->blk_m = 1; break;
-	case F_BLK_N: cfg->blk_n = (int)v; set->blk_n = 1; break;
+	case F_BLK_M: cfg->blk_m = (int)v; set->blk_m = 1; cfg->given |= FGO_GIVEN_BLK_M; break;
+	case F_BLK_N: cfg->blk_n = (int)v; set->blk_n = 1; cfg->given |= FGO_GIVEN_BLK_N; break;
 	case F_BLK_K: cfg->blk_k = (int)v; set->blk_k = 1; break;
 	case F_STAGES: cfg->num_stages = (int)v; set->num_stages = 1; break;
 	case F_WARPS: cfg->num_warps = (int)v; set->num_warps = 1; break;

@@ -32,12 +32,15 @@ double predict_tile_efficiency(const struct fgo_config *cfg, int cus)
 	algo_gemm_dims(algo, cfg, &d);
 	double eff = padded_share(d.m, cfg->blk_m) * padded_share(d.n, cfg->blk_n) *
 		     padded_share(d.k, cfg->blk_k);
+	/* wave quantisation of the data-parallel and split-K walks (a unit is
+	 * one K slice of a tile); the Stream-K walk (gemm_sms > 0) evens out
+	 * its last wave */
 	if (cus > 1 && cfg->gemm_sms == 0) {
-		long tiles = (long)d.blocks * ((d.m + cfg->blk_m - 1) / cfg->blk_m) *
-			     ((d.n + cfg->blk_n - 1) / cfg->blk_n);
-		long waves = (tiles + cus - 1) / cus;
-		if (tiles > 0)
-			eff *= (double)tiles / ((double)waves * cus);
+		long units = (long)d.blocks * ((d.m + cfg->blk_m - 1) / cfg->blk_m) *
+			     ((d.n + cfg->blk_n - 1) / cfg->blk_n) * (cfg->split_k > 1 ? cfg->split_k : 1);
+		long waves = (units + cus - 1) / cus;
+		if (units > 0)
+			eff *= (double)units / ((double)waves * cus);
 	}
 	return eff > 0 ? eff : 1;
 }

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "algo.h"
+#include "algos/kit.h"
 #include "fgo.h"
 #include "spec_impl.h"
 
@@ -159,6 +160,10 @@ void spec_field_put(struct fgo_config *cfg, enum spec_field f, long v)
 	int *p = int_member(cfg, f);
 	if (p)
 		*p = (int)v;
+	if (f == SF_BLK_M)
+		cfg->given |= FGO_GIVEN_BLK_M;
+	if (f == SF_BLK_N)
+		cfg->given |= FGO_GIVEN_BLK_N;
 }
 
 void spec_apply_overrides(const struct spec_ctx *c, struct fgo_config *cfg)
@@ -295,9 +300,11 @@ static int grow_slots(struct spec_ctx *c)
 	return FGO_OK;
 }
 
-int spec_add(struct spec_ctx *c, const struct fgo_config *cfg)
+int spec_add(struct spec_ctx *c, const struct fgo_config *given)
 {
 	struct fgo_plan *p = c->plan;
+	struct fgo_config fitted = *given, *cfg = &fitted;
+	kit_fit_tile(cfg); /* a default tile side no longer than the shape allows */
 	if ((p->count + 1) * 2 > c->nslots && grow_slots(c))
 		return spec_fail(c, "out of memory expanding the plan");
 	char key[FGO_KEY_MAX], other[FGO_KEY_MAX];

@@ -116,6 +116,26 @@ static int smallest_side(const struct fgo_config *cfg)
 	return cfg->mma == FGO_MMA_WGMMA ? 64 : 16;
 }
 
+void kit_fit_tile(struct fgo_config *cfg)
+{
+	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	struct fgo_gemm_dims d;
+	long side;
+	if (!algo || cfg->m < 1 || cfg->n < 1 || cfg->k < 1 || cfg->world < 1)
+		return;
+	algo_gemm_dims(algo, cfg, &d);
+	if (!(cfg->given & FGO_GIVEN_BLK_M) && d.m >= 1) {
+		side = kit_pow2_ceil(d.m) < smallest_side(cfg) ? smallest_side(cfg) : kit_pow2_ceil(d.m);
+		if (cfg->blk_m > side)
+			cfg->blk_m = (int)side;
+	}
+	if (!(cfg->given & FGO_GIVEN_BLK_N) && d.n >= 1) {
+		side = kit_pow2_ceil(d.n) < smallest_side(cfg) ? smallest_side(cfg) : kit_pow2_ceil(d.n);
+		if (cfg->blk_n > side)
+			cfg->blk_n = (int)side;
+	}
+}
+
 static int check_side(const char *blk, int side, char dim, long extent, long global, int world,
 		      int smallest, char *reason, size_t len)
 {
@@ -170,7 +190,10 @@ void kit_xchg_place(const struct fgo_config *cfg, long tiles, struct fgo_layout 
 		lay->xchg_flag0 = lay->flags_count;
 		lay->flags_count += (size_t)tiles * 2 * (size_t)(cfg->split_k - 1);
 	} else if (kit_walk_streamk(cfg)) {
-		lay->xchg_bytes = (size_t)cfg->gemm_sms * tile_bytes;
+		/* a slot per CTA (the CPU), or a sum per Stream-K tile (the
+		 * wgmma core, kernels/wgmma_walk.h): room for either */
+		long sk = sched_walk_sk_tiles(tiles, cfg->gemm_sms, strncmp(cfg->algorithm, "sk_", 3) == 0);
+		lay->xchg_bytes = (size_t)(sk > cfg->gemm_sms ? sk : cfg->gemm_sms) * tile_bytes;
 		lay->xchg_offset = kit_place(cursor, lay->xchg_bytes);
 		lay->xchg_flag0 = lay->flags_count;
 		lay->flags_count += (size_t)cfg->gemm_sms;

@@ -54,9 +54,11 @@ static inline size_t kit_place(size_t *cursor, size_t bytes)
  *     and 2 x (split_k - 1) flags a tile (one per consumer warpgroup of the
  *     wgmma core and slice before the last), xchg_flag0 + (tile * 2 + c) *
  *     (split_k - 1) + slice;
- *   Stream-K (kit_walk_streamk: gemm_sms > 0): one fp32 slot of BLK_M x
- *     BLK_N per GEMM CTA (gemm_sms of them) and one flag per CTA,
- *     xchg_flag0 + cta, raised once the CTA's hand-over is in its slot. */
+ *   Stream-K (kit_walk_streamk: gemm_sms > 0): room for one fp32 slot of
+ *     BLK_M x BLK_N per GEMM CTA (gemm_sms of them: the CPU's hand-overs)
+ *     and for one fp32 sum per Stream-K tile (the wgmma core adds the
+ *     pieces of a tile there), and one flag per CTA, xchg_flag0 + cta,
+ *     raised once the CTA's hand-over is in. */
 void kit_xchg_place(const struct fgo_config *cfg, long tiles, struct fgo_layout *lay,
 		    size_t *cursor);
 
@@ -155,6 +157,14 @@ int kit_walk_run(const struct fgo_exec *ex, const struct sched_walk *w,
 
 /* Sets ex->err (when there is one) to the printf-style reason of a failure. */
 void kit_fail(const struct fgo_exec *ex, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The default tile fitted to the shape: a side neither a spec nor a flag
+ * gave (cfg->given) that the "tile exceeds problem" rule below would
+ * refuse shrinks to the longest it allows (the next power of two >= the
+ * side of the tile space it cuts, at least the core's smallest side), so
+ * the defaults plan every shape as valid, on every backend, and the CPU
+ * and GPU agree (the GPU's own limits are src/gpu_shape.c's). */
+void kit_fit_tile(struct fgo_config *cfg);
 
 /* The "tile exceeds problem" rule for a rows x cols tile space (and BLK_K
  * against cfg->k): a side longer than both 16 (the smallest MMA side) and

@@ -3,8 +3,9 @@
 #   compile-2  with the CUDA toolkit (/usr/local/cuda): `make GPU=cuda`, then
 #              `fgobench compile` for sm_90a (NVRTC) of CI's representative
 #              set, sweeps/ci_compile.json (mma.sync and SIMT) and
-#              sweeps/ci_compile_wgmma.json (Hopper), and of
-#              sweeps/wgmma_check.json; a fresh cache, a bad spec, a bad --arch
+#              sweeps/ci_compile_wgmma.json (Hopper), of sweeps/wgmma_check.json,
+#              wgmma_splitk.json and ci_compile_walk.json (the walk: split-K
+#              and Stream-K in every family); a fresh cache, a bad spec, a bad --arch
 #   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
 #              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc)
@@ -107,7 +108,7 @@ else
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/wgmma.csv"
 	expect_eq compile-2.wgmma.2 "40 0 0" "$(($(csv_status "$T/wgmma.csv" compiled) + $(csv_status "$T/wgmma.csv" cached))) $(csv_status "$T/wgmma.csv" error) $(csv_status "$T/wgmma.csv" invalid)"
-	# split-K on the core (kernels/wgmma_splitk.h): gemm, all_scatter and
+	# split-K on the core (kernels/wgmma_walk.h): gemm, all_scatter and
 	# all_gather_gemm on ragged shapes, split 2, 3 and 7: 64 compile; the
 	# 128-row tiles at M = 1 and 33 and 64-row tiles on two consumers are refused
 	expect_exit compile-2.splitk.1 0 "$GFGO" compile sweeps/wgmma_splitk.json --arch sm_90a \
@@ -115,6 +116,13 @@ else
 	cp "$T/out" "$T/splitk.csv"
 	expect_eq compile-2.splitk.2 "64 0 84" "$(($(csv_status "$T/splitk.csv" compiled) + $(csv_status "$T/splitk.csv" cached))) $(csv_status "$T/splitk.csv" error) $(csv_status "$T/splitk.csv" invalid)"
 	check compile-2.splitk.3 "the split configurations are among them" grep -q 'compiled\|cached' "$T/splitk.csv"
+	# the walk on the core (kernels/wgmma_walk.h): every family with split-K
+	# and with the hybrid Stream-K walk, the sk_* families on it: 16 compile
+	expect_exit compile-2.walk.1 0 "$GFGO" compile sweeps/ci_compile_walk.json --arch sm_90a \
+		--cache build/kernel-cache --quiet --format csv
+	cp "$T/out" "$T/walk.csv"
+	expect_eq compile-2.walk.2 "16 0 0 0" "$(csv_counts "$T/walk.csv")"
+	expect_eq compile-2.walk.3 9 "$(awk -F, 'NR > 1 {print $2}' "$T/walk.csv" | sort -u | wc -l)"
 	# CI's set on the core: every family with fp16 and bf16, 18 pairs, on 1,
 	# 2 and 4 ranks, its three tile forms, Stream-K with 7 and 32 GEMM CTAs:
 	# 25 compile; refused are fp32 (2), K=300 that TMA cannot load (2), and on
@@ -181,7 +189,8 @@ else
 	# (world 2, M=256, N=256 split in two, K=256, tile 64x64x32, 4 warps)
 	defines="-DWORLD=2 -DM_=256L -DN_=128L -DK_=256L -DNFULL=256L -DMFULL=256L -DLDA=256L -DLDB=128L
 		-DBLOCKS=1 -DBLK_M=64 -DBLK_N=64 -DBLK_K=32 -DNUM_STAGES=2 -DNUM_WARPS=4 -DMMA=16
-		-DGSIZE_M=8 -DGEMM_SMS=4 -DCOMM_SMS=2 -DCOMM_BLK_M=0 -DCOMM_BLK_N=0"
+		-DGSIZE_M=8 -DGEMM_SMS=4 -DCOMM_SMS=2 -DCOMM_BLK_M=0 -DCOMM_BLK_N=0
+		-DXCHG_OFF=0ull -DXCHG_FLAG0=0L"
 	# every kernel and dtype at once (a few seconds each), then the verdicts
 	# in order; calibrate.hip and check.hip take only their thread counts
 	# (src/gpu_calibrate.c, src/gpu_check.c; the dtype is a kernel argument);

@@ -6,9 +6,11 @@
 #            every family's split-K and Stream-K walk validated on its whole
 #            output; sweeps/gpu_streamk.json (the sk_* families on the
 #            mma.sync and Hopper cores, against gemm with the same tile)
-#   floor    calibrate: the ceilings and the read-floor curve into the store
+#   floor    calibrate (tests/gpu/calibrate.sh): the ceilings and the
+#            read-floor curve into the store, so `best` shows x_floor
 #   perrank  sweeps/perrank.json at W=1 against cuBLAS in the same run;
-#            `best` of it to $OUT/perrank-best.csv
+#            `best` of it to $OUT/perrank-best.csv (plot the store where
+#            gnuplot is: `fgobench plot roofline --tag perrank --db ...`)
 #   fused    sweeps/perrank_fused.json: all_scatter and all_reduce_one_shot
 #            at W=1 on the same shapes; `best` to $OUT/perrank-fused-best.csv
 #   ab       sweeps/ab_large.json, build/cuda-prev against build/cuda
@@ -42,8 +44,8 @@ if step check; then
 	compile sweeps/gpu_streamk.json
 	sweep 1 sweeps/gpu_streamk.json walk-streamk
 fi
-if step floor; then
-	NP=1 sh "$here/run.sh" calibrate 2>&1 | tail -n 20 | tee -a "$log"
+if step floor; then # the checked calibrate (tests/gpu/calibrate.sh), same store
+	NP=1 sh "$here/calibrate.sh" 2>&1 | tail -n 40 | tee -a "$log"
 fi
 if step perrank; then
 	compile sweeps/perrank.json

@@ -188,10 +188,15 @@ static void check_grid(void)
 	T_EQ_INT("grid-resident", gpu_grid_size(sk, &c, 132, &grid, why, sizeof why), FGO_OK);
 	T_EQ_INT("grid-resident-n", grid, 132);
 
-	c.comm_sms = 0; /* plain gemm waits on nothing: any CTA count launches */
-	T_EQ_INT("grid-gemm-over-resident", gpu_grid_size(gemm_algo, &c, 100, &grid, why, sizeof why),
+	/* plain gemm with gemm_sms > 0 is the Stream-K walk: its CTAs wait on
+	 * each other too, so they must all be resident */
+	c.comm_sms = 0;
+	T_EQ_INT("grid-gemm-streamk-over-resident",
+		 gpu_grid_size(gemm_algo, &c, 100, &grid, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("grid-gemm-streamk-over-resident-reason", why, "130 GEMM + 0 comm CTAs wait on each other");
+	T_EQ_INT("grid-gemm-streamk-resident", gpu_grid_size(gemm_algo, &c, 132, &grid, why, sizeof why),
 		 FGO_OK);
-	T_EQ_INT("grid-gemm-over-resident-n", grid, 130);
+	T_EQ_INT("grid-gemm-streamk-resident-n", grid, 130);
 }
 
 int main(void)

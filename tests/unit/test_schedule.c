@@ -52,6 +52,10 @@ static void check_grouped(void)
 	T_CHECK("grouped-example-2", i == 3 && j == 0, "tile 7 -> (%ld, %ld), want (3, 0)", i, j);
 }
 
+/* The walk's Stream-K ranges (sched_walk_sk_range, sched_walk_sk_cta):
+ * even ranges over all CTAs when the Stream-K tiles outnumber them, equal
+ * pieces of each tile otherwise; both partition the iterations, and the
+ * owner of each iteration is the CTA whose range holds it. */
 static void check_streamk(void)
 {
 	static const long shapes[][3] = {
@@ -63,28 +67,25 @@ static void check_streamk(void)
 		long total = g.tiles * g.k_iters;
 		long fails = 0, first_fail = -1;
 		for (int ctas = 1; ctas <= 200; ctas++) {
-			long next = 0, lo = total, hi = 0, owner_bad = 0, head_bad = 0;
+			struct sched_walk w = sched_walk_make(g.tiles, g.k_iters, ctas, 1, 1, 1);
+			long next = 0, lo = total, hi = 0, owner_bad = 0, order_bad = 0;
 			for (int c = 0; c < ctas; c++) {
 				long b, e;
-				sched_streamk_range(&g, ctas, c, &b, &e);
-				if (b != next || e < b)
-					break;
+				sched_walk_sk_range(&w, c, &b, &e);
+				if (b == e)
+					continue; /* idle past the pieces */
+				order_bad += b != next || e < b;
 				lo = e - b < lo ? e - b : lo;
 				hi = e - b > hi ? e - b : hi;
 				for (long it = b; it < e; it++)
-					owner_bad += sched_streamk_cta(&g, ctas, it) != c;
-				/* the head: [head, e) inside one tile, short of its
-				 * end; [b, head) ends where a tile ends */
-				long h = sched_streamk_head(&g, b, e), kt = g.k_iters;
-				if (h < b || h > e)
-					head_bad++;
-				else if (h < e && (e % kt == 0 || h / kt != (e - 1) / kt || (h > b && h % kt)))
-					head_bad++;
-				else if (h == e && b < e && e % kt)
-					head_bad++;
+					owner_bad += sched_walk_sk_cta(&w, it) != c;
 				next = e;
 			}
-			if (next != total || hi - lo > 1 || owner_bad || head_bad) {
+			/* even ranges differ by one at most; pieces by one within a tile */
+			long spread = w.sk_pieces ? (g.k_iters + w.sk_pieces - 1) / w.sk_pieces -
+							    g.k_iters / w.sk_pieces
+						  : hi - lo;
+			if (next != total || spread > 1 || owner_bad || order_bad) {
 				fails++;
 				if (first_fail < 0)
 					first_fail = ctas;
@@ -95,22 +96,19 @@ static void check_streamk(void)
 		T_CHECK(id, fails == 0, "%ld CTA counts fail, first at ctas=%ld (total %ld iterations)",
 			fails, first_fail, total);
 	}
-	/* More CTAs than iterations: the first `total` CTAs get one each, the rest none. */
-	struct sched_grid g = sched_grid_make(16, 16, 64, 16, 16, 32); /* 1 tile x 2 iterations */
+	/* 10 iterations (5 tiles x 2) over 4 CTAs: even ranges 3, 3, 2, 2 */
+	struct sched_walk w = sched_walk_make(5, 2, 4, 1, 1, 1);
 	long b, e;
-	sched_streamk_range(&g, 5, 1, &b, &e);
-	T_CHECK("streamk-more-ctas-1", b == 1 && e == 2, "cta 1 of 5: [%ld, %ld), want [1, 2)", b, e);
-	sched_streamk_range(&g, 5, 4, &b, &e);
-	T_CHECK("streamk-more-ctas-4", b == e, "cta 4 of 5: [%ld, %ld), want empty", b, e);
-	T_EQ_INT("streamk-cta-of-1", sched_streamk_cta(&g, 5, 1), 1);
-	/* 2 iterations a tile: [1, 2) is the tail of tile 0 (it ends it), no head */
-	T_EQ_INT("streamk-head-none", sched_streamk_head(&g, 1, 2), 2);
-	T_EQ_INT("streamk-head-all", sched_streamk_head(&g, 0, 1), 0); /* [0, 1): a head only */
-	/* 10 iterations over 4 CTAs: 3, 3, 2, 2 */
-	g = sched_grid_make(16, 80, 64, 16, 16, 32); /* 5 tiles x 2 */
-	sched_streamk_range(&g, 4, 2, &b, &e);
+	sched_walk_sk_range(&w, 2, &b, &e);
 	T_CHECK("streamk-example", b == 6 && e == 8, "cta 2 of 4: [%ld, %ld), want [6, 8)", b, e);
-	T_EQ_INT("streamk-cta-example", sched_streamk_cta(&g, 4, 8), 3);
+	T_EQ_INT("streamk-cta-example", sched_walk_sk_cta(&w, 8), 3);
+	/* 1 tile x 2 iterations on 5 CTAs: 2 pieces of one iteration, 3 CTAs idle */
+	w = sched_walk_make(1, 2, 5, 1, 1, 1);
+	sched_walk_sk_range(&w, 1, &b, &e);
+	T_CHECK("streamk-more-ctas-1", b == 1 && e == 2, "cta 1 of 5: [%ld, %ld), want [1, 2)", b, e);
+	sched_walk_sk_range(&w, 4, &b, &e);
+	T_CHECK("streamk-more-ctas-4", b == e, "cta 4 of 5: [%ld, %ld), want empty", b, e);
+	T_EQ_INT("streamk-cta-of-1", sched_walk_sk_cta(&w, 1), 1);
 }
 
 static void check_dp_and_owner(void)

@@ -202,7 +202,8 @@ static void check_product_and_blocks(void)
 					b->k == 32,
 				"block 2: %ldx%ldx%ld and %ldx%ldx%ld, want 64x64x64 and 96x64x32", a->m,
 				a->n, a->k, b->m, b->n, b->k);
-			T_EQ_INT("blocks-shapes-blk_n-default", b->blk_n, 64);
+			/* the default BLK_N (64), fitted to this rank's N/W = 32 */
+			T_EQ_INT("blocks-shapes-blk_n-default", b->blk_n, 32);
 		}
 		plan_free(&p);
 	}
@@ -426,11 +427,66 @@ static void check_overrides(void)
 	}
 }
 
+/* The default tile fitted to the shape (kit_fit_tile): the field's
+ * decode-to-prefill dataset (M = 1, 2, 4, ..., 1024 at N = 4096, K =
+ * 14336) plans every shape as valid with default flags, on the mma.sync
+ * core (BLK_M 16 up to M = 16, 32 at M = 32, the default 64 from M = 64)
+ * and on the wgmma core (64-row tiles for every M); a side a spec gives is
+ * kept, and refused with the reason where it exceeds the shape. */
+static void check_default_tile_fit(void)
+{
+	const char *dataset = "[{\"m\": 1, \"n\": 4096, \"k\": 14336}, {\"m\": 2, \"n\": 4096, \"k\": 14336},"
+			      " {\"m\": 4, \"n\": 4096, \"k\": 14336}, {\"m\": 8, \"n\": 4096, \"k\": 14336},"
+			      " {\"m\": 16, \"n\": 4096, \"k\": 14336}, {\"m\": 32, \"n\": 4096, \"k\": 14336},"
+			      " {\"m\": 64, \"n\": 4096, \"k\": 14336}, {\"m\": 128, \"n\": 4096, \"k\": 14336},"
+			      " {\"m\": 256, \"n\": 4096, \"k\": 14336}, {\"m\": 512, \"n\": 4096, \"k\": 14336},"
+			      " {\"m\": 1024, \"n\": 4096, \"k\": 14336}]";
+	static const int want_m[] = { 16, 16, 16, 16, 16, 32, 64, 64, 64, 64, 64 };
+	struct fgo_plan p;
+	if (parse_ok("fit-decode-parse", "decode.json", dataset, NULL, NULL, &p)) {
+		size_t valid = 0, right = 0;
+		for (size_t i = 0; i < p.count; i++) {
+			valid += p.items[i].valid;
+			right += i < FGO_ARRAY_SIZE(want_m) && p.items[i].cfg.blk_m == want_m[i];
+		}
+		T_EQ_INT("fit-decode-count", p.count, 11);
+		T_EQ_INT("fit-decode-all-valid", valid, 11);
+		T_EQ_INT("fit-decode-blk_m", right, 11);
+		plan_free(&p);
+	}
+	struct fgo_config base;
+	struct fgo_config_mask mask;
+	config_defaults(&base);
+	memset(&mask, 0, sizeof mask);
+	base.mma = FGO_MMA_WGMMA; /* as --mma wgmma would */
+	mask.mma = 1;
+	if (parse_ok("fit-decode-wgmma-parse", "decode.json", dataset, &base, &mask, &p)) {
+		size_t valid = 0, rows64 = 0;
+		for (size_t i = 0; i < p.count; i++) {
+			valid += p.items[i].valid;
+			rows64 += p.items[i].cfg.blk_m == 64;
+		}
+		T_EQ_INT("fit-decode-wgmma-all-valid", valid, 11);
+		T_EQ_INT("fit-decode-wgmma-blk_m-64", rows64, 11);
+		plan_free(&p);
+	}
+	if (parse_ok("fit-given-parse", "t.json",
+		     "{\"algorithm\": \"gemm\", \"world\": 1, \"M\": 1, \"N\": 40, \"K\": 64, \"BLK_M\": 64}",
+		     NULL, NULL, &p)) {
+		T_EQ_INT("fit-given-kept", p.items[0].cfg.blk_m, 64);
+		T_EQ_INT("fit-given-refused", p.items[0].valid, 0);
+		T_CONTAINS("fit-given-reason", p.items[0].reason, "BLK_M=64 exceeds M=1");
+		T_EQ_INT("fit-default-n", p.items[0].cfg.blk_n, 64); /* N=40: the next power of two */
+		plan_free(&p);
+	}
+}
+
 int main(void)
 {
 	check_value_list_range();
 	check_product_and_blocks();
 	check_keys_and_settings();
 	check_overrides();
+	check_default_tile_fit();
 	T_DONE();
 }
