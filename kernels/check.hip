@@ -200,3 +200,13 @@ extern "C" __global__ void __launch_bounds__(CHECK_THREADS)
 			atomicMax(&out[2], r.u);
 	}
 }
+
+/* A test hook's delay (FGOBENCH_PLANT_SLOW_NS, src/backend_gpu.c): one
+ * thread spins on the global timer for ns nanoseconds, on the run's stream
+ * after its kernel, so the timed launch is that much slower. */
+extern "C" __global__ void fgo_check_spin(unsigned long long ns)
+{
+	const unsigned long long start = fgo_now_ns();
+	while (fgo_now_ns() - start < ns)
+		;
+}

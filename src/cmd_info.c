@@ -20,6 +20,20 @@ const char cmd_info_usage[] =
 	"\n"
 	"  --db F   the store to describe (default $FGOBENCH_DB or ./fgobench.db)\n";
 
+/* Which GEMM core each dtype runs on, for a backend and architecture
+ * (src/gpu_shape.c decides; this says it in words). */
+static const char *cores_of(const char *backend, const char *arch)
+{
+	if (strcmp(backend, "gpu") != 0)
+		return "fp16, bf16, fp32: the CPU tile GEMM (fp32 accumulation); mma picks nothing here";
+	if (!strncmp(arch, "sm_90", 5))
+		return "fp16, bf16: wgmma + TMA (mma=wgmma, the fastest here) or mma.sync (mma=16, the"
+		       " default); fp32: the SIMT core";
+	if (!strncmp(arch, "sm_", 3))
+		return "fp16, bf16: mma.sync (mma=16); fp32: the SIMT core";
+	return "fp16, bf16, fp32: the SIMT core (no MFMA core yet: mma picks nothing)";
+}
+
 static void describe_backend(const struct fgo_backend *be, MPI_Comm node)
 {
 	struct fgo_backend_ctx *ctx = NULL;
@@ -38,6 +52,7 @@ static void describe_backend(const struct fgo_backend *be, MPI_Comm node)
 	printf("backend %-4s  %s\n", be->name, env.devices);
 	printf("              arch %s%s%s, runtime %s\n", env.arch, env.driver[0] ? ", driver " : "",
 	       env.driver, env.runtime);
+	printf("              cores: %s\n", cores_of(be->name, env.arch));
 	be->finish(ctx);
 }
 

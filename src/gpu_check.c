@@ -45,7 +45,7 @@ struct gpu_check {
 	hipStream_t stream;
 	struct gpu_vendor *vendor;
 	hipModule_t module; /* kernels/check.hip, loaded on first use */
-	hipFunction_t fill, poison, compare;
+	hipFunction_t fill, poison, compare, spin;
 	unsigned long long *result; /* device: the compare's 4 words */
 	unsigned long long start[4], got[4]; /* host: its start values, its answer */
 	/* the kept reference: rows x cols, row-major, contiguous; valid only
@@ -107,7 +107,8 @@ static int load(struct gpu_check *c, char *err, size_t len)
 		return FGO_EFAIL;
 	if (gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_fill", &c->fill, err, len) ||
 	    gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_poison", &c->poison, err, len) ||
-	    gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_compare", &c->compare, err, len)) {
+	    gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_compare", &c->compare, err, len) ||
+	    gpu_jit_function(c->module, CHECK_SOURCE, "fgo_check_spin", &c->spin, err, len)) {
 		hipModuleUnload(c->module);
 		c->module = NULL;
 		return FGO_EFAIL;
@@ -166,6 +167,19 @@ static int fill(struct gpu_check *c, void *dst, long rows, long cols, long ld, l
 		return FGO_OK;
 	grid_2d(c, rows, ld, 1, &gx, &gy);
 	return launch(c, c->fill, "the input fill kernel", gx, gy, args, err, len);
+}
+
+int gpu_check_spin(struct gpu_check *c, unsigned long long ns, char *err, size_t len)
+{
+	if (load(c, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	void *args[] = { &ns };
+	fgo_drv_result r = hipModuleLaunchKernel(c->spin, 1, 1, 1, 1, 1, 1, 0, c->stream, args, NULL);
+	if (fgo_cu(r) != hipSuccess) {
+		snprintf(err, len, "launching the planted delay failed: %s", fgo_cu_text(r));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
 }
 
 int gpu_check_inputs_fill(struct gpu_check *c, char *heap, const struct fgo_config *cfg,

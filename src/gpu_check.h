@@ -32,6 +32,10 @@ int gpu_check_open(struct gpu_check **out, const char *arch, int sms, hipStream_
 		   struct gpu_vendor *vendor, char *err, size_t len);
 void gpu_check_close(struct gpu_check *c); /* NULL is fine */
 
+/* A test hook: enqueues a spin of ns nanoseconds on the check's stream
+ * (the runs' stream), see FGOBENCH_PLANT_SLOW_NS in src/backend_gpu.c. */
+int gpu_check_spin(struct gpu_check *c, unsigned long long ns, char *err, size_t len);
+
 /* lay->a and lay->b at heap + their offsets, in cfg->dtype. */
 int gpu_check_inputs_fill(struct gpu_check *c, char *heap, const struct fgo_config *cfg,
 			  const struct fgo_layout *lay, uint64_t seed, char *err, size_t len);
