@@ -355,6 +355,7 @@ static int compile_spec(const struct compile_opts *opt)
 		error("%s", err);
 		return FGO_EUSAGE;
 	}
+	plan_fit_target(&plan, opt->arch); /* the best core of --arch where left to the default */
 
 	struct outcome *res = calloc(plan.count + 1, sizeof *res);
 	size_t *work = calloc(plan.count + 1, sizeof *work), n = 0;

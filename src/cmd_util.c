@@ -19,13 +19,14 @@ const char cmd_config_flags_help[] =
 	"  --algorithm A      algorithm (default all_scatter; `fgobench info` lists them)\n"
 	"  --datatype D       fp32, fp16 or bf16 (default fp16; also --dtype)\n"
 	"  --world W          ranks taking part (default 2)\n"
-	"  --BLK_M B          GEMM tile rows (default 64)\n"
-	"  --BLK_N B          GEMM tile columns (default 64)\n"
-	"  --BLK_K B          GEMM tile depth (default 32)\n"
-	"  --num_stages S     software pipeline stages (default 2)\n"
-	"  --num_warps W      warps per CTA (default 4)\n"
+	"  --BLK_M B          GEMM tile rows (default 64, or less: what the shape allows)\n"
+	"  --BLK_N B          GEMM tile columns (default 64, or less: what the shape allows)\n"
+	"  --BLK_K B          GEMM tile depth (default 32; 64 on wgmma)\n"
+	"  --num_stages S     software pipeline stages (default 2; 4 on wgmma, 3 at 128x256)\n"
+	"  --num_warps W      warps per CTA (default 4; 8 on wgmma, 12 for two consumers)\n"
 	"  --mma X            matrix instruction: 16 (mma.sync / MFMA K16), 32 (MFMA K32)\n"
-	"                     or wgmma (Hopper, sm_90a) (default 16)\n"
+	"                     or wgmma (Hopper, sm_90a); default: the best core of the\n"
+	"                     target, wgmma for fp16/bf16 on an sm_90 GPU, else 16\n"
 	"  --gsize_m G        tile rows that share B in the tile order (default 8)\n"
 	"  --gemm_sms S       GEMM CTAs of a data-parallel + Stream-K walk: whole waves of\n"
 	"                     tiles data-parallel, the last partial wave Stream-K over all\n"
@@ -271,10 +272,10 @@ static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
 	case F_WORLD: cfg->world = (int)v; set->world = 1; break;
 	case F_BLK_M: cfg->blk_m = (int)v; set->blk_m = 1; cfg->given |= FGO_GIVEN_BLK_M; break;
 	case F_BLK_N: cfg->blk_n = (int)v; set->blk_n = 1; cfg->given |= FGO_GIVEN_BLK_N; break;
-	case F_BLK_K: cfg->blk_k = (int)v; set->blk_k = 1; break;
-	case F_STAGES: cfg->num_stages = (int)v; set->num_stages = 1; break;
-	case F_WARPS: cfg->num_warps = (int)v; set->num_warps = 1; break;
-	case F_MMA: cfg->mma = (int)v; set->mma = 1; break;
+	case F_BLK_K: cfg->blk_k = (int)v; set->blk_k = 1; cfg->given |= FGO_GIVEN_BLK_K; break;
+	case F_STAGES: cfg->num_stages = (int)v; set->num_stages = 1; cfg->given |= FGO_GIVEN_STAGES; break;
+	case F_WARPS: cfg->num_warps = (int)v; set->num_warps = 1; cfg->given |= FGO_GIVEN_WARPS; break;
+	case F_MMA: cfg->mma = (int)v; set->mma = 1; cfg->given |= FGO_GIVEN_MMA; break;
 	case F_GSIZE_M: cfg->gsize_m = (int)v; set->gsize_m = 1; break;
 	case F_GEMM_SMS: cfg->gemm_sms = (int)v; set->gemm_sms = 1; break;
 	case F_COMM_SMS: cfg->comm_sms = (int)v; set->comm_sms = 1; break;
@@ -315,6 +316,7 @@ int cmd_config_flag(const char *cmd, int argc, char **argv, int *i, struct fgo_c
 			return FGO_EUSAGE;
 		}
 		set->mma = 1;
+		cfg->given |= FGO_GIVEN_MMA;
 	} else if (fl->field == F_DTYPE) {
 		if (dtype_parse(value, &cfg->dtype) != 0) {
 			cmd_say(cmd, "unknown datatype \"%s\" for %s (use fp32, fp16 or bf16)", value,

@@ -34,13 +34,18 @@ struct fgo_config {
 	int comm_sms;                      /* CTAs doing communication (0: fused into GEMM CTAs) */
 	int comm_blk_m, comm_blk_n;        /* communication tile (0: the GEMM tile) */
 	int split_k;                       /* K cut into split_k slices per tile, summed in fp32 (1: none) */
-	/* Not part of the configuration (not in its key): which tile sides a
-	 * spec or a flag gave (FGO_GIVEN_BLK_M | FGO_GIVEN_BLK_N). A side left
-	 * to the default is fitted to the shape (kit_fit_tile). */
+	/* Not part of the configuration (not in its key): which of these a spec
+	 * or a flag gave (FGO_GIVEN_*). What is left to the default is fitted:
+	 * the core to the target (kit_fit_core), the tile to the shape
+	 * (kit_fit_tile). */
 	unsigned char given;
 };
 #define FGO_GIVEN_BLK_M 1
 #define FGO_GIVEN_BLK_N 2
+#define FGO_GIVEN_BLK_K 4
+#define FGO_GIVEN_WARPS 8
+#define FGO_GIVEN_STAGES 16
+#define FGO_GIVEN_MMA 32
 
 /* The matrix instruction a configuration's GEMM core uses. The stored
  * value is the instruction's K for mma.sync (NVIDIA) and MFMA (AMD), and 64

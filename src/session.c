@@ -360,7 +360,7 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 	}
 }
 
-int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_session *s)
+int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s)
 {
 	int rank, size;
 	MPI_Comm_rank(comm, &rank);
@@ -389,6 +389,13 @@ int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_ses
 				     &node);
 	if (rc != FGO_OK)
 		return rc;
+	/* on every rank, before any key is looked up or stored: the best core
+	 * of this backend's target where the spec and the flags left it to the
+	 * default */
+	struct fgo_env env;
+	memset(&env, 0, sizeof env);
+	be->describe(ctx, &env);
+	plan_fit_target(plan, env.arch);
 
 	struct progress p;
 	memset(&p, 0, sizeof p);

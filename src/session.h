@@ -26,9 +26,12 @@ struct fgo_session {
 	int64_t *last_run_id;      /* (optional) receives the last run id on rank 0 */
 };
 
-/* Returns the exit status: 0 every run ok (or invalid), 1 some run failed,
- * timed out or mismatched, 2 bad input (nothing run, the store untouched). */
-int session_run(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_session *s);
+/* Runs the plan's valid items on the backend s->backend picks, after fitting
+ * them to its target (plan_fit_target: the best core where the spec and the
+ * flags left it to the default). Returns the exit status: 0 every run ok
+ * (or invalid), 1 some run failed, timed out or mismatched, 2 bad input
+ * (nothing run, the store untouched). */
+int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s);
 
 /* The git revision fgobench was built from ("unknown" outside a checkout). */
 extern const char fgo_git_revision[];

@@ -160,10 +160,15 @@ void spec_field_put(struct fgo_config *cfg, enum spec_field f, long v)
 	int *p = int_member(cfg, f);
 	if (p)
 		*p = (int)v;
-	if (f == SF_BLK_M)
-		cfg->given |= FGO_GIVEN_BLK_M;
-	if (f == SF_BLK_N)
-		cfg->given |= FGO_GIVEN_BLK_N;
+	switch (f) {
+	case SF_BLK_M: cfg->given |= FGO_GIVEN_BLK_M; break;
+	case SF_BLK_N: cfg->given |= FGO_GIVEN_BLK_N; break;
+	case SF_BLK_K: cfg->given |= FGO_GIVEN_BLK_K; break;
+	case SF_NUM_WARPS: cfg->given |= FGO_GIVEN_WARPS; break;
+	case SF_NUM_STAGES: cfg->given |= FGO_GIVEN_STAGES; break;
+	case SF_MMA: cfg->given |= FGO_GIVEN_MMA; break;
+	default: break;
+	}
 }
 
 void spec_apply_overrides(const struct spec_ctx *c, struct fgo_config *cfg)
@@ -328,6 +333,19 @@ int spec_add(struct spec_ctx *c, const struct fgo_config *given)
 	it->cfg = *cfg;
 	c->slots[s] = ++p->count;
 	return FGO_OK;
+}
+
+void plan_fit_target(struct fgo_plan *plan, const char *arch)
+{
+	for (size_t i = 0; i < plan->count; i++) {
+		struct fgo_plan_item *it = &plan->items[i];
+		if (!kit_fit_core(&it->cfg, arch))
+			continue;
+		kit_fit_tile(&it->cfg);
+		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);
+		if (it->valid)
+			it->reason[0] = 0;
+	}
 }
 
 void plan_free(struct fgo_plan *plan)

@@ -62,6 +62,12 @@ int spec_parse_n(const char *path, const char *text, size_t n, const struct fgo_
 int spec_parse(const char *path, const char *text, const struct fgo_config *base,
 	       const struct fgo_config_mask *base_set, struct fgo_plan *plan, char *err, size_t len);
 
+/* The plan's items for the target architecture (a GPU's "sm_90a", the
+ * CPU's machine name): where the spec and the flags left the core to the
+ * default, the best core of the target (kit_fit_core) and the tile fitted
+ * to it; items changed are validated again. Call once the target is known,
+ * before any item is stored or compiled. */
+void plan_fit_target(struct fgo_plan *plan, const char *arch);
 void plan_free(struct fgo_plan *plan);
 
 /* Spec keys (lower case), for "did you mean" and the man page. */

@@ -116,6 +116,23 @@ static int smallest_side(const struct fgo_config *cfg)
 	return cfg->mma == FGO_MMA_WGMMA ? 64 : 16;
 }
 
+int kit_fit_core(struct fgo_config *cfg, const char *arch)
+{
+	if ((cfg->given & FGO_GIVEN_MMA) || !arch || strncmp(arch, "sm_90", 5) != 0 ||
+	    cfg->dtype == FGO_FP32 || cfg->mma == FGO_MMA_WGMMA)
+		return 0;
+	cfg->mma = FGO_MMA_WGMMA;
+	if (!(cfg->given & FGO_GIVEN_BLK_K))
+		cfg->blk_k = 64; /* the core's K slice: 64 16-bit elements, one 128-byte TMA row */
+	/* one consumer warpgroup up to 128 x 128 accumulators, two beyond */
+	if (!(cfg->given & FGO_GIVEN_WARPS))
+		cfg->num_warps = cfg->blk_m > 128 || (cfg->blk_m == 128 && cfg->blk_n > 128) ? 12 : 8;
+	/* 128 x 256 with its staged tile fits 3 stages in shared memory */
+	if (!(cfg->given & FGO_GIVEN_STAGES))
+		cfg->num_stages = cfg->blk_m * cfg->blk_n >= 128 * 256 ? 3 : 4;
+	return 1;
+}
+
 void kit_fit_tile(struct fgo_config *cfg)
 {
 	const struct fgo_algo *algo = algo_find(cfg->algorithm);

@@ -481,6 +481,40 @@ static void check_default_tile_fit(void)
 	}
 }
 
+/* The best core of the target (plan_fit_target, kit_fit_core): on sm_90a
+ * the items that left the core to the default run on wgmma (BLK_K 64, 8
+ * warps, 4 stages; 12 warps and 3 stages for 128 x 256), fp32 and an
+ * explicit mma stay, and on the CPU nothing changes. */
+static void check_core_fit(void)
+{
+	struct fgo_plan p;
+	if (parse_ok("core-parse", "t.json",
+		     "{\"algorithm\": \"gemm\", \"world\": 1, \"M\": 4096, \"N\": 4096, \"K\": 4096,"
+		     " \"blocks\": [{\"dtype\": [\"bf16\", \"fp32\"]},"
+		     " {\"dtype\": \"fp16\", \"mma\": 16},"
+		     " {\"dtype\": \"bf16\", \"BLK_M\": 128, \"BLK_N\": 256}]}",
+		     NULL, NULL, &p)) {
+		T_EQ_INT("core-count", p.count, 4);
+		plan_fit_target(&p, "x86_64");
+		T_EQ_INT("core-cpu-unchanged", p.items[0].cfg.mma, 16);
+		plan_fit_target(&p, "sm_90a");
+		const struct fgo_config *bf = &p.items[0].cfg, *f32 = &p.items[1].cfg, *pinned = &p.items[2].cfg,
+					*big = &p.items[3].cfg;
+		T_CHECK("core-bf16-wgmma",
+			bf->mma == FGO_MMA_WGMMA && bf->blk_k == 64 && bf->num_warps == 8 && bf->num_stages == 4 &&
+				p.items[0].valid,
+			"mma %d BLK_K %d warps %d stages %d valid %d (%s)", bf->mma, bf->blk_k, bf->num_warps,
+			bf->num_stages, p.items[0].valid, p.items[0].reason);
+		T_EQ_INT("core-fp32-simt", f32->mma, 16);
+		T_EQ_INT("core-explicit-kept", pinned->mma, 16);
+		T_CHECK("core-128x256", big->mma == FGO_MMA_WGMMA && big->num_warps == 12 && big->num_stages == 3 &&
+						p.items[3].valid,
+			"mma %d warps %d stages %d valid %d (%s)", big->mma, big->num_warps, big->num_stages,
+			p.items[3].valid, p.items[3].reason);
+		plan_free(&p);
+	}
+}
+
 int main(void)
 {
 	check_value_list_range();
@@ -488,5 +522,6 @@ int main(void)
 	check_keys_and_settings();
 	check_overrides();
 	check_default_tile_fit();
+	check_core_fit();
 	T_DONE();
 }
