@@ -119,7 +119,17 @@ build/tests/mpi_%: tests/mpi/%.c tests/unit/testlib.h build/obj/libfgo.a
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/obj/libfgo.a $(LDLIBS)
 
-test: all $(UNIT_BINS) $(MPI_TEST_BINS)
+# What only the tests use, installed by `make test` as the build's packages
+# are (as root; otherwise the browser test says SKIP): a headless browser
+# that opens `report --format html` (tests/e2e/98_report_browser.sh).
+TEST_PACKAGES := chromium
+build/.test-deps-ok:
+	@mkdir -p build
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || sh src/deps.sh install $(TEST_PACKAGES) >/dev/null || \
+		echo "make test: installing $(TEST_PACKAGES) failed; the browser test will say SKIP"
+	@touch $@
+
+test: all build/.test-deps-ok $(UNIT_BINS) $(MPI_TEST_BINS)
 	@sh tests/run.sh $(UNIT_BINS) $(MPI_TEST_BINS)
 
 demo: all

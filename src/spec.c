@@ -16,6 +16,7 @@
 #include "algo.h"
 #include "algos/kit.h"
 #include "fgo.h"
+#include "gpu_shape.h"
 #include "spec_impl.h"
 
 const char *const spec_keys[] = {
@@ -339,9 +340,18 @@ void plan_fit_target(struct fgo_plan *plan, const char *arch)
 {
 	for (size_t i = 0; i < plan->count; i++) {
 		struct fgo_plan_item *it = &plan->items[i];
-		if (!kit_fit_core(&it->cfg, arch))
+		struct fgo_config best = it->cfg;
+		struct gpu_shape shape;
+		char why[FGO_REASON_MAX];
+		if (!kit_fit_core(&best, arch))
 			continue;
-		kit_fit_tile(&it->cfg);
+		kit_fit_tile(&best);
+		/* the best core only where the item's own tile suits it (a spec's
+		 * 32-row tile stays on mma.sync, where it is valid) */
+		if (config_validate(&best, why, sizeof why) ||
+		    gpu_shape_check(&best, 0, &shape, why, sizeof why) != FGO_OK)
+			continue;
+		it->cfg = best;
 		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);
 		if (it->valid)
 			it->reason[0] = 0;

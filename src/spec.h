@@ -64,9 +64,10 @@ int spec_parse(const char *path, const char *text, const struct fgo_config *base
 
 /* The plan's items for the target architecture (a GPU's "sm_90a", the
  * CPU's machine name): where the spec and the flags left the core to the
- * default, the best core of the target (kit_fit_core) and the tile fitted
- * to it; items changed are validated again. Call once the target is known,
- * before any item is stored or compiled. */
+ * default, the best core of the target (kit_fit_core) with the tile fitted
+ * to it, where that configuration is valid on that core (else the item
+ * stays as it was). Call once the target is known, before any item is
+ * stored or compiled. */
 void plan_fit_target(struct fgo_plan *plan, const char *arch);
 void plan_free(struct fgo_plan *plan);
 
