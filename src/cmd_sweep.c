@@ -92,7 +92,7 @@ int cmd_sweep(int argc, char **argv)
 	memset(&set, 0, sizeof set);
 	struct fgo_session s = {
 		.db_path = NULL, .backend = "auto", .validate = 1, .benchmark = 1,
-		.timeout_s = 120, .heap_limit = (size_t)1 << 30, .progress = 1,
+		.timeout_s = 120, .heap_limit = 0, .progress = 1,
 	};
 	const char *spec = NULL, *db = NULL;
 	int dry_run = 0, iterations = 0, warmup = -1;

@@ -284,7 +284,7 @@ int cmd_tune(int argc, char **argv)
 	struct tune_args a = {
 		.strategy = "anneal", .warmup = -1, .format = FGO_FMT_TABLE,
 		.o = { .backend = "auto", .seed = 1, .progress = 1, .validate = 1,
-		       .timeout_s = 120, .heap_limit = (size_t)1 << 30 },
+		       .timeout_s = 120, .heap_limit = 0 },
 	};
 	config_defaults(&a.base);
 	fgo_mute = rank != 0;
