@@ -5,6 +5,7 @@
 #     memory per rank) the same configuration is stored as invalid with its
 #     size, and one of more than 1 GiB that fits runs; sizes are printed in
 #     the unit that shows them (1 KiB, 372.6 GiB);
+#   - --timeout: a launch that waits on nothing is not cut short by it;
 #   - a full disk while the store is written (a small tmpfs; root only):
 #     a clear error, the store intact with every run stored before, and
 #     `--resume` completes the sweep once there is space again.
@@ -60,6 +61,15 @@ if [ "$(awk -v a="$avail" 'BEGIN {print (a * 0.75 >= 4 * 2^30)}')" = 1 ]; then
 else
 	echo "SKIP limits-1.15: under 4 GiB available: the big default heap was not run"
 fi
+
+# ---- --timeout bounds waiting, not computing ----
+# a launch that waits on no flag (plain GEMM, one rank) runs to its end
+# past --timeout and is stored ok (README "Timeouts")
+printf '{"algorithm": "gemm", "dtype": "fp32", "world": 1, "M": 512, "N": 512, "K": 512, "iterations": 2, "warmup": 0}\n' >"$T/slow.json"
+expect_exit limits-3.1 0 mpi 1 sweep "$T/slow.json" --timeout 0.001 --quiet --db "$T/slow.db"
+expect_eq limits-3.2 ok "$(sql "select status from runs" "$T/slow.db")"
+check limits-3.3 "its launches took longer than --timeout" \
+	[ "$(sql "select min(ms) > 1 from samples where kind = 'fused'" "$T/slow.db")" = 1 ]
 
 # ---- a full disk ----
 small=$T/small
