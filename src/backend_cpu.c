@@ -125,8 +125,9 @@ static int cpu_heap_alloc(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t byt
 	MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 	rc = MPI_Win_allocate_shared((MPI_Aint)heap->bytes, 1, MPI_INFO_NULL, comm, &mine, &h->win);
 	if (rc != MPI_SUCCESS) {
-		snprintf(err, len, "MPI_Win_allocate_shared of %zu MiB per rank failed",
-			 heap->bytes >> 20);
+		char size[32];
+		snprintf(err, len, "MPI_Win_allocate_shared of %s per rank failed",
+			 fmt_bytes((double)heap->bytes, size, sizeof size));
 		goto fail;
 	}
 	for (int r = 0; r < heap->world; r++) {

@@ -185,8 +185,9 @@ static int gpu_heap_alloc(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t byt
 	 * that could not allocate. */
 	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
 	if (!ok) {
-		snprintf(err, len, "allocating a %zu MiB heap on GPU %d failed (lower --heap-size)",
-			 heap->bytes >> 20, ctx->device);
+		char size[32];
+		snprintf(err, len, "allocating a %s heap on GPU %d failed (lower --heap-size)",
+			 fmt_bytes((double)heap->bytes, size, sizeof size), ctx->device);
 		goto fail;
 	}
 	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, comm);

@@ -93,7 +93,7 @@ int cmd_run(int argc, char **argv)
 	struct fgo_config cfg;
 	config_defaults(&cfg);
 	struct fgo_session s = {
-		.backend = "auto", .timeout_s = 120, .heap_limit = (size_t)4 << 30, .progress = 0,
+		.backend = "auto", .timeout_s = 120, .heap_limit = 0, .progress = 0,
 		.tag = "run",
 	};
 	const char *db = NULL;

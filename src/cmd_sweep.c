@@ -36,8 +36,19 @@ const char cmd_sweep_usage[] =
 	"                     (exit 0): only a sweep without --resume starts a new one\n"
 	"  --dry-run          print the plan (valid and invalid configurations) and stop\n"
 	"  --backend B        cpu, gpu or auto (default: gpu when devices are visible)\n"
-	"  --timeout S        seconds one launch may take before the run is a timeout (120)\n"
-	"  --heap-size BYTES  symmetric heap limit per rank, e.g. 512M, 4G (default 1G)\n"
+	"  --timeout S        seconds a kernel may wait on a flag (another rank's signal)\n"
+	"                     or a pipeline barrier before it gives up; the launch then\n"
+	"                     ends and the run is stored as timeout (a barrier: failed).\n"
+	"                     It does not bound a launch's compute: a kernel that waits\n"
+	"                     on nothing runs to its end, as a GPU kernel cannot be\n"
+	"                     stopped from the host (120)\n"
+	"  --heap-size BYTES  symmetric heap limit per rank, e.g. 512M, 4G: configurations\n"
+	"                     that need more are stored as invalid; one within it that\n"
+	"                     the node's memory cannot hold is refused (exit 2). Default:\n"
+	"                     the node's memory per rank (a GPU's, less an eighth, at\n"
+	"                     least 2 GiB, over the ranks sharing it; on the CPU three\n"
+	"                     quarters of the available host memory over the node's\n"
+	"                     ranks), the reference counting too\n"
 	"  --iterations N     timed launches per measurement (default: the spec's, 10)\n"
 	"  --warmup N         untimed launches before each measurement (default: the spec's, 2)\n"
 	"  --no-validate      skip the reference check\n"
@@ -92,7 +103,7 @@ int cmd_sweep(int argc, char **argv)
 	memset(&set, 0, sizeof set);
 	struct fgo_session s = {
 		.db_path = NULL, .backend = "auto", .validate = 1, .benchmark = 1,
-		.timeout_s = 120, .heap_limit = (size_t)1 << 30, .progress = 1,
+		.timeout_s = 120, .heap_limit = 0, .progress = 1,
 	};
 	const char *spec = NULL, *db = NULL;
 	int dry_run = 0, iterations = 0, warmup = -1;

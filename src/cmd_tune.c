@@ -63,9 +63,12 @@ const char cmd_tune_usage[] =
 	"                     (exit 0), and only tune without --resume starts anew\n"
 	"  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n"
 	"  --backend B        cpu, gpu or auto (default: gpu when devices are visible)\n"
-	"  --timeout S        seconds one launch may take (120)\n"
-	"  --heap-size BYTES  symmetric heap limit per rank, e.g. 512M (default 1G);\n"
-	"                     configurations that need more are pruned\n"
+	"  --timeout S        seconds a kernel may wait on a flag or pipeline barrier\n"
+	"                     before it gives up (the trial is a timeout); not a bound\n"
+	"                     on a launch's compute (120)\n"
+	"  --heap-size BYTES  symmetric heap limit per rank, e.g. 512M: configurations\n"
+	"                     that need more are pruned. Default: the node's memory per\n"
+	"                     rank, as for sweep (what it cannot hold is stored invalid)\n"
 	"  --iterations N     timed launches of a full run (default: the spec's, 10)\n"
 	"  --warmup N         untimed launches before each measurement (spec's, 2)\n"
 	"  --no-validate      skip the reference check\n"
@@ -284,7 +287,7 @@ int cmd_tune(int argc, char **argv)
 	struct tune_args a = {
 		.strategy = "anneal", .warmup = -1, .format = FGO_FMT_TABLE,
 		.o = { .backend = "auto", .seed = 1, .progress = 1, .validate = 1,
-		       .timeout_s = 120, .heap_limit = (size_t)1 << 30 },
+		       .timeout_s = 120, .heap_limit = 0 },
 	};
 	config_defaults(&a.base);
 	fgo_mute = rank != 0;

@@ -34,6 +34,11 @@ extern int fgo_mute;
 /* Monotonic clock in seconds. */
 double now_seconds(void);
 
+/* bytes as a person reads them, in the unit that shows them: "512 B",
+ * "1 KiB", "1.50 GiB", "372.6 GiB", "878.9 TiB" (exact numbers without
+ * decimals, others to two under 10 and one above). Returns buf. */
+const char *fmt_bytes(double bytes, char *buf, size_t len);
+
 /* FNV-1a 64-bit hash of a byte string (keys, cache names, seeds). */
 uint64_t fnv1a64(const void *data, size_t len);
 

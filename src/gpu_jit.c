@@ -1,10 +1,15 @@
 /* gpu_jit.c: NVRTC / hiprtc compilation of embedded kernels, cached on
  * disk by a hash of (source and headers, options, architecture, compiler
  * version), as Triton caches its kernels. The image is a cubin on NVIDIA,
- * an AMDGPU code object on AMD: either is what hipModuleLoadData takes. */
+ * an AMDGPU code object on AMD: either is what hipModuleLoadData takes.
+ * An entry is verified when read (its length and hash): a damaged one is
+ * compiled again and replaced, with one note per process. */
 #include "gpu_jit.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,38 +83,104 @@ const char *gpu_jit_cache_dir(void)
 	return dir;
 }
 
-static int read_file(const char *path, void **data, size_t *size)
+/* A cache entry, KEY.bin: a header, then the image. The header lets a
+ * reader tell a whole entry from one overwritten or cut short (a full disk,
+ * a copy interrupted, a bit flipped): the image's length and hash must
+ * match. Integers in the host's byte order (an entry copied to a host of
+ * the other order reads as damaged and is compiled again). An entry of an
+ * fgobench before the header (the bare image) reads as damaged too: its
+ * integrity cannot be told, and compiling it again costs a second. */
+#define ENTRY_MAGIC "FGOKCACH"
+#define ENTRY_VERSION 1u
+
+struct entry_header {
+	char magic[8];     /* ENTRY_MAGIC, no terminating zero */
+	uint32_t version;  /* ENTRY_VERSION */
+	uint32_t reserved; /* 0 */
+	uint64_t length;   /* bytes of image after the header */
+	uint64_t hash;     /* fnv1a64 of those bytes */
+};
+
+enum entry_state {
+	ENTRY_ABSENT,  /* no such file (or not a plain file: never followed) */
+	ENTRY_OK,      /* *image holds the verified image */
+	ENTRY_DAMAGED, /* there, but not a whole entry of this format */
+};
+
+/* Reads and verifies the entry at path into a malloc'd *image of *size
+ * bytes. A symbolic link is not followed (ENTRY_ABSENT: it is replaced,
+ * not written through, when the kernel is compiled). */
+static enum entry_state read_entry(const char *path, void **image, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
+	struct entry_header hd;
 	struct stat sb;
-	if (!f)
-		return -1;
-	if (fstat(fileno(f), &sb) != 0 || sb.st_size <= 0 || !(*data = malloc((size_t)sb.st_size))) {
-		fclose(f);
-		return -1;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *data = NULL;
+	size_t got = 0;
+
+	*image = NULL;
+	*size = 0;
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP ? ENTRY_ABSENT : ENTRY_DAMAGED;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return ENTRY_ABSENT;
 	}
-	*size = fread(*data, 1, (size_t)sb.st_size, f);
-	fclose(f);
-	if (*size != (size_t)sb.st_size) {
-		free(*data);
-		return -1;
+	if ((size_t)sb.st_size < sizeof hd + 1 || !(data = malloc((size_t)sb.st_size))) {
+		close(fd);
+		return ENTRY_DAMAGED;
 	}
-	return 0;
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, data + got, (size_t)sb.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	memcpy(&hd, data, sizeof hd);
+	if (got != (size_t)sb.st_size || memcmp(hd.magic, ENTRY_MAGIC, 8) != 0 ||
+	    hd.version != ENTRY_VERSION || hd.length != got - sizeof hd ||
+	    hd.hash != fnv1a64(data + sizeof hd, got - sizeof hd)) {
+		free(data);
+		return ENTRY_DAMAGED;
+	}
+	memmove(data, data + sizeof hd, got - sizeof hd);
+	*image = data;
+	*size = got - sizeof hd;
+	return ENTRY_OK;
 }
 
 /* Whole or not at all (atomic_file.h): ranks compiling or reading the same
- * kernel at once never see half a file. A cache that cannot be written is
- * not an error (the kernel is just compiled again next time). */
-static void write_file(const char *path, const void *data, size_t size)
+ * kernel at once never see half a file, and a damaged entry (or a symbolic
+ * link) is replaced by the rename, never written through. A cache that
+ * cannot be written is not an error (the kernel is just compiled again
+ * next time). */
+static void write_entry(const char *path, const void *image, size_t size)
 {
 	struct atomic_file af;
+	struct entry_header hd = { .version = ENTRY_VERSION, .length = size };
 	char why[256];
+	memcpy(hd.magic, ENTRY_MAGIC, 8);
+	hd.hash = fnv1a64(image, size);
 	if (atomic_open(&af, path, why, sizeof why) != FGO_OK)
 		return;
-	if (fwrite(data, 1, size, af.f) != size)
+	if (fwrite(&hd, sizeof hd, 1, af.f) != 1 || fwrite(image, 1, size, af.f) != size)
 		atomic_abort(&af);
 	else
 		atomic_commit(&af, why, sizeof why);
+}
+
+/* Says once per process that an entry was damaged and compiled again:
+ * the first one named, the others (a whole cache of an older fgobench)
+ * silently. */
+static void note_damaged(const char *path)
+{
+	static atomic_int said;
+	if (!atomic_exchange(&said, 1))
+		note("note: the kernel cache entry %s was damaged (or written by an older"
+		     " fgobench); recompiled", path);
 }
 
 /* Splits opts on blanks into argv (opts is modified). */
@@ -156,7 +227,8 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 	snprintf(key_text, sizeof key_text, "%016llx", (unsigned long long)h);
 	const char *dir = gpu_jit_cache_dir();
 	snprintf(path, sizeof path, "%s/%s.bin", dir, key_text);
-	if (read_file(path, image, size) == 0) {
+	enum entry_state state = read_entry(path, image, size);
+	if (state == ENTRY_OK) {
 		*cached = 1;
 		return FGO_OK;
 	}
@@ -199,7 +271,9 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 	hiprtcDestroyProgram(&prog);
 	char mk[512];
 	if (make_dirs(dir, mk, sizeof mk) == FGO_OK)
-		write_file(path, *image, *size);
+		write_entry(path, *image, *size);
+	if (state == ENTRY_DAMAGED)
+		note_damaged(path);
 	return FGO_OK;
 }
 

@@ -16,7 +16,10 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 
 /* Compiles (or finds in the cache) kernels/`source` with defines for arch
  * (e.g. "sm_90a"). On success *image is a malloc'd cubin / code object of
- * *size bytes and *cached tells whether it came from the cache. Returns
+ * *size bytes and *cached tells whether it came from the cache. A cache
+ * entry is verified (length and hash); one that is damaged, or of an
+ * fgobench before the check, is compiled again and replaced atomically,
+ * with one note per process on stderr. Returns
  * FGO_OK, FGO_EUSAGE with the compiler log's first lines in err (the
  * configuration does not compile: stored as invalid), or FGO_EFAIL. */
 int gpu_jit_compile(const char *source, const char *defines, const char *arch, void **image,

@@ -401,6 +401,17 @@ static void result_recv(struct fgo_result *r, int src, MPI_Comm comm)
 	}
 }
 
+/* What cfg needs within the heap limit per rank: its heap, and under the
+ * default limit (the node's memory per rank) its reference as well. */
+static double runner_rank_need(const struct fgo_runner_opts *o, const struct fgo_config *cfg,
+			       const struct fgo_layout *lay)
+{
+	double need = runner_heap_need(cfg, lay);
+	if (o->heap_default && o->validate)
+		need += runner_reference_need(o->backend, cfg, lay);
+	return need;
+}
+
 /* Items of world w to run, and the heap they need; items too big for the
  * heap limit are reported to the sink as invalid right away (rank 0). */
 static size_t items_of_world(const struct fgo_plan *plan, const unsigned char *todo,
@@ -415,7 +426,7 @@ static size_t items_of_world(const struct fgo_plan *plan, const unsigned char *t
 		if (!todo[i] || !plan->items[i].valid || cfg->world != w)
 			continue;
 		struct fgo_layout lay;
-		if (!runner_layout_of(cfg, &lay) || runner_heap_need(cfg, &lay) > (double)o->heap_limit) {
+		if (!runner_layout_of(cfg, &lay) || runner_rank_need(o, cfg, &lay) > (double)o->heap_limit) {
 			too_big[(*n_too_big)++] = i;
 			continue;
 		}
@@ -436,10 +447,20 @@ static int report_too_big(const struct fgo_plan *plan, const struct fgo_runner_o
 		runner_layout_of(cfg, &lay);
 		result_init(&r);
 		r.status = FGO_INVALID;
-		snprintf(r.reason, sizeof r.reason,
-			 "needs %.1f MiB of heap per rank, more than the limit of %.1f MiB"
-			 " (raise --heap-size)",
-			 runner_heap_need(cfg, &lay) / 1048576.0, o->heap_limit / 1048576.0);
+		char need[32], ref[32], limit[32];
+		double heap = runner_heap_need(cfg, &lay);
+		fmt_bytes(heap, need, sizeof need);
+		fmt_bytes(runner_rank_need(o, cfg, &lay) - heap, ref, sizeof ref);
+		fmt_bytes((double)o->heap_limit, limit, sizeof limit);
+		if (o->heap_default)
+			snprintf(r.reason, sizeof r.reason,
+				 "needs %s of heap and %s for its reference per rank, more than the %s"
+				 " this node's memory gives a rank (the default --heap-size)",
+				 need, ref, limit);
+		else
+			snprintf(r.reason, sizeof r.reason,
+				 "needs %s of heap per rank, more than the limit of %s (raise --heap-size)",
+				 need, limit);
 		if (sink->started(sink->arg, &too_big[j], 1) || sink->finished(sink->arg, too_big[j], &r))
 			return FGO_EFAIL;
 	}

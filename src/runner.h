@@ -53,6 +53,8 @@ struct fgo_runner_opts {
 	int benchmark;         /* time the measurements, read telemetry (0: validate only) */
 	double timeout_s;      /* per launch */
 	size_t heap_limit;     /* bytes per rank a configuration may use */
+	int heap_default;      /* heap_limit is runner_heap_default's: the
+				  reference (when validating) counts too */
 	struct fgo_ceilings ceilings;
 	/* (optional) the problem cache, kept by a caller that runs one
 	 * problem over several calls (tune); NULL: one per call */
@@ -84,15 +86,25 @@ int runner_run(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *
 int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
 			const struct fgo_backend *be, size_t heap_limit, char *err, size_t len);
 
+/* The default heap limit per rank of backend be (collective over comm):
+ * on a GPU, the smallest device's memory less room for the context, the
+ * vendor library and its buffers (an eighth, at least 2 GiB), divided
+ * among the ranks that share a device; on the host, three quarters of the
+ * memory available now (MemAvailable, within a cgroup's limit) divided
+ * among the node's ranks. At least 64 MiB. A configuration whose heap and
+ * reference do not fit in it is stored as invalid (heap_default). */
+size_t runner_heap_default(MPI_Comm comm, const struct fgo_backend *be);
+
 /* What a sweep and a tune session do before their first run (collective
- * over comm): find the backend by name, refuse a plan that cannot fit the
- * node's memory (runner_memory_check; the message prefixed with `what`
- * when not NULL), split the node communicator and initialise the backend
+ * over comm): find the backend by name; with *heap_limit 0, set it to the
+ * default (runner_heap_default), else refuse a plan that cannot fit the
+ * node's memory within *heap_limit (runner_memory_check; the message
+ * prefixed with `what` when not NULL), split the node communicator and initialise the backend
  * on every rank. FGO_OK with *be, *ctx and *node (the caller finishes ctx
  * and frees node), or FGO_EUSAGE with the reason printed (rank 0 for the
  * plan, each failing rank for the backend). */
 int runner_backend_open(MPI_Comm comm, const char *backend, const struct fgo_plan *plan,
-			size_t heap_limit, const char *what, const struct fgo_backend **be,
+			size_t *heap_limit, const char *what, const struct fgo_backend **be,
 			struct fgo_backend_ctx **ctx, MPI_Comm *node);
 
 /* The largest world size every rank can take part in: the smallest number

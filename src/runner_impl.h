@@ -20,6 +20,10 @@ static inline double seconds_since(double t0)
 int runner_layout_of(const struct fgo_config *cfg, struct fgo_layout *lay);
 /* Bytes of heap cfg needs per rank (a double, so that it cannot wrap). */
 double runner_heap_need(const struct fgo_config *cfg, const struct fgo_layout *lay);
+/* Bytes one rank keeps for cfg's reference beside the heap (host memory on
+ * the CPU backend, device memory on a GPU); 0 when be does not say. */
+double runner_reference_need(const struct fgo_backend *be, const struct fgo_config *cfg,
+			     const struct fgo_layout *lay);
 
 /* The problem-level work of cfg's problem (inputs once per heap; with
  * validation the reference, made by the backend and checked on the host),

@@ -13,6 +13,11 @@
  * so such a configuration is never laid out (layout_of). */
 #define ELEMENTS_MAX 1125899906842624.0
 
+/* The default heap limit: at least this much per rank, and on a device at
+ * least this much left beside the heaps and references. */
+#define HEAP_DEFAULT_MIN ((double)(64 << 20))
+#define HEAP_DEVICE_HEADROOM (2.0 * (1 << 30))
+
 /* cfg's layout on rank 0; 0 with *lay zeroed when the shape is too large
  * to lay out. */
 int runner_layout_of(const struct fgo_config *cfg, struct fgo_layout *lay)
@@ -39,7 +44,7 @@ double runner_heap_need(const struct fgo_config *cfg, const struct fgo_layout *l
 
 /* Memory one rank keeps for cfg's reference outside the heap: host memory
  * on the CPU backend, device memory on a GPU. */
-static double reference_need(const struct fgo_backend *be, const struct fgo_config *cfg,
+double runner_reference_need(const struct fgo_backend *be, const struct fgo_config *cfg,
 			     const struct fgo_layout *lay)
 {
 	return be->reference_bytes ? be->reference_bytes(cfg, lay) : 0;
@@ -64,8 +69,65 @@ static double node_memory(void)
 	return bytes;
 }
 
+/* Memory this node has free for a new process, in bytes: MemAvailable of
+ * /proc/meminfo (what can be had without swapping), or the physical
+ * memory where that cannot be read; no more than a cgroup leaves (its
+ * limit less its usage). */
+static double node_available(void)
+{
+	double bytes = 0, limit = 0, used = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "MemAvailable: %lf kB", &bytes) == 1) {
+			bytes *= 1024.0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!(bytes > 0))
+		bytes = node_memory();
+	if ((f = fopen("/sys/fs/cgroup/memory.max", "r"))) {
+		if (fscanf(f, "%lf", &limit) != 1)
+			limit = 0;
+		fclose(f);
+	}
+	if (limit > 0 && (f = fopen("/sys/fs/cgroup/memory.current", "r"))) {
+		if (fscanf(f, "%lf", &used) == 1 && limit - used < bytes)
+			bytes = limit > used ? limit - used : 0;
+		fclose(f);
+	}
+	return bytes;
+}
+
+size_t runner_heap_default(MPI_Comm comm, const struct fgo_backend *be)
+{
+	int node_ranks = runner_node_ranks(comm), devices = 0;
+	size_t device_bytes = 0;
+	double share;
+	if (be->device_memory && be->device_memory(&device_bytes, &devices) == FGO_OK &&
+	    devices > 0) {
+		/* the device less room for what is there beside the heap and
+		 * the reference: the context, cuBLAS's workspace, the vendor
+		 * baseline's buffers, the L2 flush buffer */
+		double headroom = (double)device_bytes / 8;
+		if (headroom < HEAP_DEVICE_HEADROOM)
+			headroom = HEAP_DEVICE_HEADROOM;
+		int per_device = (node_ranks + devices - 1) / devices;
+		share = ((double)device_bytes - headroom) / per_device;
+	} else {
+		/* the host: a quarter of what is available left to the system,
+		 * the MPI runtime and the store */
+		share = node_available() * 0.75 / node_ranks;
+	}
+	MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_DOUBLE, MPI_MIN, comm);
+	if (share < HEAP_DEFAULT_MIN)
+		share = HEAP_DEFAULT_MIN;
+	return (size_t)share;
+}
+
 int runner_backend_open(MPI_Comm comm, const char *backend, const struct fgo_plan *plan,
-			size_t heap_limit, const char *what, const struct fgo_backend **be,
+			size_t *heap_limit, const char *what, const struct fgo_backend **be,
 			struct fgo_backend_ctx **ctx, MPI_Comm *node)
 {
 	char err[FGO_REASON_MAX] = "", big[512];
@@ -80,7 +142,9 @@ int runner_backend_open(MPI_Comm comm, const char *backend, const struct fgo_pla
 			      backend);
 		return FGO_EUSAGE;
 	}
-	if (runner_memory_check(comm, plan, *be, heap_limit, big, sizeof big) != FGO_OK) {
+	if (!*heap_limit)
+		*heap_limit = runner_heap_default(comm, *be);
+	else if (runner_memory_check(comm, plan, *be, *heap_limit, big, sizeof big) != FGO_OK) {
 		if (rank == 0)
 			error("%s%s%s", what ? what : "", what ? ": " : "", big);
 		return FGO_EUSAGE;
@@ -125,32 +189,36 @@ int runner_memory_check(MPI_Comm comm, const struct fgo_plan *plan,
 		int ranks = node_ranks / cfg->world * cfg->world;
 		/* the heap on the devices: ranks share them round-robin */
 		int per_device = devices > 0 ? (ranks + devices - 1) / devices : 0;
-		double ref = reference_need(be, cfg, &lay);
+		double ref = runner_reference_need(be, cfg, &lay);
 		if (!heap_on_host)
 			heap += ref; /* on the device, beside the heap */
+		char total[32], each[32], has[32], under[32];
 		if (device > 0 && heap * per_device > device) {
 			snprintf(err, len,
-				 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %.1f GiB of GPU"
-				 " memory per device (%d rank%s x %.1f GiB of heap and reference), more than its %.1f GiB"
-				 " (use smaller shapes, or a --heap-size under %.1fG to store such"
-				 " configurations as invalid)",
+				 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %s of GPU"
+				 " memory per device (%d rank%s x %s of heap and reference), more than its %s"
+				 " (use smaller shapes, a --heap-size under %s to store such"
+				 " configurations as invalid, or leave --heap-size out: the default follows"
+				 " the memory)",
 				 i + 1, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
-				 cfg->n, cfg->k, heap * per_device / 1073741824.0, per_device,
-				 per_device == 1 ? "" : "s", heap / 1073741824.0, device / 1073741824.0,
-				 device / per_device / 1073741824.0);
+				 cfg->n, cfg->k, fmt_bytes(heap * per_device, total, sizeof total),
+				 per_device, per_device == 1 ? "" : "s", fmt_bytes(heap, each, sizeof each),
+				 fmt_bytes(device, has, sizeof has),
+				 fmt_bytes(device / per_device, under, sizeof under));
 			return FGO_EUSAGE;
 		}
 		double per_rank = heap_on_host ? heap + ref : 0;
 		if (per_rank * ranks <= have)
 			continue;
 		snprintf(err, len,
-			 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %.1f GiB of memory on"
-			 " a node (%d rank%s x %.1f GiB), more than its %.1f GiB (use smaller shapes,"
-			 " or a --heap-size under %.1fG to store such configurations as invalid)",
+			 "configuration %zu (%s %s W=%d M=%ld N=%ld K=%ld) needs %s of memory on"
+			 " a node (%d rank%s x %s), more than its %s (use smaller shapes, a"
+			 " --heap-size under %s to store such configurations as invalid, or leave"
+			 " --heap-size out: the default follows the memory)",
 			 i + 1, cfg->algorithm, dtype_name(cfg->dtype), cfg->world, cfg->m,
-			 cfg->n, cfg->k, per_rank * ranks / 1073741824.0, ranks, ranks == 1 ? "" : "s",
-			 per_rank / 1073741824.0, have / 1073741824.0,
-			 have / ranks / 1073741824.0);
+			 cfg->n, cfg->k, fmt_bytes(per_rank * ranks, total, sizeof total), ranks,
+			 ranks == 1 ? "" : "s", fmt_bytes(per_rank, each, sizeof each),
+			 fmt_bytes(have, has, sizeof has), fmt_bytes(have / ranks, under, sizeof under));
 		return FGO_EUSAGE;
 	}
 	return FGO_OK;

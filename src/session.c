@@ -385,7 +385,8 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	const struct fgo_backend *be;
 	struct fgo_backend_ctx *ctx;
 	MPI_Comm node;
-	int rc = runner_backend_open(comm, s->backend, plan, s->heap_limit, s->spec_path, &be, &ctx,
+	size_t heap_limit = s->heap_limit; /* 0: the default, set by the open */
+	int rc = runner_backend_open(comm, s->backend, plan, &heap_limit, s->spec_path, &be, &ctx,
 				     &node);
 	if (rc != FGO_OK)
 		return rc;
@@ -407,7 +408,7 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	struct fgo_runner_opts o = {
 		.backend = be, .ctx = ctx, .iterations = plan->iterations, .warmup = plan->warmup,
 		.validate = s->validate, .benchmark = s->benchmark, .timeout_s = s->timeout_s,
-		.heap_limit = s->heap_limit,
+		.heap_limit = heap_limit, .heap_default = s->heap_limit == 0,
 	};
 	/* begin's status, and whether the sweep is complete already */
 	int go[2] = { FGO_OK, 0 };

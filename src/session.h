@@ -20,7 +20,7 @@ struct fgo_session {
 	int resume;                /* continue the newest unfinished sweep of this spec */
 	int validate, benchmark;   /* what each run does */
 	double timeout_s;          /* per launch */
-	size_t heap_limit;         /* bytes per rank */
+	size_t heap_limit;         /* bytes per rank; 0: runner_heap_default */
 	int progress;              /* progress lines on stderr */
 	int64_t *sweep_id;         /* (optional) receives the sweep id on rank 0 */
 	int64_t *last_run_id;      /* (optional) receives the last run id on rank 0 */

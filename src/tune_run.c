@@ -405,7 +405,8 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 	const struct fgo_backend *be;
 	struct fgo_backend_ctx *ctx;
 	MPI_Comm node;
-	int rc = runner_backend_open(comm, o->backend, plan, o->heap_limit, NULL, &be, &ctx, &node);
+	size_t heap_limit = o->heap_limit; /* 0: the default, set by the open */
+	int rc = runner_backend_open(comm, o->backend, plan, &heap_limit, NULL, &be, &ctx, &node);
 	if (rc != FGO_OK)
 		return rc;
 
@@ -413,7 +414,8 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 			    };
 	struct fgo_runner_opts ro = {
 		.backend = be, .ctx = ctx, .warmup = plan->warmup, .validate = o->validate,
-		.benchmark = 1, .timeout_s = o->timeout_s, .heap_limit = o->heap_limit,
+		.benchmark = 1, .timeout_s = o->timeout_s, .heap_limit = heap_limit,
+		.heap_default = o->heap_limit == 0,
 	};
 	/* the inputs, reference and baseline of the problem outlive the batches */
 	struct fgo_problem_cache problems;

@@ -32,7 +32,7 @@ struct tune_opts {
 	int progress;              /* one line per trial on stderr */
 	int validate;              /* check every run against the reference */
 	double timeout_s;          /* per launch */
-	size_t heap_limit;         /* bytes per rank */
+	size_t heap_limit;         /* bytes per rank; 0: runner_heap_default */
 };
 
 /* What rank 0 reports (zeros elsewhere). */

@@ -32,10 +32,11 @@ int tune_prune_reason(const struct fgo_config *cfg, size_t heap_limit, char *rea
 	struct fgo_layout lay;
 	algo_find(cfg->algorithm)->layout(cfg, 0, &lay);
 	if (heap_limit && lay.heap_bytes > heap_limit) {
+		char need[32], limit[32];
 		snprintf(reason, len,
-			 "needs %.1f MiB of heap per rank, more than the limit of %.1f MiB"
-			 " (raise --heap-size)",
-			 lay.heap_bytes / 1048576.0, heap_limit / 1048576.0);
+			 "needs %s of heap per rank, more than the limit of %s (raise --heap-size)",
+			 fmt_bytes((double)lay.heap_bytes, need, sizeof need),
+			 fmt_bytes((double)heap_limit, limit, sizeof limit));
 		return 1;
 	}
 	return 0;

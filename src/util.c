@@ -51,6 +51,23 @@ double now_seconds(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+const char *fmt_bytes(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	size_t u = 0;
+	double v = bytes;
+	while (u + 1 < sizeof units / sizeof *units && (v >= 1024.0 || v <= -1024.0)) {
+		v /= 1024.0;
+		u++;
+	}
+	/* exact: no decimals; else two under 10 (1.50 GiB), one above */
+	if (u == 0 || v == (double)(long long)v)
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, len, v < 10 && v > -10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+	return buf;
+}
+
 uint64_t fnv1a64(const void *data, size_t len)
 {
 	const unsigned char *p = data;

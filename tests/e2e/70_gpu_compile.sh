@@ -5,7 +5,9 @@
 #              set, sweeps/ci_compile.json (mma.sync and SIMT) and
 #              sweeps/ci_compile_wgmma.json (Hopper), of sweeps/wgmma_check.json,
 #              wgmma_splitk.json and ci_compile_walk.json (the walk: split-K
-#              and Stream-K in every family); a fresh cache, a bad spec, a bad --arch
+#              and Stream-K in every family); a fresh cache, a bad spec, a bad --arch;
+#              a damaged cache entry (garbage, cut short, the old format, one
+#              byte, a symbolic link) compiled again and replaced, one note
 #   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
 #              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc)
@@ -75,6 +77,44 @@ else
 	expect_exit compile-2.5 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
 	expect_eq compile-2.6 "cached" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
 	expect_eq compile-2.7 "1" "$(find "$T/cache" -type f | wc -l)"
+
+	# the cache verifies what it reads (src/gpu_jit.c): an entry overwritten
+	# with garbage, cut short, or of an fgobench before the checksum (the
+	# bare cubin) is compiled again, replaced whole, and said once per
+	# process; a symbolic link in its place is replaced, not written through
+	entry=$(find "$T/cache" -name '*.bin')
+	check compile-2.cache.1 "an entry starts with its header" sh -c "head -c 8 '$entry' | grep -q FGOKCACH"
+	cp "$entry" "$T/good.bin"
+	cache_again() { # ID WHAT: compile the one configuration again
+		# shellcheck disable=SC2086
+		expect_exit "$1.1" 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
+		expect_eq "$1.2" compiled "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
+		expect_eq "$1.3" 1 "$(grep -c "note: the kernel cache entry $entry was damaged" "$T/err")"
+		check "$1.4" "$2: the entry is whole again" cmp -s "$entry" "$T/good.bin"
+	}
+	head -c 5000 /dev/urandom >"$entry"
+	cache_again compile-2.cache.2 garbage
+	head -c 9000 "$T/good.bin" >"$entry"
+	cache_again compile-2.cache.3 truncated
+	tail -c +33 "$T/good.bin" >"$entry"
+	cache_again compile-2.cache.4 "the old format (no header)"
+	printf 'x' | dd of="$entry" bs=1 seek=4000 conv=notrunc 2>/dev/null
+	cache_again compile-2.cache.5 "one byte changed"
+	echo keep >"$T/target"
+	rm -f "$entry"
+	ln -s "$T/target" "$entry"
+	# shellcheck disable=SC2086
+	expect_exit compile-2.cache.6 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
+	check compile-2.cache.7 "a link is replaced by the entry, its target untouched" \
+		sh -c "[ ! -L '$entry' ] && cmp -s '$entry' '$T/good.bin' && [ \"\$(cat '$T/target')\" = keep ]"
+	# two damaged entries in one process: one note (-j N forks N workers: one each)
+	printf '{"algorithm": "gemm", "dtype": "fp16", "world": 1, "M": 256, "N": 256, "K": 256, "BLK_M": [64, 128], "BLK_N": 64, "BLK_K": 32, "num_warps": 4}\n' >"$T/two.json"
+	expect_exit compile-2.cache.8 0 "$GFGO" compile "$T/two.json" --cache "$T/cache" --format csv
+	for f in "$T/cache"/*.bin; do head -c 100 /dev/urandom >"$f"; done
+	expect_exit compile-2.cache.9 0 "$GFGO" compile "$T/two.json" --cache "$T/cache" --format csv -j 1
+	expect_eq compile-2.cache.10 "2 1" "$(csv_status "$T/out" compiled) $(grep -c 'note: the kernel cache entry' "$T/err")"
+	expect_exit compile-2.cache.11 0 "$GFGO" compile "$T/two.json" --cache "$T/cache" --format csv
+	expect_eq compile-2.cache.12 "2 0" "$(csv_status "$T/out" cached) $(grep -c 'note:' "$T/err")"
 
 	# csv_counts FILE: "compiled+cached error invalid skipped" of a compile
 	csv_counts() {

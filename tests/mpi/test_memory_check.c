@@ -1,10 +1,12 @@
 /* test_memory_check.c: runner_memory_check (src/runner.c) refuses, before
  * anything is allocated, a plan whose heaps cannot fit the node's devices:
  * a stand-in GPU backend reports a device of 64 MiB, then of 64 GiB, to the
- * real check; the CPU backend (heap in host memory) is not asked. Runs
+ * real check; the CPU backend (heap in host memory) is not asked; the
+ * default heap limit (runner_heap_default) of both. Runs
  * under mpirun (any number of ranks). */
 #include <mpi.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "config.h"
@@ -58,7 +60,7 @@ int main(int argc, char **argv)
 			 runner_memory_check(MPI_COMM_WORLD, &plan, &fake, (size_t)1 << 40, err, sizeof err),
 			 FGO_EUSAGE);
 		T_CONTAINS("device-too-small-reason", err, "GiB of GPU memory per device");
-		T_CONTAINS("device-too-small-size", err, "more than its 0.1 GiB");
+		T_CONTAINS("device-too-small-size", err, "more than its 64 MiB");
 	} else {
 		runner_memory_check(MPI_COMM_WORLD, &plan, &fake, (size_t)1 << 40, err, sizeof err);
 	}
@@ -76,6 +78,25 @@ int main(int argc, char **argv)
 				 sizeof err);
 	if (rank == 0)
 		T_EQ_INT("cpu-backend", rc, FGO_OK);
+	/* the default heap: a device less an eighth (at least 2 GiB), over the
+	 * ranks sharing it; the host's available memory over the node's ranks */
+	int size;
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	device_bytes = (size_t)64 << 30;
+	size_t dflt = runner_heap_default(MPI_COMM_WORLD, &fake);
+	if (rank == 0)
+		T_EQ_INT("default-device-64g", (long long)(dflt >> 20), (long long)(56 << 10) / size);
+	device_bytes = (size_t)8 << 30;
+	dflt = runner_heap_default(MPI_COMM_WORLD, &fake);
+	if (rank == 0)
+		T_EQ_INT("default-device-8g", (long long)(dflt >> 20), (long long)(6 << 10) / size);
+	dflt = runner_heap_default(MPI_COMM_WORLD, &fgo_backend_cpu);
+	if (rank == 0)
+		T_CHECK("default-host",
+			dflt >= ((size_t)64 << 20) &&
+				(double)dflt * size <= (double)sysconf(_SC_PHYS_PAGES) *
+							       (double)sysconf(_SC_PAGE_SIZE),
+			"%zu bytes per rank of %d", dflt, size);
 	MPI_Finalize();
 	if (rank == 0)
 		T_DONE();
