@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "fgo.h"
+#include "interrupt.h"
 #include "session.h"
 #include "table.h"
 #include "views.h"
@@ -173,11 +174,13 @@ int cmd_sweep(int argc, char **argv)
 		return cmd_finish_stdout(rc);
 	}
 
-	char line[2048];
+	char line[2048], resume[2400];
 	cmd_command_line(argc, argv, ranks, line, sizeof line);
 	s.db_path = cmd_db_path(db);
 	s.spec_path = spec;
 	s.command_line = line;
+	interrupt_resume_command(line, s.resume, db ? NULL : s.db_path, resume, sizeof resume);
+	s.resume_command = resume;
 	if (!plan.validate)
 		s.validate = 0;
 	rc = session_run(MPI_COMM_WORLD, &plan, &s);

@@ -10,6 +10,7 @@
 #include "algo.h"
 #include "cmd.h"
 #include "fgo.h"
+#include "interrupt.h"
 #include "table.h"
 #include "tune.h"
 #include "tune_run.h"
@@ -292,7 +293,7 @@ int cmd_tune(int argc, char **argv)
 	struct tune_space space;
 	memset(&plan, 0, sizeof plan);
 	memset(&space, 0, sizeof space);
-	char problem[256], line[2048];
+	char problem[256], line[2048], resume[2400];
 	int rc = parse(argc, argv, &a);
 	if (rc == FGO_OK)
 		rc = load_space(&a, &plan);
@@ -328,6 +329,8 @@ int cmd_tune(int argc, char **argv)
 	a.o.db_path = cmd_db_path(a.db);
 	a.o.space_path = a.space ? a.space : "(default space)";
 	a.o.command_line = line;
+	interrupt_resume_command(line, a.o.resume, a.db ? NULL : a.o.db_path, resume, sizeof resume);
+	a.o.resume_command = resume;
 	if (rank == 0 && a.o.progress) {
 		char budget[96];
 		if (a.o.budget && a.o.time_s > 0)
