@@ -180,13 +180,15 @@ static int stop_sweep(void *arg, int sig)
 	if (store_sweep_end(p->store, p->sweep_id, "interrupted", err, sizeof err) ||
 	    store_sweep_stored(p->store, p->sweep_id, &runs, &ok, err, sizeof err))
 		error("%s", err);
-	store_close(p->store);
 	p->ended = 1;
+	/* said before the store is closed: closing checkpoints the WAL, which
+	 * mpirun's SIGKILL, a second after its SIGTERM, may cut short */
 	note("sweep %lld%s%s%s interrupted (%s): %ld of %zu runs stored (%ld ok) in %s%s%s",
 	     (long long)p->sweep_id, p->s->tag ? " (tag " : "", p->s->tag ? p->s->tag : "",
 	     p->s->tag ? ")" : "", interrupt_signal_name(sig), runs, p->plan->count, ok, p->s->db_path,
 	     p->s->resume_command ? "; resume with: " : "",
 	     p->s->resume_command ? p->s->resume_command : "");
+	store_close(p->store);
 	return 1;
 }
 

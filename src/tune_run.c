@@ -341,12 +341,12 @@ static int stop_session(void *arg, int sig)
 		runs += r;
 		ok += k;
 	}
-	store_close(d->store);
 	d->ended = 1;
 	note("tune session %s interrupted (%s): %ld run%s stored (%ld ok) in %s%s%s", d->o->tag,
 	     interrupt_signal_name(sig), runs, runs == 1 ? "" : "s", ok, d->o->db_path,
 	     d->o->resume_command ? "; resume with: " : "",
 	     d->o->resume_command ? d->o->resume_command : "");
+	store_close(d->store);
 	return 1;
 }
 
