@@ -23,6 +23,8 @@ static void *stop_arg;
 static int wake[2] = { -1, -1 };   /* the handler writes the signal, the watcher reads it */
 static volatile sig_atomic_t caught;    /* the first signal, 0 before it */
 static volatile sig_atomic_t following; /* 1 on ranks other than 0 */
+static struct sigaction before[2];      /* SIGINT's and SIGTERM's, restored after */
+static int installed;                   /* before[] holds them */
 
 /* The signal's default action, now (also from a handler: the signal is
  * blocked there, so it strikes when the handler returns). */
@@ -68,6 +70,21 @@ static void install(void (*fn)(int), int sig)
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaddset(&sa.sa_mask, SIGALRM);
 	sigaction(sig, &sa, NULL);
+}
+
+/* SIGINT and SIGTERM to fn, what they were kept for interrupt_unwatch. A
+ * signal ignored on entry stays ignored (as `cmd &` in a script leaves
+ * SIGINT), as every tool does. */
+static void install_both(void (*fn)(int))
+{
+	static const int sigs[2] = { SIGINT, SIGTERM };
+	for (int i = 0; i < 2; i++) {
+		if (!installed)
+			sigaction(sigs[i], NULL, &before[i]);
+		if (before[i].sa_handler != SIG_IGN)
+			install(fn, sigs[i]);
+	}
+	installed = 1;
 }
 
 static void *watcher(void *unused)
@@ -117,8 +134,7 @@ int interrupt_watch(interrupt_stop_fn stop, void *arg)
 	pthread_mutex_unlock(&lock);
 	caught = 0;
 	following = 0;
-	install(on_signal, SIGINT);
-	install(on_signal, SIGTERM);
+	install_both(on_signal);
 	return FGO_OK;
 }
 
@@ -127,8 +143,7 @@ void interrupt_follow(void)
 	caught = 0;
 	following = 1;
 	install(on_alarm, SIGALRM);
-	install(on_signal, SIGINT);
-	install(on_signal, SIGTERM);
+	install_both(on_signal);
 }
 
 void interrupt_unwatch(void)
@@ -137,8 +152,11 @@ void interrupt_unwatch(void)
 	stop_fn = NULL;
 	stop_arg = NULL;
 	pthread_mutex_unlock(&lock);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	if (installed) {
+		sigaction(SIGINT, &before[0], NULL);
+		sigaction(SIGTERM, &before[1], NULL);
+		installed = 0;
+	}
 	if (following) {
 		/* a signal held over the grace: it strikes now */
 		if (caught)
