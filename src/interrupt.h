@@ -13,7 +13,7 @@
  * which --resume runs again). The other ranks hold their first signal a
  * few seconds, so a peer's death does not stop rank 0 mid-record.
  * A second signal acts at once (SQLite's transactions keep the store
- * whole). */
+ * whole); a signal ignored on entry (`cmd &` in a script) stays ignored. */
 #ifndef FGO_INTERRUPT_H
 #define FGO_INTERRUPT_H
 
