@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "fgo.h"
+#include "interrupt.h"
 #include "session.h"
 #include "table.h"
 #include "views.h"
@@ -28,6 +29,14 @@ const char cmd_sweep_usage[] =
 	"run's output is compared with the reference. Runs are stored in batches\n"
 	"(a problem's 'started' rows first); the sweep ends with a line saying\n"
 	"where the time went (load, inputs, validate, time, baseline, store).\n"
+	"\n"
+	"Ctrl-C or SIGTERM stops a sweep cleanly: the runs finished are stored,\n"
+	"the runs in flight are abandoned (--resume runs them again), the sweep is\n"
+	"marked interrupted, and one line gives the runs stored and the command\n"
+	"that resumes it. Exit status: 0 every run ok or invalid; 1 some run\n"
+	"mismatched, failed or timed out; 2 bad input; 130 (SIGINT) or 143\n"
+	"(SIGTERM) interrupted. Open MPI's mpirun turns a Ctrl-C into SIGTERM to\n"
+	"the ranks (SIGKILL a second later) and itself exits 1.\n"
 	"\n"
 	"  --tag T            label the sweep (e.g. nightly-2026-11-21)\n"
 	"  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n"
@@ -184,11 +193,13 @@ int cmd_sweep(int argc, char **argv)
 		return cmd_finish_stdout(rc);
 	}
 
-	char line[2048];
+	char line[2048], resume[2400];
 	cmd_command_line(argc, argv, ranks, line, sizeof line);
 	s.db_path = cmd_db_path(db);
 	s.spec_path = spec;
 	s.command_line = line;
+	interrupt_resume_command(line, s.resume, db ? NULL : s.db_path, resume, sizeof resume);
+	s.resume_command = resume;
 	if (!plan.validate)
 		s.validate = 0;
 	rc = session_run(MPI_COMM_WORLD, &plan, &s);

@@ -10,6 +10,7 @@
 #include "algo.h"
 #include "cmd.h"
 #include "fgo.h"
+#include "interrupt.h"
 #include "table.h"
 #include "tune.h"
 #include "tune_run.h"
@@ -40,7 +41,11 @@ const char cmd_tune_usage[] =
 	"same choices for the same results.\n"
 	"\n"
 	"Exit status: 0 when a winner was found and no run failed; 1 when a run\n"
-	"mismatched, failed or timed out, or none was ok; 2 on bad input.\n"
+	"mismatched, failed or timed out, or none was ok; 2 on bad input; 130\n"
+	"(SIGINT) or 143 (SIGTERM) when interrupted: the runs finished are stored,\n"
+	"the session's sweeps marked interrupted, and one line gives the command\n"
+	"that resumes it (under Open MPI's mpirun, a Ctrl-C reaches the ranks as\n"
+	"SIGTERM and mpirun exits 1).\n"
 	"\n"
 	"  --algorithm A      the algorithm (`fgobench info` lists them)\n"
 	"  -m M, -n N, -k K   the global problem\n"
@@ -295,7 +300,7 @@ int cmd_tune(int argc, char **argv)
 	struct tune_space space;
 	memset(&plan, 0, sizeof plan);
 	memset(&space, 0, sizeof space);
-	char problem[256], line[2048];
+	char problem[256], line[2048], resume[2400];
 	int rc = parse(argc, argv, &a);
 	if (rc == FGO_OK)
 		rc = load_space(&a, &plan);
@@ -331,6 +336,8 @@ int cmd_tune(int argc, char **argv)
 	a.o.db_path = cmd_db_path(a.db);
 	a.o.space_path = a.space ? a.space : "(default space)";
 	a.o.command_line = line;
+	interrupt_resume_command(line, a.o.resume, a.db ? NULL : a.o.db_path, resume, sizeof resume);
+	a.o.resume_command = resume;
 	if (rank == 0 && a.o.progress) {
 		char budget[96];
 		if (a.o.budget && a.o.time_s > 0)

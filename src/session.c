@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "embed.h"
 #include "fgo.h"
+#include "interrupt.h"
 #include "runner.h"
 #include "store.h"
 
@@ -29,6 +30,8 @@ struct progress {
 	double phases[FGO_PHASES]; /* seconds per phase over the runs */
 	double batch_started;      /* when the open batch of run writes began (0: none) */
 	int complete;              /* --resume found the sweep finished: nothing runs */
+	const struct fgo_session *s;
+	int ended;                 /* end() closed the sweep: a signal has nothing to record */
 };
 
 /* Run writes are committed once per problem (the next 'started' rows) or
@@ -140,6 +143,53 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 	if (p->show)
 		progress_line(p, &p->plan->items[item].cfg, r);
 	return 0;
+}
+
+/* The sink's calls under the interrupt lock: a signal's record of the
+ * sweep's end waits for the write in progress (interrupt.h). */
+static int locked_started(void *arg, const size_t *items, size_t count)
+{
+	interrupt_lock();
+	int rc = sink_started(arg, items, count);
+	interrupt_unlock();
+	return rc;
+}
+
+static int locked_finished(void *arg, size_t item, const struct fgo_result *r)
+{
+	interrupt_lock();
+	int rc = sink_finished(arg, item, r);
+	interrupt_unlock();
+	return rc;
+}
+
+/* Rank 0, on the watcher thread with the lock held (interrupt.h): the
+ * runs finished so far committed, the sweep marked interrupted and what
+ * was stored said, with the command that resumes it. The runs in flight
+ * keep their 'started' rows: --resume runs them again. */
+static int stop_sweep(void *arg, int sig)
+{
+	struct progress *p = arg;
+	char err[FGO_REASON_MAX];
+	long runs = 0, ok = 0;
+	if (p->ended)
+		return 0;
+	if (p->show && p->tty && p->done)
+		fputc('\n', stderr);
+	batch_commit(p);
+	if (store_sweep_end(p->store, p->sweep_id, "interrupted", err, sizeof err) ||
+	    store_sweep_stored(p->store, p->sweep_id, &runs, &ok, err, sizeof err))
+		error("%s", err);
+	p->ended = 1;
+	/* said before the store is closed: closing checkpoints the WAL, which
+	 * mpirun's SIGKILL, a second after its SIGTERM, may cut short */
+	note("sweep %lld%s%s%s interrupted (%s): %ld of %zu runs stored (%ld ok) in %s%s%s",
+	     (long long)p->sweep_id, p->s->tag ? " (tag " : "", p->s->tag ? p->s->tag : "",
+	     p->s->tag ? ")" : "", interrupt_signal_name(sig), runs, p->plan->count, ok, p->s->db_path,
+	     p->s->resume_command ? "; resume with: " : "",
+	     p->s->resume_command ? p->s->resume_command : "");
+	store_close(p->store);
+	return 1;
 }
 
 /* Rank 0: opens the store, starts or resumes the sweep, stores invalid
@@ -273,6 +323,7 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 {
 	char err[512];
 	const char *status = rc == FGO_OK ? "done" : "failed";
+	interrupt_lock();
 	if (batch_commit(p))
 		rc = FGO_EFAIL;
 	if (store_sweep_end(p->store, p->sweep_id, status, err, sizeof err)) {
@@ -280,6 +331,9 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 		rc = FGO_EFAIL;
 	}
 	store_close(p->store);
+	p->ended = 1;
+	interrupt_unlock();
+	interrupt_unwatch();
 	if (p->show && p->tty && p->done)
 		fputc('\n', stderr);
 	size_t bad = p->counts[FGO_MISMATCH] + p->counts[FGO_FAILED] + p->counts[FGO_TIMEOUT];
@@ -401,6 +455,7 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	struct progress p;
 	memset(&p, 0, sizeof p);
 	p.plan = plan;
+	p.s = s;
 	p.run_ids = calloc(plan->count + 1, sizeof *p.run_ids);
 	p.show = s->progress;
 	p.tty = isatty(2);
@@ -423,7 +478,12 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	if (rc == FGO_OK && !go[1]) {
 		MPI_Bcast(todo, (int)plan->count, MPI_UNSIGNED_CHAR, 0, comm);
 		MPI_Bcast(&o.ceilings, (int)sizeof o.ceilings, MPI_BYTE, 0, comm);
-		struct fgo_runner_sink sink = { sink_started, sink_finished, &p };
+		struct fgo_runner_sink sink = { locked_started, locked_finished, &p };
+		/* a signal from here on marks the sweep interrupted (interrupt.h) */
+		if (rank == 0)
+			interrupt_watch(stop_sweep, &p);
+		else
+			interrupt_follow();
 		if (rank == 0 && p.show)
 			note("%zu configurations to run (%zu invalid), world up to %d, backend %s",
 			     p.total, p.counts[FGO_INVALID], plan->max_world, be->name);
@@ -432,6 +492,8 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 		rc = runner_run(comm, plan, todo, &o, &sink);
 		if (rank == 0)
 			rc = end(&p, s, rc);
+		else
+			interrupt_unwatch();
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 	}
 	be->finish(ctx);

@@ -24,13 +24,16 @@ struct fgo_session {
 	int progress;              /* progress lines on stderr */
 	int64_t *sweep_id;         /* (optional) receives the sweep id on rank 0 */
 	int64_t *last_run_id;      /* (optional) receives the last run id on rank 0 */
+	const char *resume_command; /* (optional) shown when SIGINT or SIGTERM stops the sweep */
 };
 
 /* Runs the plan's valid items on the backend s->backend picks, after fitting
  * them to its target (plan_fit_target: the best core where the spec and the
  * flags left it to the default). Returns the exit status: 0 every run ok
  * (or invalid), 1 some run failed, timed out or mismatched, 2 bad input
- * (nothing run, the store untouched). */
+ * (nothing run, the store untouched). SIGINT or SIGTERM while the runs go
+ * never returns: rank 0 marks the sweep interrupted and exits 128 + the
+ * signal (interrupt.h). */
 int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s);
 
 /* The git revision fgobench was built from ("unknown" outside a checkout). */

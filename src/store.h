@@ -56,6 +56,11 @@ int store_sweep_begin(struct fgo_store *st, const struct fgo_sweep_info *info, i
 /* status: "done", "failed" or "interrupted". */
 int store_sweep_end(struct fgo_store *st, int64_t id, const char *status, char *err, size_t len);
 
+/* The runs of a sweep that have an outcome (every status but 'started'),
+ * and of them those ok. */
+int store_sweep_stored(struct fgo_store *st, int64_t id, long *runs, long *ok, char *err,
+		       size_t len);
+
 /* For --resume: the newest sweep with this spec hash (and tag, when not
  * NULL), whatever its status: *id (0 when there is none) and *done (1 when
  * its status is "done": a finished sweep, nothing to resume; 0 when it is

@@ -106,6 +106,30 @@ int store_sweep_end(struct fgo_store *st, int64_t id, const char *status, char *
 	return FGO_OK;
 }
 
+int store_sweep_stored(struct fgo_store *st, int64_t id, long *runs, long *ok, char *err,
+		       size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	*runs = *ok = 0;
+	if (store_sql_prepare(db,
+		    "SELECT count(*), coalesce(sum(status = 'ok'), 0) FROM runs"
+		    " WHERE sweep_id = ?1 AND status != 'started'",
+		    &q, "count the sweep's runs", err, len))
+		return FGO_EFAIL;
+	int rc = sqlite3_bind_int64(q, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*runs = (long)sqlite3_column_int64(q, 0);
+		*ok = (long)sqlite3_column_int64(q, 1);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return store_sql_fail(db, err, len, "count the runs of sweep %lld", (long long)id);
+	return FGO_OK;
+}
+
 int store_sweep_find_latest(struct fgo_store *st, const char *spec_hash, const char *tag,
 			    int64_t *id, int *done, char *err, size_t len)
 {

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "fgo.h"
+#include "interrupt.h"
 #include "runner.h"
 #include "session.h"
 #include "store.h"
@@ -38,6 +39,7 @@ struct driver {
 	size_t printed;                     /* events already shown */
 	long failed;
 	int complete;                       /* --resume of a finished session: nothing runs */
+	int ended;                          /* the sweeps are closed: a signal records nothing */
 };
 
 static int store_error(const char *err)
@@ -302,6 +304,52 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 	return 0;
 }
 
+/* The sinks under the interrupt lock (interrupt.h). */
+static int locked_started(void *arg, const size_t *items, size_t count)
+{
+	interrupt_lock();
+	int rc = sink_started(arg, items, count);
+	interrupt_unlock();
+	return rc;
+}
+
+static int locked_finished(void *arg, size_t item, const struct fgo_result *r)
+{
+	interrupt_lock();
+	int rc = sink_finished(arg, item, r);
+	interrupt_unlock();
+	return rc;
+}
+
+/* Rank 0, on the watcher thread with the lock held (interrupt.h): the
+ * session's sweeps marked interrupted, what they hold said and the
+ * command that resumes them. */
+static int stop_session(void *arg, int sig)
+{
+	struct driver *d = arg;
+	char err[512];
+	long runs = 0, ok = 0;
+	if (d->ended)
+		return 0;
+	for (int i = 0; i < d->nsweeps; i++) {
+		long r, k;
+		if (store_sweep_end(d->store, d->sweeps[i].id, "interrupted", err, sizeof err) ||
+		    store_sweep_stored(d->store, d->sweeps[i].id, &r, &k, err, sizeof err)) {
+			error("%s", err);
+			continue;
+		}
+		runs += r;
+		ok += k;
+	}
+	d->ended = 1;
+	note("tune session %s interrupted (%s): %ld run%s stored (%ld ok) in %s%s%s", d->o->tag,
+	     interrupt_signal_name(sig), runs, runs == 1 ? "" : "s", ok, d->o->db_path,
+	     d->o->resume_command ? "; resume with: " : "",
+	     d->o->resume_command ? d->o->resume_command : "");
+	store_close(d->store);
+	return 1;
+}
+
 /* The winner's run row: its id and TFLOPS. */
 static void winner_row(struct driver *d, struct tune_outcome *out)
 {
@@ -430,7 +478,12 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 	/* groups of `world` ranks run side by side: that many trials at once */
 	size_t parallel = (size_t)(size / (world > 0 ? world : 1));
 	double started = now_seconds();
-	struct fgo_runner_sink sink = { sink_started, sink_finished, &d };
+	struct fgo_runner_sink sink = { locked_started, locked_finished, &d };
+	/* a signal from here on marks the session's sweeps interrupted */
+	if (rc == FGO_OK && rank == 0)
+		interrupt_watch(stop_session, &d);
+	else if (rc == FGO_OK)
+		interrupt_follow();
 	while (rc == FGO_OK) {
 		int cmd[2] = { 0, 0 };
 		if (rank == 0)
@@ -457,9 +510,13 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 	}
 	if (rank == 0 && d.store) {
+		interrupt_lock();
 		rc = end(&d, rc, out);
 		store_close(d.store);
+		d.ended = 1;
+		interrupt_unlock();
 	}
+	interrupt_unwatch();
 	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 	be->finish(ctx);
 	MPI_Comm_free(&node);

@@ -23,6 +23,7 @@ struct tune_opts {
 	const char *tag;           /* the session's tag (required) */
 	const char *space_path;    /* recorded with the sweeps */
 	const char *command_line;  /* recorded with the sweeps */
+	const char *resume_command; /* (optional) shown when SIGINT or SIGTERM stops the session */
 	const char *backend;       /* "cpu", "gpu" or "auto" */
 	enum tune_kind kind;
 	uint64_t seed;
@@ -53,7 +54,9 @@ struct tune_outcome {
 
 /* Runs the session over space (candidates of plan). Returns 0 when a
  * winner was found and no run failed, FGO_EFAIL when runs failed or none
- * was ok, FGO_EUSAGE on bad input (message printed on rank 0). */
+ * was ok, FGO_EUSAGE on bad input (message printed on rank 0). SIGINT or
+ * SIGTERM while it runs never returns: rank 0 marks the session's sweeps
+ * interrupted and exits 128 + the signal (interrupt.h). */
 int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space *space,
 	     const struct tune_opts *o, struct tune_outcome *out);
 
