@@ -130,7 +130,7 @@ const char *algo_suggest(const char *name);
  * names none or several, with why set (when why is not NULL) to
  * "unknown algorithm \"X\" (did you mean \"Y\"?)" or, for a family whose
  * names start with the words typed (all_reduce), "ambiguous algorithm \"X\"
- * (give one of A, B)". The caller stores and shows the returned ->name. */
+ * (give one of A, B)" (the only message starting "ambiguous"). The caller stores and shows the returned ->name. */
 const struct fgo_algo *algo_resolve(const char *name, char *why, size_t len);
 
 #endif

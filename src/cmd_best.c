@@ -4,12 +4,14 @@
  * measured (predict_view.c). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "fgo.h"
 #include "floor.h"
 #include "predict_view.h"
+#include "sink.h"
 #include "table.h"
 #include "views.h"
 
@@ -135,7 +137,7 @@ static int parse(int argc, char **argv, struct best_opts *o)
 		case 3: rc = cmd_parse_int("best", "--world", v, 1, 1 << 20, &o->world); break;
 		case 4: rc = cmd_parse_int("best", "--top", v, 1, 1 << 20, &o->top); break;
 		case 5:
-			if (!(o->algorithm = cmd_algorithm("best", v)))
+			if (!(o->algorithm = cmd_algorithm_filter("best", v)))
 				return FGO_EUSAGE;
 			break;
 		case 6:
@@ -263,8 +265,20 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 			if ((int)strlen(table_cell(t, r, COL_RUN)) > w)
 				w = (int)strlen(table_cell(t, r, COL_RUN));
 		printf("\n");
-		for (int r = 0; r < table_rows(t); r++)
-			printf("%*s  %s\n", w, table_cell(t, r, COL_RUN), table_cell(t, r, COL_REPRODUCE));
+		for (int r = 0; r < table_rows(t) && rc == 0; r++) {
+			/* shown as the table shows cells: a stored name's control
+			 * characters as visible escapes */
+			const char *line = table_cell(t, r, COL_REPRODUCE);
+			size_t n = sink_terminal(line, NULL, 0);
+			char *shown = malloc(n + 1);
+			if (!shown) {
+				rc = -1;
+				break;
+			}
+			sink_terminal(line, shown, n + 1);
+			printf("%*s  %s\n", w, table_cell(t, r, COL_RUN), shown);
+			free(shown);
+		}
 	}
 	return rc;
 }

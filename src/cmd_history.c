@@ -120,7 +120,7 @@ static int parse(int argc, char **argv, struct history_opts *o)
 			shape = 1;
 			break;
 		case 1:
-			if (!(o->q.algorithm = cmd_algorithm("history", v)))
+			if (!(o->q.algorithm = cmd_algorithm_filter("history", v)))
 				return FGO_EUSAGE;
 			break;
 		case 2: rc = cmd_parse_int("history", "--world", v, 1, 1 << 20, &o->q.world); break;

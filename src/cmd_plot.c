@@ -70,7 +70,7 @@ int cmd_plot(int argc, char **argv)
 		case 0: rc = cmd_parse_int("plot", "--world", v, 1, 1 << 20, &world); break;
 		case 1: q.tag = v; break;
 		case 2:
-			if (!(q.algorithm = cmd_algorithm("plot", v)))
+			if (!(q.algorithm = cmd_algorithm_filter("plot", v)))
 				return FGO_EUSAGE;
 			break;
 		case 3:

@@ -101,6 +101,17 @@ const char *cmd_algorithm(const char *cmd, const char *text)
 	return algo ? algo->name : NULL;
 }
 
+const char *cmd_algorithm_filter(const char *cmd, const char *text)
+{
+	char why[512];
+	const struct fgo_algo *algo = algo_resolve(text, why, sizeof why);
+	if (algo)
+		return algo->name;
+	cmd_say(cmd, "%s%s", why,
+		strncmp(why, "ambiguous", 9) ? ": matching the store's name as given" : "");
+	return strncmp(why, "ambiguous", 9) ? text : NULL;
+}
+
 int cmd_parse_long(const char *cmd, const char *opt, const char *text, long min, long max,
 		   long *out)
 {

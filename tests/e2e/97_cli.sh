@@ -137,3 +137,7 @@ for c in run sweep compile tune best plot history; do
 	check "cli-3.27-$c" "$c --help says how algorithms may be spelled" \
 		sh -c "'$FGO' $c --help | grep -q 'all_reduce lists its'"
 done
+# a filter takes a name it does not know as given (a shared store may hold
+# another fgobench's), after saying what it would have meant
+expect_exit cli-3.28 0 "$FGO" best --algorithm all_scater
+expect_err cli-3.29 'unknown algorithm "all_scater" (did you mean "all_scatter"?): matching the store'"'"'s name as given'
