@@ -57,6 +57,7 @@ widest cli-2.2 "$T/best"
 check cli-2.3 "the table has every problem (22 + 3 from run)" [ "$(wc -l <"$T/best")" -ge 24 ]
 check cli-2.4 "no reproduce column in the table" sh -c "! grep -q 'reproduce\\|mpirun' '$T/best'"
 "$FGO" best --m 512 >"$T/best512" 2>/dev/null
+"$FGO" best --m 512 --format csv >"$T/best512.csv" 2>/dev/null
 widest cli-2.5 "$T/best512"
 check cli-2.6 "--m 512: the two gemm problems" [ "$(grep -c '^gemm ' "$T/best512")" = 2 ]
 expect_exit cli-2.7 0 mpi 2 calibrate
@@ -84,12 +85,17 @@ expect_exit cli-2.16 2 "$FGO" best --reproduce --format csv
 expect_eq cli-2.17 "algorithm,dtype,world,M,N,K,#,config,ms,TFLOPS,speedup,floor_us,x_floor,gap %,tried,run,reproduce" \
 	"$(head -1 "$T/b.csv")"
 check cli-2.18 "csv: the full config and the reproduce line" \
-	sh -c "grep -q ',64x64x32 s2 w4 g8 sm0+0,.*,mpirun -np 1 fgobench run --algorithm gemm ' '$T/b.csv'"
+	grep -qE ',[0-9]+x64x32 s2 w4 g8 sm0\+0,.*,mpirun -np 1 fgobench run --algorithm gemm ' "$T/b.csv"
 "$FGO" best --format json --m 512 >"$T/b.json" 2>/dev/null
 check cli-2.19 "json: reproduce and floor_us keys" sh -c "grep -q '\"reproduce\": \"mpirun' '$T/b.json' && grep -q '\"floor_us\"' '$T/b.json'"
 # the table's brief config is one history takes
-check cli-2.20 "brief config in the table" grep -q '^gemm .* 64x64x32  ' "$T/best512"
-expect_exit cli-2.21 0 "$FGO" history --shape 512,256,256 --algorithm gemm --world 2 --config 64x64x32 --no-plot
+# (the csv of the same moment: the run of cli-2.15 may have changed the winner since)
+tile=$(awk -F, '$1 == "gemm" && $3 == 2 && $4 == 512 { print $8 }' "$T/best512.csv")
+brief=${tile%% s2 w4 g8 sm0+0}
+check cli-2.20 "brief config in the table (\"$tile\" as \"$brief\")" \
+	sh -c "[ -n '$brief' ] && [ '$brief' != '$tile' ] && grep -q '^gemm .* 2  512x256x256  $brief  ' '$T/best512'"
+expect_exit cli-2.21 0 "$FGO" history --shape 512,256,256 --algorithm gemm --world 2 --spec smoke \
+	--config "$brief" --no-plot
 
 # ---- 3. algorithm names
 expect_exit cli-3.1 2 mpi 2 run --algorithm all_reduce -m 64 -n 64 -k 64
