@@ -122,5 +122,15 @@ void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
 		    struct fgo_gemm_dims *d);
 /* Closest registered name, for "did you mean" (NULL when nothing is close). */
 const char *algo_suggest(const char *name);
+/* The algorithm a user means by name (a flag, a spec, a dataset), the same
+ * everywhere: its registered name; or, where that names one algorithm, the
+ * name in any case, with - (or + or a space) for _, in the field's words (ag
+ * all_gather, ar all_reduce, rs reduce_scatter, as all_scatter, matmul gemm,
+ * streamk sk, a leading gemm left out: gemm_rs, ag_gemm_pull). NULL when it
+ * names none or several, with why set (when why is not NULL) to
+ * "unknown algorithm \"X\" (did you mean \"Y\"?)" or, for a family whose
+ * names start with the words typed (all_reduce), "ambiguous algorithm \"X\"
+ * (give one of A, B)" (the only message starting "ambiguous"). The caller stores and shows the returned ->name. */
+const struct fgo_algo *algo_resolve(const char *name, char *why, size_t len);
 
 #endif

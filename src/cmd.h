@@ -64,6 +64,16 @@ int cmd_help(const char *usage);
 int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The registered name of the algorithm text means (algo_resolve: any case,
+ * - for _, the field's short names); NULL after "fgobench CMD:
+ * unknown algorithm ..." (or "ambiguous algorithm ...", with the names) when
+ * it means none or several. */
+const char *cmd_algorithm(const char *cmd, const char *text);
+/* The same for a filter (best, plot, history --algorithm): a name it does
+ * not know is taken as given after that message (a shared store may hold
+ * another fgobench's names); NULL only for a family's name. */
+const char *cmd_algorithm_filter(const char *cmd, const char *text);
+
 /* Parses text as an integer in [min, max] for option opt; on failure prints
  * "fgobench CMD: OPT expects an integer between MIN and MAX, got \"TEXT\""
  * and returns FGO_EUSAGE. */
@@ -104,7 +114,8 @@ const char *cmd_db_path(const char *opt);
 int cmd_finish_stdout(int rc);
 
 /* Configuration flags shared by `run` and `sweep` (for datasets), parsed the
- * same way: -m -n -k --algorithm --datatype --world --BLK_M --BLK_N --BLK_K
+ * same way: -m -n -k (or --m --n --k) --algorithm (read by cmd_algorithm)
+ * --datatype --world --BLK_M --BLK_N --BLK_K
  * --num_stages --num_warps --mma --gsize_m --gemm_sms --comm_sms --comm_blk_m
  * --comm_blk_n. If argv[*i] is one of them, consumes it and its value,
  * stores into cfg, marks it in set and returns 1; returns 0 when argv[*i] is

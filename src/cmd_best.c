@@ -4,18 +4,21 @@
  * measured (predict_view.c). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "fgo.h"
 #include "floor.h"
 #include "predict_view.h"
+#include "sink.h"
 #include "table.h"
 #include "views.h"
 
 const char cmd_best_usage[] =
 	"usage: fgobench best [--m M] [--n N] [--k K] [--algorithm A] [--world W]\n"
-	"       [--dtype D] [--tag T] [--top T] [--format table|md|csv|json] [--db F]\n"
+	"       [--dtype D] [--tag T] [--top T] [--reproduce]\n"
+	"       [--format table|md|csv|json] [--db F]\n"
 	"       fgobench best --predict --m M --n N --k K --algorithm A [--world W]\n"
 	"       [--dtype D] [--tag T] [--top T] [--cus N] [--format F] [--db F]\n"
 	"\n"
@@ -23,8 +26,16 @@ const char cmd_best_usage[] =
 	"the fastest configuration by median fused time: its tile, the time, TFLOPS\n"
 	"(all ranks together), speedup over the baseline (reference GEMM, then the MPI\n"
 	"collective), the gap to the runner-up in percent, how many configurations\n"
-	"were tried, and the `fgobench run` line that reproduces it. When a\n"
-	"configuration ran in several sweeps its newest run counts.\n"
+	"were tried, its run id, and the `fgobench run` line that reproduces it. When\n"
+	"a configuration ran in several sweeps its newest run counts.\n"
+	"\n"
+	"The table fits 120 columns: its config is the tile (BLK_MxBLK_NxBLK_K) and\n"
+	"only the tunables that differ from the defaults (sS stages, wW warps, gG\n"
+	"gsize_m, smG+C gemm_sms + comm_sms, mma, cMxN comm tile, kS split_k); # (the\n"
+	"place) shows with --top above 1; the reproduce line is left out: --reproduce\n"
+	"prints it under the table, a line per row starting with the row's run id\n"
+	"(`fgobench show RUN` prints it too). md (less floor_us), csv and json have\n"
+	"every column, the config in full (\"64x32x32 s2 w4 g8 sm0+0\").\n"
 	"\n"
 	"A memory-bound run (its per-rank GEMM's FLOPs per byte of A + B + C under\n"
 	"the ridge of the calibrated matrix peak and memory bandwidth) is also shown\n"
@@ -43,13 +54,16 @@ const char cmd_best_usage[] =
 	"that support them (place and gap to the best there) and how far the nearest\n"
 	"measured shape is.\n"
 	"\n"
-	"  --m M, --n N, --k K   only problems of that size\n"
-	"  --algorithm A         only that algorithm\n"
+	"  --m M, --n N, --k K   only problems of that size (also -m M, -n N, -k K)\n"
+	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
+	"                        names such as gemm_rs or ag_gemm_pull; a family name\n"
+	"                        such as all_reduce lists its algorithms)\n"
 	"  --world W             only that world size\n"
 	"  --dtype D             only that element type (fp32, fp16, bf16)\n"
 	"  --tag T               only runs of sweeps tagged T\n"
 	"  --top T               the T fastest configurations of each problem (default 1;\n"
 	"                        with --predict 3)\n"
+	"  --reproduce           after the table, each row's `fgobench run` line\n"
 	"  --predict             rank configurations for --m, --n, --k from other shapes\n"
 	"  --cus N               compute units for --predict's wave correction (default: the\n"
 	"                        SMs the store's GPU runs name, else 1 as on the CPU)\n"
@@ -76,15 +90,21 @@ static const char query[] =
 	"  FROM ranked WHERE place <= ?8"
 	"  ORDER BY algorithm, dtype, world, m, n, k, place";
 
+/* The columns of csv and json (md and the table leave some out); after them
+ * three for the table only: the world as W, the shape as MxNxK and the brief
+ * config text. */
 static const char *const headers[] = { "algorithm", "dtype",   "world",    "M",     "N",
 				       "K",         "#",       "config",   "ms",    "TFLOPS",
 				       "speedup",   "floor_us", "x_floor", "gap %", "tried",
-				       "run",       "reproduce" };
-enum { COL_FLOOR_US = 11, COL_X_FLOOR = 12 };
+				       "run",       "reproduce", "W",      "MxNxK", "config" };
+enum {
+	COL_PLACE = 6, COL_FLOOR_US = 11, COL_X_FLOOR = 12, COL_RUN = 15, COL_REPRODUCE = 16,
+	NCOLS_OUT = 17, COL_W = 17, COL_SHAPE = 18, COL_BRIEF = 19,
+};
 
 struct best_opts {
 	long m, n, k; /* 0: any */
-	int world, top, cus, predict;
+	int world, top, cus, predict, reproduce;
 	const char *algorithm, *dtype, *tag, *db;
 	enum fgo_format format;
 };
@@ -93,25 +113,33 @@ static int parse(int argc, char **argv, struct best_opts *o)
 {
 	static const char *const opts[] = { "--m",   "--n",  "--k",  "--world",
 					    "--top", "--algorithm", "--dtype", "--tag",
-					    "--db",  "--format", "--cus" };
+					    "--db",  "--format", "--cus", "-m", "-n", "-k" };
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		enum fgo_dtype t;
 		int rc = FGO_OK;
-		switch (cmd_match_option("best", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v)) {
+		int j = cmd_match_option("best", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v);
+		switch (j) {
 		case -2: return FGO_EUSAGE;
 		case -1:
 			if (!strcmp(argv[i], "--predict")) {
 				o->predict = 1;
 				continue;
 			}
+			if (!strcmp(argv[i], "--reproduce")) {
+				o->reproduce = 1;
+				continue;
+			}
 			return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
-		case 0: rc = cmd_parse_long("best", "--m", v, 1, 1L << 40, &o->m); break;
-		case 1: rc = cmd_parse_long("best", "--n", v, 1, 1L << 40, &o->n); break;
-		case 2: rc = cmd_parse_long("best", "--k", v, 1, 1L << 40, &o->k); break;
+		case 0: case 11: rc = cmd_parse_long("best", opts[j], v, 1, 1L << 40, &o->m); break;
+		case 1: case 12: rc = cmd_parse_long("best", opts[j], v, 1, 1L << 40, &o->n); break;
+		case 2: case 13: rc = cmd_parse_long("best", opts[j], v, 1, 1L << 40, &o->k); break;
 		case 3: rc = cmd_parse_int("best", "--world", v, 1, 1 << 20, &o->world); break;
 		case 4: rc = cmd_parse_int("best", "--top", v, 1, 1 << 20, &o->top); break;
-		case 5: o->algorithm = v; break;
+		case 5:
+			if (!(o->algorithm = cmd_algorithm_filter("best", v)))
+				return FGO_EUSAGE;
+			break;
 		case 6:
 			if (dtype_parse(v, &t))
 				return cmd_usage_error("best", cmd_best_usage,
@@ -149,7 +177,7 @@ static void bind_text(sqlite3_stmt *st, int at, const char *s)
 static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *floors)
 {
 	struct fgo_config cfg;
-	char tile[96], reproduce[512], err[512];
+	char tile[96], brief[96], reproduce[512], err[512];
 	int c = 1 + VIEW_CONFIG_NCOLS;
 	double ms = sqlite3_column_double(st, c), floor_s = 0, bytes = 0;
 	const struct fgo_floor *f =
@@ -158,6 +186,7 @@ static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *fl
 
 	view_config(st, 1, &cfg);
 	view_tile_text(&cfg, tile, sizeof tile);
+	view_tile_brief(&cfg, brief, sizeof brief);
 	config_reproduce_line(&cfg, reproduce, sizeof reproduce);
 	view_problem_cells(t, &cfg);
 	table_add(t, "%d", sqlite3_column_int(st, c + 5));
@@ -182,30 +211,75 @@ static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *fl
 	table_add(t, "%d", sqlite3_column_int(st, c + 4));
 	table_add(t, "%lld", (long long)sqlite3_column_int64(st, 0));
 	table_add(t, "%s", reproduce);
+	table_add(t, "%d", cfg.world);
+	table_add(t, "%ldx%ldx%ld", cfg.m, cfg.n, cfg.k);
+	table_add(t, "%s", brief);
 	if (!f)
 		error("%s", err);
 	return !f ? -1 : f->n > 0;
 }
 
-/* For the terminal and Markdown: t without floor_us, and without x_floor
- * when no row's machine has a floor (keeps the table narrow). */
-static int print_narrow(const struct fgo_table *t, int any_floor, enum fgo_format format)
+/* Prints the columns keep[0..n) of t; returns 0 or -1. */
+static int print_columns(const struct fgo_table *t, const int *keep, int n, enum fgo_format format)
 {
 	const char *h[FGO_ARRAY_SIZE(headers)];
-	int keep[FGO_ARRAY_SIZE(headers)], n = 0, rc;
-	for (int i = 0; i < (int)FGO_ARRAY_SIZE(headers); i++)
-		if (i != COL_FLOOR_US && (i != COL_X_FLOOR || any_floor)) {
-			keep[n] = i;
-			h[n++] = headers[i];
-		}
-	struct fgo_table *narrow = table_new(n, h);
-	if (!narrow)
+	int rc;
+	for (int i = 0; i < n; i++)
+		h[i] = headers[keep[i]];
+	struct fgo_table *out = table_new(n, h);
+	if (!out)
 		return -1;
 	for (int r = 0; r < table_rows(t); r++)
 		for (int i = 0; i < n; i++)
-			table_add(narrow, "%s", table_cell(t, r, keep[i]));
-	rc = table_print(narrow, format, stdout);
-	table_free(narrow);
+			table_add(out, "%s", table_cell(t, r, keep[i]));
+	rc = table_print(out, format, stdout);
+	table_free(out);
+	return rc;
+}
+
+/* csv and json: every column. Markdown: without floor_us, and without
+ * x_floor when no row's machine has a floor. The terminal table, to fit 120
+ * columns: those, with W, MxNxK and the brief config for world, M, N, K and
+ * config, # only with --top above 1, and the reproduce lines (with
+ * --reproduce) under it, each after its run id, rather than in a column. */
+static int print_best(const struct fgo_table *t, int any_floor, const struct best_opts *o)
+{
+	static const int term_cols[] = { 0, 1, COL_W, COL_SHAPE, COL_PLACE, COL_BRIEF, 8, 9, 10,
+					 COL_X_FLOOR, 13, 14, COL_RUN };
+	int keep[FGO_ARRAY_SIZE(headers)], n = 0, rc;
+	if (o->format == FGO_FMT_TABLE) {
+		for (size_t i = 0; i < FGO_ARRAY_SIZE(term_cols); i++)
+			if ((term_cols[i] != COL_PLACE || o->top > 1) &&
+			    (term_cols[i] != COL_X_FLOOR || any_floor))
+				keep[n++] = term_cols[i];
+	} else {
+		for (int i = 0; i < NCOLS_OUT; i++)
+			if (o->format != FGO_FMT_MD ||
+			    (i != COL_FLOOR_US && (i != COL_X_FLOOR || any_floor)))
+				keep[n++] = i;
+	}
+	rc = print_columns(t, keep, n, o->format);
+	if (rc == 0 && o->format == FGO_FMT_TABLE && o->reproduce && table_rows(t) > 0) {
+		int w = 0;
+		for (int r = 0; r < table_rows(t); r++)
+			if ((int)strlen(table_cell(t, r, COL_RUN)) > w)
+				w = (int)strlen(table_cell(t, r, COL_RUN));
+		printf("\n");
+		for (int r = 0; r < table_rows(t) && rc == 0; r++) {
+			/* shown as the table shows cells: a stored name's control
+			 * characters as visible escapes */
+			const char *line = table_cell(t, r, COL_REPRODUCE);
+			size_t n = sink_terminal(line, NULL, 0);
+			char *shown = malloc(n + 1);
+			if (!shown) {
+				rc = -1;
+				break;
+			}
+			sink_terminal(line, shown, n + 1);
+			printf("%*s  %s\n", w, table_cell(t, r, COL_RUN), shown);
+			free(shown);
+		}
+	}
 	return rc;
 }
 
@@ -243,6 +317,10 @@ int cmd_best(int argc, char **argv)
 		o.top = 1;
 	if (o.cus)
 		return cmd_usage_error("best", cmd_best_usage, "--cus goes with --predict");
+	if (o.reproduce && o.format != FGO_FMT_TABLE)
+		return cmd_usage_error("best", cmd_best_usage,
+				       "--reproduce goes with the table (md, csv and json have a"
+				       " reproduce column)");
 	if ((rc = view_open(o.db, &store)))
 		return rc;
 	if ((rc = view_prepare(store, query, &st)))
@@ -274,9 +352,7 @@ int cmd_best(int argc, char **argv)
 	else if (!any_floor)
 		note("no read floor for these runs' machine: `fgobench calibrate` there measures it"
 		     " (x_floor: a memory-bound run's time / the fastest read of its bytes)");
-	if ((o.format == FGO_FMT_TABLE || o.format == FGO_FMT_MD
-		     ? print_narrow(t, any_floor, o.format)
-		     : table_print(t, o.format, stdout)) != 0)
+	if (print_best(t, any_floor, &o) != 0)
 		rc = FGO_EFAIL;
 out:
 	table_free(t);

@@ -417,8 +417,11 @@ static int compile_spec(const struct compile_opts *opt)
 
 int cmd_compile(int argc, char **argv)
 {
-	if (cmd_wants_help(argc, argv))
-		return cmd_help(cmd_compile_usage);
+	if (cmd_wants_help(argc, argv)) {
+		cmd_help(cmd_compile_usage);
+		fputs(cmd_config_flags_help, stdout);
+		return 0;
+	}
 
 	struct compile_opts opt = { .arch = DEFAULT_ARCH, .fmt = FGO_FMT_TABLE };
 	static const char *const opts[] = { "--arch", "--cache", "-j", "--format" };

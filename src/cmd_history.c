@@ -14,15 +14,16 @@
 #include "views.h"
 
 const char cmd_history_usage[] =
-	"usage: fgobench history --shape M,N,K --algorithm A [--world W] [--dtype D]\n"
-	"       [--config best|KEY] [--spec S] [--threshold PCT] [--penalty P] [-o DIR]\n"
-	"       [--no-plot] [--format table|md|csv|json] [--db F]\n"
+	"usage: fgobench history (--shape M,N,K | -m M -n N -k K) --algorithm A\n"
+	"       [--world W] [--dtype D] [--config best|KEY] [--spec S] [--threshold PCT]\n"
+	"       [--penalty P] [-o DIR] [--no-plot] [--format table|md|csv|json] [--db F]\n"
 	"\n"
 	"One problem's fused time over every stored sweep of one spec on one machine,\n"
 	"a row per sweep (a night), oldest first: the configuration followed, the\n"
 	"median, quartiles, min and max of its samples, and the level of a\n"
 	"piecewise-constant fit of the medians. KEY follows one configuration (its\n"
-	"config_key, or its tile text as `fgobench best` prints it); best, the\n"
+	"config_key, or its tile text as `fgobench best` prints it, in full as in its\n"
+	"csv or brief as in its table); best, the\n"
 	"default, follows each night's fastest. The fit weighs each night by the\n"
 	"uncertainty of its median (the spread of its samples and the scatter between\n"
 	"nights) and pays a penalty for every extra step; a step larger than the\n"
@@ -32,8 +33,13 @@ const char cmd_history_usage[] =
 	"plot (gnuplot) is DIR/history_wW_ALGO_DTYPE_MxNxK_CONFIG.png and .svg (only\n"
 	"file-safe characters in the name), written the way `fgobench plot` writes.\n"
 	"\n"
-	"  --shape M,N,K    the global problem (required)\n"
-	"  --algorithm A    the algorithm (required)\n"
+	"  --shape M,N,K    the global problem (required, or all three of:)\n"
+	"  -m M, --m M      its rows (M)\n"
+	"  -n N, --n N      its columns (N)\n"
+	"  -k K, --k K      its depth (K)\n"
+	"  --algorithm A    the algorithm (required; any case, - for _, short names such\n"
+	"                   as gemm_rs; a family name such as all_reduce lists its\n"
+	"                   algorithms)\n"
 	"  --world W        the world size (needed when several were stored)\n"
 	"  --dtype D        the element type (needed when several were stored)\n"
 	"  --config C       best (default), a config_key, or a tile text\n"
@@ -81,8 +87,11 @@ static int parse(int argc, char **argv, struct history_opts *o)
 {
 	static const char *const opts[] = { "--shape",  "--algorithm", "--world", "--dtype",
 					    "--config", "--spec",      "--threshold", "--penalty",
-					    "-o",       "--format",    "--db" };
-	int shape = 0;
+					    "-o",       "--format",    "--db",        "-m",
+					    "--m",      "-n",          "--n",         "-k",
+					    "--k" };
+	long *side[] = { &o->q.m, &o->q.m, &o->q.n, &o->q.n, &o->q.k, &o->q.k };
+	int shape = 0, sides = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		enum fgo_dtype t;
@@ -91,7 +100,14 @@ static int parse(int argc, char **argv, struct history_opts *o)
 			o->plot = 0;
 			continue;
 		}
-		switch (cmd_match_option("history", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v)) {
+		int j = cmd_match_option("history", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v);
+		if (j >= 11) {
+			if (cmd_parse_long("history", opts[j], v, 1, 1L << 40, side[j - 11]) != FGO_OK)
+				return FGO_EUSAGE;
+			sides |= 1 << ((j - 11) / 2);
+			continue;
+		}
+		switch (j) {
 		case -2: return FGO_EUSAGE;
 		case -1:
 			return cmd_usage_error("history", cmd_history_usage, "unknown option \"%s\"",
@@ -103,7 +119,10 @@ static int parse(int argc, char **argv, struct history_opts *o)
 						       " got \"%s\"", v);
 			shape = 1;
 			break;
-		case 1: o->q.algorithm = v; break;
+		case 1:
+			if (!(o->q.algorithm = cmd_algorithm_filter("history", v)))
+				return FGO_EUSAGE;
+			break;
 		case 2: rc = cmd_parse_int("history", "--world", v, 1, 1 << 20, &o->q.world); break;
 		case 3:
 			if (dtype_parse(v, &t))
@@ -128,8 +147,16 @@ static int parse(int argc, char **argv, struct history_opts *o)
 		if (rc != FGO_OK)
 			return FGO_EUSAGE;
 	}
-	if (!shape || !o->q.algorithm)
-		return cmd_usage_error("history", cmd_history_usage, "both --shape and --algorithm are needed");
+	if (shape && sides)
+		return cmd_usage_error("history", cmd_history_usage,
+				       "give the shape once: --shape M,N,K or -m, -n and -k");
+	if (!shape && sides && sides != 7)
+		return cmd_usage_error("history", cmd_history_usage,
+				       "-m, -n and -k go together (or --shape M,N,K)");
+	if ((!shape && !sides) || !o->q.algorithm)
+		return cmd_usage_error("history", cmd_history_usage,
+				       "both --shape and --algorithm are needed (-m, -n and -k may"
+				       " give the shape)");
 	return FGO_OK;
 }
 

@@ -35,7 +35,8 @@ const char cmd_plot_usage[] =
 	"\n"
 	"  --world W      only world size W (default: every world in the store)\n"
 	"  --tag T        only runs of sweeps tagged T\n"
-	"  --algorithm A  only algorithm A\n"
+	"  --algorithm A  only algorithm A (any case, - for _, short names such as\n"
+	"                 gemm_rs; a family name such as all_reduce lists its algorithms)\n"
 	"  --dtype D      only element type D (fp32, fp16, bf16)\n"
 	"  -o DIR         output directory, created when missing (default fgobench-plots)\n"
 	"  --db F         the store (default $FGOBENCH_DB or ./fgobench.db)\n";
@@ -68,7 +69,10 @@ int cmd_plot(int argc, char **argv)
 		case -2: return FGO_EUSAGE;
 		case 0: rc = cmd_parse_int("plot", "--world", v, 1, 1 << 20, &world); break;
 		case 1: q.tag = v; break;
-		case 2: q.algorithm = v; break;
+		case 2:
+			if (!(q.algorithm = cmd_algorithm_filter("plot", v)))
+				return FGO_EUSAGE;
+			break;
 		case 3:
 			if (dtype_parse(v, &t))
 				return cmd_usage_error("plot", cmd_plot_usage,

@@ -101,8 +101,11 @@ int cmd_sweep(int argc, char **argv)
 	int rank, ranks;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-	if (cmd_wants_help(argc, argv))
-		return rank == 0 ? cmd_help(cmd_sweep_usage) : 0;
+	if (cmd_wants_help(argc, argv)) {
+		if (rank == 0 && cmd_help(cmd_sweep_usage) == 0)
+			fputs(cmd_config_flags_help, stdout);
+		return 0;
+	}
 
 	/* Every rank parses the same arguments; only rank 0 speaks. */
 	fgo_mute = rank != 0;

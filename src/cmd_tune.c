@@ -2,6 +2,7 @@
  * in a fraction of the runs a sweep of its space takes. Parses the
  * options, expands the space, prunes it, runs the session (tune_run.c)
  * and prints the winner with its reproduce line. */
+#include <assert.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +48,10 @@ const char cmd_tune_usage[] =
 	"that resumes it (under Open MPI's mpirun, a Ctrl-C reaches the ranks as\n"
 	"SIGTERM and mpirun exits 1).\n"
 	"\n"
-	"  --algorithm A      the algorithm (`fgobench info` lists them)\n"
-	"  -m M, -n N, -k K   the global problem\n"
+	"  --algorithm A      the algorithm (`fgobench info` lists them; any case, - for\n"
+	"                     _, short names such as gemm_rs or ag_gemm_pull; a family\n"
+	"                     name such as all_reduce lists its algorithms)\n"
+	"  -m M, -n N, -k K   the global problem (also --m M, --n N, --k K)\n"
 	"  --world W          ranks taking part (default 2)\n"
 	"  --dtype D          fp32, fp16 or bf16 (default fp16; also --datatype)\n"
 	"  --space SPEC       a sweep spec giving the tunables' values (default: the\n"
@@ -167,16 +170,8 @@ static int parse(int argc, char **argv, struct tune_args *a)
 	if (!a->set.algorithm)
 		return cmd_usage_error("tune", cmd_tune_usage,
 				       "missing --algorithm (`fgobench info` lists them)");
-	if (!algo_find(a->base.algorithm)) {
-		const char *near = algo_suggest(a->base.algorithm);
-		if (near)
-			return cmd_usage_error("tune", cmd_tune_usage,
-					       "unknown algorithm \"%s\" (did you mean \"%s\"?)",
-					       a->base.algorithm, near);
-		return cmd_usage_error("tune", cmd_tune_usage,
-				       "unknown algorithm \"%s\" (`fgobench info` lists them)",
-				       a->base.algorithm);
-	}
+	/* cmd_config_flag took only a name algo_resolve knows */
+	assert(algo_find(a->base.algorithm));
 	if (!a->set.m || !a->set.n || !a->set.k)
 		return cmd_usage_error("tune", cmd_tune_usage,
 				       "missing the problem size: give -m, -n and -k");

@@ -8,15 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "cmd.h"
 #include "fgo.h"
 #include "sink.h"
 
 const char cmd_config_flags_help[] =
-	"  -m M               rows of A and C (the global problem)\n"
-	"  -n N               columns of B and C\n"
-	"  -k K               columns of A, rows of B\n"
-	"  --algorithm A      algorithm (default all_scatter; `fgobench info` lists them)\n"
+	"  -m M, --m M        rows of A and C (the global problem)\n"
+	"  -n N, --n N        columns of B and C\n"
+	"  -k K, --k K        columns of A, rows of B\n"
+	"  --algorithm A      algorithm (default all_scatter; `fgobench info` lists them);\n"
+	"                     any case, - for _ (all-reduce-one-shot), and the field's\n"
+	"                     short names where they name one (gemm_rs, ag_gemm_pull);\n"
+	"                     a family name such as all_reduce lists its algorithms\n"
 	"  --datatype D       fp32, fp16 or bf16 (default fp16; also --dtype)\n"
 	"  --world W          ranks taking part (default 2)\n"
 	"  --BLK_M B          GEMM tile rows (default 64, or less: what the shape allows)\n"
@@ -87,6 +91,26 @@ int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	size_t n = end ? (size_t)(end - usage) + 1 : strlen(usage);
 	fwrite(usage, 1, n, stderr);
 	return FGO_EUSAGE;
+}
+
+const char *cmd_algorithm(const char *cmd, const char *text)
+{
+	char why[512];
+	const struct fgo_algo *algo = algo_resolve(text, why, sizeof why);
+	if (!algo)
+		cmd_say(cmd, "%s", why);
+	return algo ? algo->name : NULL;
+}
+
+const char *cmd_algorithm_filter(const char *cmd, const char *text)
+{
+	char why[512];
+	const struct fgo_algo *algo = algo_resolve(text, why, sizeof why);
+	if (algo)
+		return algo->name;
+	cmd_say(cmd, "%s%s", why,
+		strncmp(why, "ambiguous", 9) ? ": matching the store's name as given" : "");
+	return strncmp(why, "ambiguous", 9) ? text : NULL;
 }
 
 int cmd_parse_long(const char *cmd, const char *opt, const char *text, long min, long max,
@@ -244,6 +268,9 @@ static const struct config_flag {
 	{ "-m", F_M, 1, 1000000000L },
 	{ "-n", F_N, 1, 1000000000L },
 	{ "-k", F_K, 1, 1000000000L },
+	{ "--m", F_M, 1, 1000000000L }, /* as `best` spells them */
+	{ "--n", F_N, 1, 1000000000L },
+	{ "--k", F_K, 1, 1000000000L },
 	{ "--algorithm", F_ALGORITHM, 0, 0 },
 	{ "--datatype", F_DTYPE, 0, 0 },
 	{ "--dtype", F_DTYPE, 0, 0 },
@@ -302,12 +329,10 @@ int cmd_config_flag(const char *cmd, int argc, char **argv, int *i, struct fgo_c
 		return 0;
 
 	if (fl->field == F_ALGORITHM) {
-		if (!*value || strlen(value) >= sizeof cfg->algorithm) {
-			cmd_say(cmd, "--algorithm expects an algorithm name, got \"%s\""
-				" (`fgobench info` lists them)", value);
+		const char *name = cmd_algorithm(cmd, value);
+		if (!name)
 			return FGO_EUSAGE;
-		}
-		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", value);
+		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", name);
 		set->algorithm = 1;
 	} else if (fl->field == F_MMA) {
 		if (mma_parse(value, &cfg->mma) != 0) {

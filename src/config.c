@@ -96,10 +96,14 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 {
 	const struct fgo_algo *algo = algo_find(cfg->algorithm);
 	if (!algo) {
-		const char *near = algo_suggest(cfg->algorithm);
-		if (near)
-			INVALID("unknown algorithm \"%s\" (did you mean \"%s\"?)", cfg->algorithm, near);
-		INVALID("unknown algorithm \"%s\" (`fgobench info` lists them)", cfg->algorithm);
+		/* stored and planned names are the registered ones: a spelling
+		 * algo_resolve would take is still suggested, not taken */
+		char why[256];
+		const struct fgo_algo *meant = algo_resolve(cfg->algorithm, why, sizeof why);
+		if (meant)
+			INVALID("unknown algorithm \"%s\" (did you mean \"%s\"?)", cfg->algorithm,
+				meant->name);
+		INVALID("%s", why);
 	}
 	if ((unsigned)cfg->dtype > FGO_BF16)
 		INVALID("unknown datatype %d", (int)cfg->dtype);

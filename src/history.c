@@ -146,6 +146,9 @@ static int config_matches(const struct cand *x, const void *arg)
 	if (strchr(config, '/'))
 		return !strcmp(x->key, config);
 	view_tile_text(&x->cfg, tile, sizeof tile);
+	if (!strcmp(tile, config))
+		return 1;
+	view_tile_brief(&x->cfg, tile, sizeof tile); /* as best's table shows it */
 	return !strcmp(tile, config);
 }
 

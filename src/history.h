@@ -20,7 +20,8 @@ struct history_query {
 	int world;               /* 0: the one world size stored (an error when several) */
 	const char *dtype;       /* NULL: the one dtype stored (an error when several) */
 	const char *config;      /* NULL or "best": each night's fastest configuration; else a
-				    canonical key (config_key) or a tile text as `best` prints it */
+				    canonical key (config_key) or a tile text as `best` prints it
+				    (its csv's full text or its table's brief one) */
 	const char *spec;        /* NULL: the spec of the newest matching sweep; else a spec
 				    name or a prefix of a spec hash */
 	double threshold_pct;    /* steps smaller than this (percent) are not listed */

@@ -258,15 +258,11 @@ int spec_json_algorithm(struct spec_ctx *c, const cJSON *v, const char *what, co
 	if (!cJSON_IsString(v))
 		return spec_fail_node(c, v, 0, "\"%s\" expects an algorithm name, got %s", what,
 				      spec_json_type(v));
-	if (!algo_find(v->valuestring)) {
-		const char *near = algo_suggest(v->valuestring);
-		if (near)
-			return spec_fail_node(c, v, 0, "unknown algorithm \"%s\" (did you mean \"%s\"?)",
-					      v->valuestring, near);
-		return spec_fail_node(c, v, 0, "unknown algorithm \"%s\" (`fgobench info` lists them)",
-				      v->valuestring);
-	}
-	*out = v->valuestring;
+	char why[512];
+	const struct fgo_algo *algo = algo_resolve(v->valuestring, why, sizeof why);
+	if (!algo)
+		return spec_fail_node(c, v, 0, "%s", why);
+	*out = algo->name; /* the registered name, however it was spelled */
 	return FGO_OK;
 }
 

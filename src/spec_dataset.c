@@ -178,9 +178,11 @@ static int csv_value(struct spec_ctx *c, const struct csv_line *l, int col, enum
 	const char *s = l->field[col];
 	const struct spec_field_info *fi = &spec_fields[f];
 	if (f == SF_ALGORITHM) {
-		if (!algo_find(s))
-			return spec_fail_at(c, l->start[col], "unknown algorithm \"%s\"", s);
-		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", s);
+		char why[512];
+		const struct fgo_algo *algo = algo_resolve(s, why, sizeof why);
+		if (!algo)
+			return spec_fail_at(c, l->start[col], "%s", why);
+		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", algo->name);
 		return FGO_OK;
 	}
 	if (f == SF_DTYPE) {

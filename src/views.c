@@ -61,13 +61,10 @@ void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg)
 	table_add(t, "%ld", cfg->k);
 }
 
-void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
+/* What view_tile_text adds after the tile and the sm part: mma, the
+ * communication tile, split_k, each when not the default. */
+static void tile_extras(const struct fgo_config *cfg, char *out, size_t len, int n)
 {
-	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
-			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
-			 cfg->comm_sms);
-	/* mma, the communication tile and split_k are part of the key: show them when
-	 * they are not the defaults, so two rows never read the same */
 	if (n > 0 && (size_t)n < len && cfg->mma != 16)
 		n += snprintf(out + n, len - (size_t)n, cfg->mma == FGO_MMA_WGMMA ? " %s" : " mma%s",
 			      mma_name(cfg->mma));
@@ -75,4 +72,30 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 		n += snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
 	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
 		snprintf(out + n, len - (size_t)n, " k%d", cfg->split_k);
+}
+
+void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len)
+{
+	struct fgo_config d;
+	config_defaults(&d);
+	int n = snprintf(out, len, "%dx%dx%d", cfg->blk_m, cfg->blk_n, cfg->blk_k);
+	if (n > 0 && (size_t)n < len && cfg->num_stages != d.num_stages)
+		n += snprintf(out + n, len - (size_t)n, " s%d", cfg->num_stages);
+	if (n > 0 && (size_t)n < len && cfg->num_warps != d.num_warps)
+		n += snprintf(out + n, len - (size_t)n, " w%d", cfg->num_warps);
+	if (n > 0 && (size_t)n < len && cfg->gsize_m != d.gsize_m)
+		n += snprintf(out + n, len - (size_t)n, " g%d", cfg->gsize_m);
+	if (n > 0 && (size_t)n < len && (cfg->gemm_sms != d.gemm_sms || cfg->comm_sms != d.comm_sms))
+		n += snprintf(out + n, len - (size_t)n, " sm%d+%d", cfg->gemm_sms, cfg->comm_sms);
+	tile_extras(cfg, out, len, n);
+}
+
+void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
+			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
+			 cfg->comm_sms);
+	/* mma, the communication tile and split_k are part of the key: show them when
+	 * they are not the defaults, so two rows never read the same */
+	tile_extras(cfg, out, len, n);
 }

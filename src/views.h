@@ -37,4 +37,9 @@ void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg);
  * " mma32" and " c64x64" when those differ from the defaults. */
 void view_tile_text(const struct fgo_config *cfg, char *out, size_t len);
 
+/* The same, shorter, for a terminal: the tile, then only what differs from
+ * config_defaults ("64x32x32", "32x32x32 s3 sm3+1"): stages sN, warps wN,
+ * gsize_m gN, gemm_sms + comm_sms smG+C, then as view_tile_text. */
+void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len);
+
 #endif

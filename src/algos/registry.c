@@ -1,7 +1,11 @@
 /* algos/registry.c: the table of algorithm families, sorted by name, and
- * lookup with "did you mean" suggestions. Adding a family: write
+ * lookup: exact (algo_find), as people type the names (algo_resolve: case,
+ * hyphens, the field's short names, families that name several algorithms),
+ * with "did you mean" suggestions. Adding a family: write
  * src/algos/<family>.c filling `const struct fgo_algo algo_<name>`, add the
  * extern and the table entry here (keep the order), add it to tests/mpi/test_algos.c. */
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "algo.h"
@@ -62,6 +66,92 @@ void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
 	}
 }
 
+/* The field's spellings, word by word: each word of what was typed (split at
+ * _ - + space and dot, lowercased) that is here becomes the words after it.
+ * Short names that mean one thing: ag all_gather, ar all_reduce, rs
+ * reduce_scatter, as all_scatter; matmul and mm are gemm; streamk is sk. */
+static const struct {
+	const char *word, *as;
+} synonyms[] = {
+	{ "ag", "all gather" },        { "allgather", "all gather" },
+	{ "ar", "all reduce" },        { "allreduce", "all reduce" },
+	{ "rs", "reduce scatter" },    { "reducescatter", "reduce scatter" },
+	{ "as", "all scatter" },       { "allscatter", "all scatter" },
+	{ "matmul", "gemm" },          { "mm", "gemm" },
+	{ "streamk", "sk" },           { "oneshot", "one shot" },
+	{ "1shot", "one shot" },       { "twoshot", "two shot" },
+	{ "2shot", "two shot" },
+};
+
+/* What was typed in the registry's spelling: lowercase words joined by _,
+ * synonyms replaced, "stream k" as sk, a leading gemm dropped before other
+ * words (GEMM + reduce-scatter is the reduce_scatter family). Returns 0, or
+ * -1 when it does not fit len. */
+static int algo_normalize(const char *name, char *out, size_t len)
+{
+	char word[64];
+	size_t n = 0, used = 0;
+	int words = 0, gemm_first = 0;
+
+	out[0] = '\0';
+	for (const char *p = name;; p++) {
+		int sep = !*p || *p == '_' || *p == '-' || *p == '+' || *p == ' ' || *p == '.';
+		if (!sep) {
+			if (n + 1 >= sizeof word)
+				return -1;
+			word[n++] = (char)tolower((unsigned char)*p);
+			if (*p)
+				continue;
+		}
+		word[n] = '\0';
+		if (n) {
+			const char *as = word;
+			for (size_t i = 0; i < FGO_ARRAY_SIZE(synonyms); i++)
+				if (!strcmp(word, synonyms[i].word))
+					as = synonyms[i].as;
+			/* "stream k": the k joins the stream before it */
+			if (!strcmp(as, "k") && used >= 6 && !strcmp(out + used - 6, "stream") &&
+			    (used == 6 || out[used - 7] == '_')) {
+				used -= 6;
+				as = "sk";
+			} else if (words == 0 && !strcmp(as, "gemm")) {
+				gemm_first = 1;
+			}
+			for (const char *a = as; *a; a++) {
+				if (used + 2 >= len)
+					return -1;
+				if (used && (a == as || *a == ' '))
+					out[used++] = '_';
+				if (*a != ' ')
+					out[used++] = *a;
+			}
+			out[used] = '\0';
+			words++;
+		}
+		n = 0;
+		if (!*p)
+			break;
+	}
+	if (gemm_first && words > 1 && strcmp(out + 5, "gemm") != 0)
+		memmove(out, out + 5, used - 4);
+	return 0;
+}
+
+/* a and b equal once underscores are left out ("allreduceoneshot"). */
+static int same_letters(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		while (*a == '_')
+			a++;
+		while (*b == '_')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+	}
+}
+
 /* The closest name within edit distance 3; failing that, the first name
  * that starts with or contains what was typed ("scatter" -> "all_scatter"). */
 const char *algo_suggest(const char *name)
@@ -86,5 +176,48 @@ const char *algo_suggest(const char *name)
 	for (const struct fgo_algo *const *a = fgo_algos; *a; a++)
 		if (strstr((*a)->name, name))
 			return (*a)->name;
+	return NULL;
+}
+
+const struct fgo_algo *algo_resolve(const char *name, char *why, size_t len)
+{
+	char norm[256];
+	const struct fgo_algo *family[FGO_ARRAY_SIZE(fgo_algos)];
+	int nfamily = 0;
+
+	if (why && len)
+		why[0] = '\0';
+	if (!name)
+		return NULL;
+	if (algo_find(name))
+		return algo_find(name);
+	if (*name && algo_normalize(name, norm, sizeof norm) == 0 && norm[0]) {
+		size_t n = strlen(norm);
+		for (const struct fgo_algo *const *a = fgo_algos; *a; a++)
+			if (same_letters(norm, (*a)->name))
+				return *a;
+		/* a family: the words typed are the first words of several names */
+		for (const struct fgo_algo *const *a = fgo_algos; *a; a++)
+			if (!strncmp((*a)->name, norm, n) && (*a)->name[n] == '_')
+				family[nfamily++] = *a;
+	} else {
+		norm[0] = '\0';
+	}
+	if (!why || !len)
+		return NULL;
+	if (nfamily > 1) {
+		size_t used = (size_t)snprintf(why, len, "ambiguous algorithm \"%s\" (give one of ", name);
+		for (int i = 0; i < nfamily && used < len; i++)
+			used += (size_t)snprintf(why + used, len - used, "%s%s", family[i]->name,
+						 i + 1 < nfamily ? ", " : ")");
+		return NULL;
+	}
+	const char *near = nfamily == 1 ? family[0]->name : algo_suggest(name);
+	if (!near && norm[0])
+		near = algo_suggest(norm);
+	if (near)
+		snprintf(why, len, "unknown algorithm \"%s\" (did you mean \"%s\"?)", name, near);
+	else
+		snprintf(why, len, "unknown algorithm \"%s\" (`fgobench info` lists them)", name);
 	return NULL;
 }

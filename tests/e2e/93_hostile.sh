@@ -167,7 +167,7 @@ check hostile-5.2 "the escape is shown as text" grep -qF '\x1b[2J' "$T/list.txt"
 "$FGO" list >"$T/list2.txt" 2>&1
 check hostile-5.3 "a newline in a tag does not split its row" \
 	sh -c '! grep -q "^system " "$1" && grep -qF "n@m\\nsystem" "$1"' - "$T/list2.txt"
-"$FGO" best >"$T/best.txt" 2>&1
+"$FGO" best --reproduce >"$T/best.txt" 2>&1
 check hostile-5.6 "a stored algorithm is one quoted word in the reproduce line" \
 	grep -qF -- "--algorithm 'all_scatter\`touch" "$T/best.txt"
 "$FGO" list --format csv --db "$T/base.db" >"$T/list.csv" 2>&1
