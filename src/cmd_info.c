@@ -27,8 +27,8 @@ static const char *cores_of(const char *backend, const char *arch)
 	if (strcmp(backend, "gpu") != 0)
 		return "fp16, bf16, fp32: the CPU tile GEMM (fp32 accumulation); mma picks nothing here";
 	if (!strncmp(arch, "sm_90", 5))
-		return "fp16, bf16: wgmma + TMA (mma=wgmma, the fastest here) or mma.sync (mma=16, the"
-		       " default); fp32: the SIMT core";
+		return "fp16, bf16: wgmma + TMA (mma=wgmma, the default here: the fastest) or mma.sync"
+		       " (mma=16, when asked for); fp32: the SIMT core";
 	if (!strncmp(arch, "sm_", 3))
 		return "fp16, bf16: mma.sync (mma=16); fp32: the SIMT core";
 	return "fp16, bf16, fp32: the SIMT core (no MFMA core yet: mma picks nothing)";

@@ -122,6 +122,12 @@ int kit_fit_core(struct fgo_config *cfg, const char *arch)
 	    cfg->dtype == FGO_FP32 || cfg->mma == FGO_MMA_WGMMA)
 		return 0;
 	cfg->mma = FGO_MMA_WGMMA;
+	/* the default tile sides again, for kit_fit_tile to fit to this core
+	 * (a fit to mma.sync's 16-row tiles is not one for wgmma's 64) */
+	if (!(cfg->given & FGO_GIVEN_BLK_M))
+		cfg->blk_m = 64;
+	if (!(cfg->given & FGO_GIVEN_BLK_N))
+		cfg->blk_n = 64;
 	if (!(cfg->given & FGO_GIVEN_BLK_K))
 		cfg->blk_k = 64; /* the core's K slice: 64 16-bit elements, one 128-byte TMA row */
 	/* one consumer warpgroup up to 128 x 128 accumulators, two beyond */

@@ -470,6 +470,19 @@ static void check_default_tile_fit(void)
 		T_EQ_INT("fit-decode-wgmma-blk_m-64", rows64, 11);
 		plan_free(&p);
 	}
+	/* the dataset with default flags on an sm_90 GPU: every shape on the
+	 * Hopper core, 64-row tiles (not the 16-row tiles fitted for mma.sync) */
+	if (parse_ok("fit-decode-target-parse", "decode.json", dataset, NULL, NULL, &p)) {
+		size_t valid = 0, wgmma64 = 0;
+		plan_fit_target(&p, "sm_90a");
+		for (size_t i = 0; i < p.count; i++) {
+			valid += p.items[i].valid;
+			wgmma64 += p.items[i].cfg.mma == FGO_MMA_WGMMA && p.items[i].cfg.blk_m == 64;
+		}
+		T_EQ_INT("fit-decode-target-all-valid", valid, 11);
+		T_EQ_INT("fit-decode-target-wgmma-64", wgmma64, 11);
+		plan_free(&p);
+	}
 	if (parse_ok("fit-given-parse", "t.json",
 		     "{\"algorithm\": \"gemm\", \"world\": 1, \"M\": 1, \"N\": 40, \"K\": 64, \"BLK_M\": 64}",
 		     NULL, NULL, &p)) {
