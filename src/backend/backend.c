@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 #if defined(FGO_GPU_CUDA) || defined(FGO_GPU_HIP)
 extern const struct fgo_backend fgo_backend_gpu;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "algo.h"
-#include "check.h"
+#include "backend/check.h"
 #include "config.h"
 
 struct fgo_backend_ctx;  /* backend-private state */

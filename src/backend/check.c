@@ -3,7 +3,7 @@
  * in double (see check.h). Exports input_fill, output_poison, the element
  * rule (check_add), the sampled grid, the exact reference and its check of
  * a backend's reference, and the tolerances. */
-#include "check.h"
+#include "backend/check.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* result.c: the result of one run (see result.h): status names as the store
  * writes them, a clean initial state, and freeing the per-iteration samples. */
-#include "result.h"
+#include "backend/result.h"
 
 #include <math.h>
 #include <stdlib.h>

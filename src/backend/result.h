@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "config.h"
 
 enum fgo_status {

@@ -2,11 +2,11 @@
  * the few helpers they share for option parsing and usage.
  *
  * Checklist for adding a command:
- *   1. int cmd_NAME(int argc, char **argv) in src/cmd_NAME.c; argv[0] is
+ *   1. int cmd_NAME(int argc, char **argv) in src/cmd/cmd_NAME.c; argv[0] is
  *      "NAME"; the return value is the exit status (0, 1, 2).
  *   2. its usage text as `const char cmd_NAME_usage[]` (declared below), the
  *      first lines "usage: fgobench NAME ..." being the synopsis;
- *   3. one entry in commands[] in main.c (sorted), with FGO_NEEDS_MPI when it
+ *   3. one entry in commands[] in src/main.c (sorted), with FGO_NEEDS_MPI when it
  *      runs kernels (main then initialises and finalises MPI around it);
  *   4. man/fgobench-NAME.1 whose SYNOPSIS is the same text (tests check it);
  *   5. tests under tests/unit or tests/e2e.
@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 #define FGO_NEEDS_MPI 1u
 

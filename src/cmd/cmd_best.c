@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
+#include "cmd/predict_view.h"
 #include "fgo.h"
 #include "floor.h"
-#include "predict_view.h"
 #include "sink.h"
-#include "table.h"
-#include "views.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_best_usage[] =
 	"usage: fgobench best [--m M] [--n N] [--k K] [--algorithm A] [--world W]\n"

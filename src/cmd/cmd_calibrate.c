@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "algo.h"
-#include "backend.h"
-#include "cmd.h"
+#include "backend/backend.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
 #include "floor.h"
-#include "runner.h"
-#include "store.h"
-#include "table.h"
+#include "run/runner.h"
+#include "store/store.h"
+#include "views/table.h"
 
 const char cmd_calibrate_usage[] =
 	"usage: fgobench calibrate [--backend cpu|gpu|auto] [--size N] [--floor-max MIB]\n"

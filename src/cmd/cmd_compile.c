@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "table.h"
-#include "views.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_compile_usage[] =
 	"usage: fgobench compile SPEC [--arch A] [--cache DIR] [-j N] [--quiet]\n"
@@ -65,8 +65,8 @@ struct compile_opts {
 
 #include "algo.h"
 #include "embed.h"
-#include "gpu_compile.h"
-#include "gpu_jit.h"
+#include "gpu/gpu_compile.h"
+#include "gpu/gpu_jit.h"
 
 /* What one configuration came to: written by a compiler process into its
  * pipe (a fixed-size record, under PIPE_BUF so one write is whole). */

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "history.h"
 #include "sink.h"
-#include "table.h"
-#include "views.h"
+#include "views/history.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_history_usage[] =
 	"usage: fgobench history (--shape M,N,K | -m M -n N -k K) --algorithm A\n"

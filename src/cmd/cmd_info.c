@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "algo.h"
-#include "backend.h"
-#include "cmd.h"
+#include "backend/backend.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "session.h"
-#include "store.h"
+#include "run/session.h"
+#include "store/store.h"
 
 const char cmd_info_usage[] =
 	"usage: fgobench info [--db F]\n"
@@ -21,7 +21,7 @@ const char cmd_info_usage[] =
 	"  --db F   the store to describe (default $FGOBENCH_DB or ./fgobench.db)\n";
 
 /* Which GEMM core each dtype runs on, for a backend and architecture
- * (src/gpu_shape.c decides; this says it in words). */
+ * (src/gpu/gpu_shape.c decides; this says it in words). */
 static const char *cores_of(const char *backend, const char *arch)
 {
 	if (strcmp(backend, "gpu") != 0)

@@ -2,10 +2,10 @@
  * their runs counted by status. */
 #include <stdio.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "table.h"
-#include "views.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_list_usage[] =
 	"usage: fgobench list [--tag T] [--limit N] [--format table|md|csv|json] [--db F]\n"

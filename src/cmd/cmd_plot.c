@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "plot.h"
-#include "plot_kinds.h"
 #include "sink.h"
-#include "views.h"
+#include "views/plot.h"
+#include "views/plot_kinds.h"
+#include "views/views.h"
 
 const char cmd_plot_usage[] =
 	"usage: fgobench plot roofline|overlap|heatmap [--world W] [--tag T]\n"

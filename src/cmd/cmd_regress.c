@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "regress.h"
 #include "sink.h"
-#include "table.h"
-#include "views.h"
+#include "views/regress.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_regress_usage[] =
 	"usage: fgobench regress --base TAG|SWEEP_ID --head TAG|SWEEP_ID [--threshold PCT]\n"

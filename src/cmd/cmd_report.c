@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "report.h"
 #include "sink.h"
+#include "views/report.h"
 
 const char cmd_report_usage[] =
 	"usage: fgobench report [--tag T | --sweep ID] [--against TAG|ID|auto] [-o DIR]\n"

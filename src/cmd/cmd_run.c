@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "algos/kit.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "session.h"
+#include "run/session.h"
 
 const char cmd_run_usage[] =
 	"usage: fgobench run [-m M] [-n N] [-k K] [--algorithm A] [--datatype D]\n"

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "algo.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "table.h"
-#include "views.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_show_usage[] =
 	"usage: fgobench show RUN_ID [--format table|md|csv|json] [--db F]\n"

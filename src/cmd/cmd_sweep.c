@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "interrupt.h"
-#include "session.h"
-#include "table.h"
-#include "views.h"
+#include "run/interrupt.h"
+#include "run/session.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_sweep_usage[] =
 	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume] [--dry-run]\n"

@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "algo.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "interrupt.h"
-#include "table.h"
-#include "tune.h"
-#include "tune_run.h"
-#include "views.h"
+#include "run/interrupt.h"
+#include "tune/tune.h"
+#include "tune/tune_run.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_tune_usage[] =
 	"usage: fgobench tune --algorithm A -m M -n N -k K [--world W] [--dtype D]\n"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "algo.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
 #include "sink.h"
 

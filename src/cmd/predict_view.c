@@ -1,16 +1,16 @@
 /* predict_view.c: the store side and the output of `best --predict` (see
  * predict_view.h); the ranking itself is predict.c. */
-#include "predict_view.h"
+#include "cmd/predict_view.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "predict.h"
-#include "views.h"
+#include "tune/predict.h"
+#include "views/views.h"
 
 /* The newest ok run of every configuration of the algorithm. */
 static const char query[] =

@@ -4,7 +4,7 @@
 #ifndef FGO_PREDICT_VIEW_H
 #define FGO_PREDICT_VIEW_H
 
-#include "table.h"
+#include "views/table.h"
 
 struct predict_view_opts {
 	const char *db;         /* store option (NULL: $FGOBENCH_DB or ./fgobench.db) */

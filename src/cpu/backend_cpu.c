@@ -12,8 +12,8 @@
 
 #include <sqlite3.h>
 
-#include "backend.h"
-#include "check.h"
+#include "backend/backend.h"
+#include "backend/check.h"
 #include "cpu/reference.h"
 #include "fgo.h"
 

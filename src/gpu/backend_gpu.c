@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "fgo.h"
-#include "gpu_calibrate.h"
-#include "gpu_check.h"
-#include "gpu_compile.h"
-#include "gpu_shape.h"
-#include "gpu_telemetry.h"
-#include "gpu_tma.h"
-#include "gpu_vendor.h"
+#include "gpu/gpu_calibrate.h"
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_compile.h"
+#include "gpu/gpu_shape.h"
+#include "gpu/gpu_telemetry.h"
+#include "gpu/gpu_tma.h"
+#include "gpu/gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
 

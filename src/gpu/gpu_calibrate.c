@@ -4,7 +4,7 @@
  * pair by SM stores and by the copy engine. Each measurement is a few
  * launches timed one by one with the caller's events; the best launch
  * counts (ceilings are what the hardware can reach). */
-#include "gpu_calibrate.h"
+#include "gpu/gpu_calibrate.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -14,8 +14,8 @@
 #include <mpi.h>
 
 #include "fgo.h"
-#include "gpu_jit.h"
-#include "gpu_vendor.h"
+#include "gpu/gpu_jit.h"
+#include "gpu/gpu_vendor.h"
 
 #define CALIB_SOURCE "kernels/calibrate.hip"
 #define CALIB_THREADS 256 /* threads per CTA of every calibration kernel (-DCALIB_THREADS) */

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "config.h"
 #include "hip_port.h"
 

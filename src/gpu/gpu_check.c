@@ -7,15 +7,15 @@
  * exact values through reference_rows). A and B for it are fp32 copies of
  * the inputs, made by the same fill kernel as the heap's, so they are the
  * heap's values exactly. */
-#include "gpu_check.h"
+#include "gpu/gpu_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fgo.h"
-#include "gpu_jit.h"
-#include "gpu_vendor.h"
+#include "gpu/gpu_jit.h"
+#include "gpu/gpu_vendor.h"
 
 #define CHECK_SOURCE "kernels/check.hip"
 #define CHECK_THREADS 256 /* threads per CTA of every check kernel (-DCHECK_THREADS), a power of two */

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "algo.h"
-#include "check.h"
+#include "backend/check.h"
 #include "config.h"
 #include "hip_port.h"
 
@@ -33,7 +33,7 @@ int gpu_check_open(struct gpu_check **out, const char *arch, int sms, hipStream_
 void gpu_check_close(struct gpu_check *c); /* NULL is fine */
 
 /* A test hook: enqueues a spin of ns nanoseconds on the check's stream
- * (the runs' stream), see FGOBENCH_PLANT_SLOW_NS in src/backend_gpu.c. */
+ * (the runs' stream), see FGOBENCH_PLANT_SLOW_NS in src/gpu/backend_gpu.c. */
 int gpu_check_spin(struct gpu_check *c, unsigned long long ns, char *err, size_t len);
 
 /* lay->a and lay->b at heap + their offsets, in cfg->dtype. */

@@ -2,7 +2,7 @@
  * gpu_compile.h), and the register count read back from a cubin (an AMD
  * code object reads as 0: the backend then has the count from the loaded
  * module). */
-#include "gpu_compile.h"
+#include "gpu/gpu_compile.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -12,7 +12,7 @@
 
 #include "embed.h"
 #include "fgo.h"
-#include "gpu_jit.h"
+#include "gpu/gpu_jit.h"
 #include "hip_port.h"
 
 const char *gpu_compile_status_name(enum gpu_compile_status s)

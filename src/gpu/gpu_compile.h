@@ -11,7 +11,7 @@
 
 #include "algo.h"
 #include "config.h"
-#include "gpu_shape.h"
+#include "gpu/gpu_shape.h"
 
 /* What became of one configuration. */
 enum gpu_compile_status {

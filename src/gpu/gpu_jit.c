@@ -4,7 +4,7 @@
  * an AMDGPU code object on AMD: either is what hipModuleLoadData takes.
  * An entry is verified when read (its length and hash): a damaged one is
  * compiled again and replaced, with one note per process. */
-#include "gpu_jit.h"
+#include "gpu/gpu_jit.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* gpu_shape.c: the GPU launch shape of a configuration (see gpu_shape.h). */
-#include "gpu_shape.h"
+#include "gpu/gpu_shape.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * 0 being NVML_SUCCESS, and the enums are passed as int. CUDA builds; the
  * HIP build reads ROCm SMI instead (gpu_telemetry_hip.c). */
 #if !defined(FGO_GPU_HIP)
-#include "gpu_telemetry.h"
+#include "gpu/gpu_telemetry.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

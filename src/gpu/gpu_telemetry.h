@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 struct gpu_nvml;
 

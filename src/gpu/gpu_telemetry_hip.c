@@ -8,7 +8,7 @@
  * int. struct gpu_nvml (the header's name) holds the ROCm SMI state here.
  * HIP builds only. */
 #if defined(FGO_GPU_HIP)
-#include "gpu_telemetry.h"
+#include "gpu/gpu_telemetry.h"
 
 #include <dlfcn.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* gpu_tma.c: tensor maps through the driver's cuTensorMapEncodeTiled, and
  * the wgmma core's maps of a configuration (see gpu_tma.h). */
-#include "gpu_tma.h"
+#include "gpu/gpu_tma.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * only runs it, through this build's struct gpu_vendor_ops: cuBLAS below
  * (CUDA builds), rocBLAS in gpu_vendor_hip.c (HIP builds). The collective
  * is the NCCL API under both vendors. */
-#include "gpu_vendor.h"
+#include "gpu/gpu_vendor.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

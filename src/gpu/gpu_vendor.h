@@ -56,7 +56,7 @@ void gpu_vendor_comm_close(struct gpu_vendor *v, struct gpu_vendor_comm *c);
 
 /* Enqueues row-major C = A x B on the stream of gpu_vendor_open through
  * the handle opened there (gpu_vendor_ops.gemm: fp32 accumulation, true
- * fp32 for FGO_FP32), for the check's reference (src/gpu_check.c).
+ * fp32 for FGO_FP32), for the check's reference (src/gpu/gpu_check.c).
  * FGO_OK, or FGO_EFAIL with err filled (the BLAS could not start, or
  * refused the call). */
 int gpu_vendor_gemm(struct gpu_vendor *v, enum fgo_dtype t, long m, long n, long k, const void *a,

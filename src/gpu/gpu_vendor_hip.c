@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "fgo.h"
-#include "gpu_vendor.h"
+#include "gpu/gpu_vendor.h"
 
 typedef int rocblas_status;                      /* 0: rocblas_status_success */
 typedef struct rocblas_handle_ *rocblas_handle;  /* _rocblas_handle * */

@@ -1,7 +1,7 @@
 /* interrupt.c: SIGINT and SIGTERM during a stored sweep (see interrupt.h):
  * the handlers, rank 0's watcher thread and the lock it shares with the
  * sweep's store writes. */
-#include "interrupt.h"
+#include "run/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * random inputs, poisoned output, one validated launch, and the timed
  * measurements (fused, GEMM only, comm only, baseline as DESIGN.md says;
  * bulk where the backend has it) with device telemetry read around them. */
-#include "runner.h"
+#include "run/runner.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fgo.h"
-#include "runner_impl.h"
+#include "run/runner_impl.h"
 #include "stats.h"
 
 

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "result.h"
-#include "spec.h"
+#include "backend/backend.h"
+#include "backend/result.h"
+#include "spec/spec.h"
 
 /* Calibrated ceilings used for sol (0 = not known). */
 struct fgo_ceilings {

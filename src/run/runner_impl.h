@@ -4,7 +4,7 @@
 #define FGO_RUNNER_IMPL_H
 
 #include "fgo.h"
-#include "runner.h"
+#include "run/runner.h"
 
 /* Agrees on a result code over comm: the largest one wins, and the reason
  * of the lowest rank that reported it is copied to every rank. */

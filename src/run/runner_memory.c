@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "fgo.h"
-#include "runner_impl.h"
+#include "run/runner_impl.h"
 
 /* Matrices past 2^50 elements are far beyond any memory; their tile counts
  * and byte counts would overflow the layouts' long and size_t arithmetic,

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "backend/check.h"
 #include "dtype.h"
 #include "fgo.h"
-#include "runner_impl.h"
+#include "run/runner_impl.h"
 
 /* Reference elements checked against double on the host. */
 #define CHECK_SAMPLES 4096L

@@ -1,7 +1,7 @@
 /* session.c: a plan run and stored as one sweep (see session.h). Rank 0
  * owns the store; every decision it takes (resume mask, ceilings, errors)
  * is broadcast so all ranks go the same way. */
-#include "session.h"
+#include "run/session.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "algo.h"
-#include "backend.h"
+#include "backend/backend.h"
 #include "embed.h"
 #include "fgo.h"
-#include "interrupt.h"
-#include "runner.h"
-#include "store.h"
+#include "run/interrupt.h"
+#include "run/runner.h"
+#include "store/store.h"
 
 struct progress {
 	struct fgo_store *store;

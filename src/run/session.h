@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 
 struct fgo_session {
 	const char *db_path;       /* the store */

@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "fgo.h"
-#include "spec_impl.h"
+#include "spec/spec_ctx.h"
 
 #ifndef CJSON_NESTING_LIMIT
 #define CJSON_NESTING_LIMIT 1000

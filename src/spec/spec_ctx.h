@@ -1,13 +1,15 @@
-/* spec_impl.h: what the spec*.c files share and nobody else needs: the
+/* spec_ctx.h: what the spec*.c files share and nobody else needs: the
  * parse context, errors with positions, the fields a file may set and the
- * plan under construction (deduplicated as it grows). */
-#ifndef FGO_SPEC_IMPL_H
-#define FGO_SPEC_IMPL_H
+ * plan under construction (deduplicated as it grows). Written by
+ * spec_ctx.c, spec_pos.c and spec_check.c; below spec.c and the readers
+ * (spec_readers.h), which use it. */
+#ifndef FGO_SPEC_CTX_H
+#define FGO_SPEC_CTX_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 
 /* The configuration fields a spec, a dataset or a flag can set, in
  * expansion order (algorithm slowest ... comm_blk_n fastest). */
@@ -91,10 +93,5 @@ void spec_pos_line_col(const char *text, size_t off, int *line, int *col);
  * object (ignoring case). FGO_OK or the positioned error. */
 int spec_check_text(struct spec_ctx *c);
 int spec_check_tree(struct spec_ctx *c);
-
-/* The three readers; each fills c->plan (and for specs its settings). */
-int spec_sweep(struct spec_ctx *c);        /* spec_sweep.c: a JSON object */
-int spec_dataset_json(struct spec_ctx *c); /* spec_dataset.c: a JSON list of shapes */
-int spec_dataset_csv(struct spec_ctx *c);  /* spec_dataset.c: CSV with a header */
 
 #endif

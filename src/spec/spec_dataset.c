@@ -14,7 +14,7 @@
 
 #include "algo.h"
 #include "fgo.h"
-#include "spec_impl.h"
+#include "spec/spec_readers.h"
 
 /* Column and key names a dataset may use, and the field each sets. */
 static const struct {

@@ -4,7 +4,7 @@
  * walk of the tree. Only run for messages, so nothing is cached. */
 #include <stdint.h>
 
-#include "spec_impl.h"
+#include "spec/spec_ctx.h"
 
 /* Pre-order index of node under root, or -1 when it is not there. */
 static long node_index(const cJSON *root, const cJSON *node, long *next)

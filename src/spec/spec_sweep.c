@@ -10,7 +10,7 @@
 
 #include "algo.h"
 #include "fgo.h"
-#include "spec_impl.h"
+#include "spec/spec_readers.h"
 
 /* Keys that are not tunables. */
 static const char *const setting_keys[] = {

@@ -3,7 +3,7 @@
  * byte, migrating older ones (in place for a writer, in a private copy for a
  * reader), and the connection settings. The queries that
  * write sweeps, runs and ceilings are in store_runs.c. */
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,8 +12,8 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "backend/result.h"
 #include "config.h"
-#include "result.h"
 
 #define FGO_SCHEMA_VERSION 4
 

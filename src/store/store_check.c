@@ -10,7 +10,7 @@
 
 #include "embed.h"
 #include "fgo.h"
-#include "store.h"
+#include "store/store.h"
 
 /* Every (table, column) of the embedded schema, in one query. */
 static const char columns_sql[] =

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "floor.h"
 #include "fgo.h"
-#include "store.h"
-#include "store_sql.h"
+#include "floor.h"
+#include "store/store.h"
+#include "store/store_sql.h"
 
 int store_floor_put(struct fgo_store *st, const char *machine, const char *backend,
 		    const char *devices, const char *method, int repetitions, const double *bytes,

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fgo.h"
-#include "store.h"
-#include "store_sql.h"
+#include "store/store.h"
+#include "store/store_sql.h"
 
 int store_batch_begin(struct fgo_store *st, char *err, size_t len)
 {

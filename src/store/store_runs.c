@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fgo.h"
-#include "store.h"
-#include "store_sql.h"
+#include "store/store.h"
+#include "store/store_sql.h"
 
 static const char interrupted_reason[] =
 	"interrupted: the sweep stopped before this run finished (crash or kill)";

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fgo.h"
-#include "store.h"
-#include "store_sql.h"
+#include "store/store.h"
+#include "store/store_sql.h"
 
 const char *store_sql_db_path(sqlite3 *db)
 {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result.h"
+#include "backend/result.h"
 
 /* The store's file name, for messages. */
 const char *store_sql_db_path(sqlite3 *db);

@@ -1,6 +1,6 @@
 /* predict.c: ranking configurations for an unmeasured shape from the
  * measured ones (see predict.h for the model). */
-#include "predict.h"
+#include "tune/predict.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 #include "algo.h"
 #include "fgo.h"
-#include "tune.h"
+#include "tune/tune.h"
 
 double predict_distance(long m1, long n1, long k1, long m2, long n2, long k2)
 {

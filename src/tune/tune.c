@@ -17,7 +17,7 @@
  *            iterations; its faster one wins. n0 is the largest the
  *            budget pays for (a rung at the same iterations as the one
  *            before costs nothing: its results are known) */
-#include "tune.h"
+#include "tune/tune.h"
 
 #include <assert.h>
 #include <math.h>

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 enum tune_kind {
 	TUNE_GRID = 0,    /* every candidate in spec order */

@@ -2,7 +2,7 @@
  * search for the next trials, all ranks run them through runner_run (the
  * sweep's runner: validation, timing, every measurement), rank 0 stores
  * each result and tells the search. Decisions travel by MPI_Bcast. */
-#include "tune_run.h"
+#include "tune/tune_run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "fgo.h"
-#include "interrupt.h"
-#include "runner.h"
-#include "session.h"
-#include "store.h"
-#include "views.h"
+#include "run/interrupt.h"
+#include "run/runner.h"
+#include "run/session.h"
+#include "store/store.h"
+#include "views/views.h"
 
 #define MAX_SWEEPS 8
 

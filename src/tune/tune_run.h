@@ -15,8 +15,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "spec.h"
-#include "tune.h"
+#include "spec/spec.h"
+#include "tune/tune.h"
 
 struct tune_opts {
 	const char *db_path;       /* the store */

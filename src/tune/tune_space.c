@@ -8,7 +8,7 @@
 
 #include "algo.h"
 #include "fgo.h"
-#include "tune.h"
+#include "tune/tune.h"
 
 const char *const tune_dim_names[TUNE_DIMS] = {
 	"BLK_M", "BLK_N", "BLK_K", "num_stages", "num_warps", "mma", "gsize_m",

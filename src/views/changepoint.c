@@ -3,7 +3,7 @@
  * over every split, with the cost of a segment its weighted squared error
  * around its weighted mean (from prefix sums, so O(1) per segment) and the
  * penalty added once per segment after the first. */
-#include "changepoint.h"
+#include "views/changepoint.h"
 
 #include <math.h>
 #include <stdlib.h>

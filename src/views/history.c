@@ -2,7 +2,7 @@
  * machine, reduces each sweep to one night (the followed configuration's
  * sample quartiles), fits the change points and keeps the steps above the
  * threshold. Exports the functions of history.h. */
-#include "history.h"
+#include "views/history.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "fgo.h"
-#include "store.h"
-#include "views.h"
+#include "store/store.h"
+#include "views/views.h"
 
 void history_query_defaults(struct history_query *q)
 {

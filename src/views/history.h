@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "changepoint.h"
 #include "config.h"
+#include "views/changepoint.h"
 
 struct history_query {
 	const char *db;          /* the store */

@@ -1,16 +1,16 @@
 /* history_plot.c: the time-series plot of `fgobench history`: the nights'
  * sample quartiles and the fitted levels as gnuplot data, the night labels
  * and step markers as template fields (plots/history.gp). */
-#include "history.h"
+#include "views/history.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fgo.h"
-#include "plot.h"
 #include "sink.h"
-#include "views.h"
+#include "views/plot.h"
+#include "views/views.h"
 
 /* Tick labels at most this many, so dates stay readable on a long history. */
 #define LABELS_MAX 16

@@ -5,7 +5,7 @@
  * already passed through sink_plot, and every file (data, script, images)
  * is written to a fresh temporary in the folder and renamed over the
  * target, so a link planted there is replaced, never followed. */
-#include "plot.h"
+#include "views/plot.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -11,10 +11,10 @@
 
 #include "fgo.h"
 #include "floor.h"
-#include "plot.h"
-#include "plot_kinds.h"
 #include "sink.h"
-#include "views.h"
+#include "views/plot.h"
+#include "views/plot_kinds.h"
+#include "views/views.h"
 
 /* The newest ok run of each configuration with the command's filters, as
  * plot_kinds.c's LATEST_CTE. */

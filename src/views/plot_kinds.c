@@ -1,7 +1,7 @@
 /* plot_kinds.c: the data behind each kind of plot (roofline, overlap,
  * heatmap), read from the store's newest ok run of every configuration and
  * written as gnuplot data plus the template fields that depend on it. */
-#include "plot_kinds.h"
+#include "views/plot_kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "fgo.h"
-#include "plot.h"
 #include "sink.h"
-#include "views.h"
+#include "views/plot.h"
+#include "views/views.h"
 
 /* Newest ok run of each configuration, with the command's filters. */
 #define LATEST_CTE                                                                           \

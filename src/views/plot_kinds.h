@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct plot_query {
 	struct fgo_store *store;

@@ -2,8 +2,8 @@
  * their ok runs by canonical configuration key, judges each pair (median
  * change against a threshold, Mann-Whitney U p-value against alpha), and
  * writes the JUnit report. Exports the functions of regress.h. */
-#include "regress.h"
-#include "views.h"
+#include "views/regress.h"
+#include "views/views.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,8 +16,8 @@
 #include "atomic_file.h"
 #include "fgo.h"
 #include "stats.h"
-#include "store.h"
-#include "table.h"
+#include "store/store.h"
+#include "views/table.h"
 
 void regress_opts_defaults(struct fgo_regress_opts *o)
 {

@@ -2,7 +2,7 @@
  * it with, gathers the sections (report_sections.c), assembles the
  * document (report_doc.h) and writes DIR/index.md and DIR/index.html, each
  * through a temporary file renamed into place. Exports report.h. */
-#include "report.h"
+#include "views/report.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,11 +13,12 @@
 
 #include "atomic_file.h"
 #include "fgo.h"
-#include "regress.h"
-#include "report_doc.h"
-#include "report_impl.h"
 #include "sink.h"
-#include "store.h"
+#include "store/store.h"
+#include "views/regress.h"
+#include "views/report_doc.h"
+#include "views/report_load.h"
+#include "views/report_sections.h"
 
 void report_opts_defaults(struct report_opts *o)
 {
@@ -28,12 +29,6 @@ void report_opts_defaults(struct report_opts *o)
 	o->plots = 1;
 	o->threshold_pct = r.threshold_pct;
 	o->alpha = r.alpha;
-}
-
-int report_sql_failed(sqlite3 *db, char *err, size_t len)
-{
-	snprintf(err, len, "reading the store failed: %s", sqlite3_errmsg(db));
-	return FGO_EFAIL;
 }
 
 /* One int64 from sql with text (may be NULL) and n bound as ?1 and ?2;

@@ -1,7 +1,7 @@
 /* report_doc.c: the document of `fgobench report` (report_doc.h): blocks
  * kept in order, the Markdown writer (tables through table.c's Markdown
  * printer) and the HTML writer (one page, inline style, well-formed XML). */
-#include "report_doc.h"
+#include "views/report_doc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "table.h"
+#include "views/table.h"
 
 struct report_doc;
 

@@ -1,7 +1,7 @@
 /* table.c: the one printer behind every view: aligned text (numeric columns
  * right-aligned, empty cells as "-"), GitHub Markdown, CSV (RFC 4180 quoting,
  * "\n" line ends as Unix tools expect) and JSON (an array of objects). */
-#include "table.h"
+#include "views/table.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,12 +1,12 @@
 /* views.c: shared plumbing of the read-only commands. */
-#include "views.h"
+#include "views/views.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "table.h"
+#include "views/table.h"
 
 void view_text(sqlite3_stmt *st, int col, char *out, size_t len)
 {

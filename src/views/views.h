@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 
 #include "config.h"
-#include "store.h"
+#include "store/store.h"
 
 /* The 18 configuration columns of runs, in struct fgo_config order. */
 #define VIEW_CONFIG_COLUMNS                                                               \
