@@ -22,9 +22,10 @@ DEB_PACKAGES := libopenmpi-dev openmpi-bin libsqlite3-dev sqlite3 libcjson-dev g
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-GPU_SRCS := src/backend_gpu.c src/gpu_calibrate.c src/gpu_check.c src/gpu_compile.c src/gpu_jit.c src/gpu_telemetry.c src/gpu_tma.c src/gpu_vendor.c
-# src/gpu_*_hip.c: the AMD halves of the GPU sources (empty in a CUDA build)
-GPU_SRCS += $(wildcard src/gpu_*_hip.c)
+# src/gpu: the GPU backend, built only by `make GPU=cuda|hip`, except
+# gpu_shape.c (pure: spec validation needs it in every build);
+# src/gpu/gpu_*_hip.c are the AMD halves (empty in a CUDA build)
+GPU_SRCS := $(filter-out src/gpu/gpu_shape.c,$(wildcard src/gpu/*.c))
 # `make GPU=cuda` builds the GPU backend too, into build/cuda/fgobench (the
 # CPU build stays ./fgobench: a binary linked to the CUDA driver would not
 # start on a machine without one). Carry build/cuda to the GPU machine.
@@ -35,7 +36,7 @@ BIN := build/cuda/fgobench
 CFLAGS += -DFGO_GPU_CUDA -I$(CUDA)/include -DFGO_CUDA_INCLUDE=\"$(CUDA)/include\"
 LDLIBS += -L$(CUDA)/lib64 -L$(CUDA)/lib64/stubs -lcuda -lcudart_static -lnvrtc -lcublas \
 	-ldl -lpthread -lrt -Wl,-rpath,'$$ORIGIN/lib'
-SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
+SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c))
 # `make GPU=hip` builds the same GPU backend against HIP, into build/hip/fgobench.
 # HIP_PATH: ROCm's root (/opt/rocm), or empty for Debian's packages
 # (libamdhip64-dev: headers in /usr/include/hip, libamdhip64 holds hiprtc).
@@ -47,14 +48,14 @@ BIN := build/hip/fgobench
 CFLAGS += -DFGO_GPU_HIP -D__HIP_PLATFORM_AMD__ $(if $(HIP_PATH),-I$(HIP_PATH)/include)
 LDLIBS += $(if $(HIP_PATH),-L$(HIP_PATH)/lib -Xlinker -rpath -Xlinker $(HIP_PATH)/lib) -lamdhip64 \
 	-ldl -lpthread -lrt -Wl,-rpath,'$$ORIGIN/lib'
-SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
+SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c))
 else
 OBJ := build/obj
 BIN := fgobench
-SRCS := $(filter-out src/main.c $(GPU_SRCS),$(wildcard src/*.c src/algos/*.c src/cpu/*.c))
+SRCS := $(filter-out src/main.c $(GPU_SRCS),$(wildcard src/*.c src/*/*.c))
 endif
 OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(SRCS)) $(OBJ)/embedded.o $(OBJ)/revision.o
-HDRS := $(wildcard src/*.h src/algos/*.h src/cpu/*.h kernels/*.h)
+HDRS := $(wildcard src/*.h src/*/*.h kernels/*.h)
 EMBED := db/schema.sql $(wildcard db/migrations/*.sql) $(wildcard plots/*.gp) $(wildcard kernels/*.h kernels/*.hip)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRCS))

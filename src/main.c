@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "session.h"
+#include "run/session.h"
 
 struct command {
 	const char *name;

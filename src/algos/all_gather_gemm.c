@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/kit.h"
 #include "cpu/gemm.h"
 #include "fgo.h"
-#include "kit.h"
 #include "schedule.h"
 
 /* Tiles of one source's row block: M/W x N/W, full K. Tiles never straddle

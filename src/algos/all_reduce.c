@@ -6,10 +6,10 @@
  * each tile once on its owner and pushes it out. */
 #include <stdlib.h>
 
-#include "ar_common.h"
+#include "algos/ar_common.h"
+#include "algos/kit.h"
 #include "cpu/gemm.h"
 #include "fgo.h"
-#include "kit.h"
 
 /* Heap: A | B | C (M x N) | work: this rank's partial C (M x N, dtype) |
  * the walk's exchange (kit_xchg_place: split-K sums or Stream-K slots; none

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "all_scatter.h"
+#include "algos/all_scatter.h"
+#include "algos/kit.h"
 #include "cpu/gemm.h"
 #include "fgo.h"
-#include "kit.h"
 
 struct sched_grid as_grid(const struct fgo_config *cfg)
 {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "algo.h"
-#include "kit.h"
+#include "algos/kit.h"
 
 /* Tile grid of this rank's output block, M x N/W, full K. */
 struct sched_grid as_grid(const struct fgo_config *cfg);

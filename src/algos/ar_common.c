@@ -1,15 +1,15 @@
 /* ar_common.c: the shared half of the K-sharded families (all_reduce
  * one/two shot, sk_all_reduce, reduce_scatter); see ar_common.h. */
-#include "ar_common.h"
+#include "algos/ar_common.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/kit.h"
 #include "cpu/gemm.h"
 #include "fgo.h"
-#include "kit.h"
 
 static long min_long(long a, long b)
 {

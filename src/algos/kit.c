@@ -1,6 +1,6 @@
 /* algos/kit.c: epoch flags on the symmetric heap, tile geometry, layout
  * placement and the validity rules shared by the algorithm families. */
-#include "kit.h"
+#include "algos/kit.h"
 
 #include "cpu/gemm.h"
 

@@ -163,7 +163,7 @@ void kit_fail(const struct fgo_exec *ex, const char *fmt, ...) __attribute__((fo
  * refuse shrinks to the longest it allows (the next power of two >= the
  * side of the tile space it cuts, at least the core's smallest side), so
  * the defaults plan every shape as valid, on every backend, and the CPU
- * and GPU agree (the GPU's own limits are src/gpu_shape.c's). */
+ * and GPU agree (the GPU's own limits are src/gpu/gpu_shape.c's). */
 void kit_fit_tile(struct fgo_config *cfg);
 
 /* The best core of the target for a configuration that left the core to

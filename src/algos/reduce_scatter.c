@@ -5,10 +5,10 @@
  * rank and keeps rows [r*M/W, +M/W) of C. */
 #include <stdlib.h>
 
-#include "ar_common.h"
+#include "algos/ar_common.h"
+#include "algos/kit.h"
 #include "cpu/gemm.h"
 #include "fgo.h"
-#include "kit.h"
 
 /* Heap: A | B | C (M/W x N) | work: this rank's partial C (M x N, dtype) |
  * the walk's exchange over the W x tiles virtual tiles (kit_xchg_place;

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ar_common.h"
+#include "algos/ar_common.h"
+#include "algos/kit.h"
 #include "cpu/gemm.h"
 #include "fgo.h"
-#include "kit.h"
 
 /* Heap: A | B | C | work: partial C (M x N, dtype, read by every peer) then
  * the walk's exchange (kit_xchg_place, at the next 64-byte boundary: one

@@ -5,10 +5,10 @@
  * peer, polled after every finished tile. */
 #include <stdlib.h>
 
-#include "all_scatter.h"
+#include "algos/all_scatter.h"
+#include "algos/kit.h"
 #include "cpu/gemm.h"
 #include "fgo.h"
-#include "kit.h"
 
 /* Heap: A | B | C (M x N) | the walk's exchange (kit_xchg_place): one fp32
  * BLK_M x BLK_N slot per GEMM CTA (the head of a tile split between CTAs;

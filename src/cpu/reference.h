@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "algo.h"
-#include "check.h"
+#include "backend/check.h"
 
 struct cpu_reference {
 	long rows, cols; /* the shard's shape; 0 x 0 when none is kept */

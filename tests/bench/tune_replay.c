@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "fgo.h"
-#include "spec.h"
-#include "tune.h"
+#include "spec/spec.h"
+#include "tune/tune.h"
 
 int main(int argc, char **argv)
 {

@@ -78,7 +78,7 @@ else
 	expect_eq compile-2.6 "cached" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
 	expect_eq compile-2.7 "1" "$(find "$T/cache" -type f | wc -l)"
 
-	# the cache verifies what it reads (src/gpu_jit.c): an entry overwritten
+	# the cache verifies what it reads (src/gpu/gpu_jit.c): an entry overwritten
 	# with garbage, cut short, or of an fgobench before the checksum (the
 	# bare cubin) is compiled again, replaced whole, and said once per
 	# process; a symbolic link in its place is replaced, not written through
@@ -233,7 +233,7 @@ else
 		-DXCHG_OFF=0ull -DXCHG_FLAG0=0L"
 	# every kernel and dtype at once (a few seconds each), then the verdicts
 	# in order; calibrate.hip and check.hip take only their thread counts
-	# (src/gpu_calibrate.c, src/gpu_check.c; the dtype is a kernel argument);
+	# (src/gpu/gpu_calibrate.c, src/gpu/gpu_check.c; the dtype is a kernel argument);
 	# the variants of shared sources (the algorithms' gpu_variant) once each
 	cases=""
 	for src in kernels/*.hip; do

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "runner.h"
-#include "session.h"
-#include "store.h"
-#include "tune_run.h"
+#include "run/runner.h"
+#include "run/session.h"
+#include "store/store.h"
+#include "tune/tune_run.h"
 
 #define MAX_ARGS 24
 

@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "fgo.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 /* Inputs past this are skipped: the readers' cost grows with the text, and
  * a big input only slows the search down. */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "fgo.h"
-#include "gpu_jit.h"
+#include "gpu/gpu_jit.h"
 
 int main(int argc, char **argv)
 {

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "algo.h"
-#include "backend.h"
+#include "backend/backend.h"
 #include "fgo.h"
-#include "runner.h"
+#include "run/runner.h"
 #include "testlib.h"
 
 struct outcome {

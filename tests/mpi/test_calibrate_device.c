@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "cmd.h"
+#include "backend/backend.h"
+#include "cmd/cmd.h"
 #include "fgo.h"
-#include "store.h"
+#include "store/store.h"
 #include "testlib.h"
 
 struct fgo_backend_ctx {

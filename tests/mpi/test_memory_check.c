@@ -1,4 +1,4 @@
-/* test_memory_check.c: runner_memory_check (src/runner.c) refuses, before
+/* test_memory_check.c: runner_memory_check (src/run/runner.c) refuses, before
  * anything is allocated, a plan whose heaps cannot fit the node's devices:
  * a stand-in GPU backend reports a device of 64 MiB, then of 64 GiB, to the
  * real check; the CPU backend (heap in host memory) is not asked; the
@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "config.h"
 #include "fgo.h"
-#include "runner.h"
-#include "spec.h"
+#include "run/runner.h"
+#include "spec/spec.h"
 #include "testlib.h"
 
 static size_t device_bytes;

@@ -18,7 +18,7 @@
 
 #include "fgo.h"
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char tmpdir[64];

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "algo.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "config.h"
 #include "fgo.h"
 #include "testlib.h"

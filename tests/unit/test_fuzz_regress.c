@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "fgo.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "testlib.h"
 
 struct finding {

@@ -1,11 +1,11 @@
-/* test_gpu_shape.c: the GPU launch shape of a configuration (src/gpu_shape.c),
+/* test_gpu_shape.c: the GPU launch shape of a configuration (src/gpu/gpu_shape.c),
  * decided without a GPU: which core, threads, shared memory, and the reasons
  * a configuration cannot launch. The numbers are the ones the kernels
  * compute from kernels/tile_shape.h. */
 #include "algo.h"
 #include "config.h"
 #include "fgo.h"
-#include "gpu_shape.h"
+#include "gpu/gpu_shape.h"
 #include "testlib.h"
 #include "tile_shape.h"
 

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "changepoint.h"
 #include "fgo.h"
-#include "history.h"
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 #include "testlib.h"
+#include "views/changepoint.h"
+#include "views/history.h"
 
 #define NMAX 64
 

@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd/predict_view.h"
 #include "fgo.h"
-#include "predict.h"
-#include "predict_view.h"
-#include "store.h"
+#include "store/store.h"
 #include "testlib.h"
+#include "tune/predict.h"
 
 static struct fgo_config shape_cfg(long m, long n, long k, int bm, int bn, int bk)
 {

@@ -9,8 +9,8 @@
 
 #include "fgo.h"
 #include "sink.h"
-#include "table.h"
 #include "testlib.h"
+#include "views/table.h"
 
 static const struct {
 	const char *id, *in, *plot, *file, *term;

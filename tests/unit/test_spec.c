@@ -1,4 +1,4 @@
-/* test_spec.c: sweep specs expanded into a plan by spec_parse (src/spec*.c),
+/* test_spec.c: sweep specs expanded into a plan by spec_parse (src/spec/),
  * from in-memory strings: expansion counts and order (value, list, range,
  * cartesian product, blocks, shapes, union with duplicates removed
  * first-wins), case-insensitive keys, the plan settings, and flags

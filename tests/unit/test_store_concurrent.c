@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fgo.h"
-#include "store.h"
+#include "store/store.h"
 #include "testlib.h"
 
 #define WRITERS 6

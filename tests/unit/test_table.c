@@ -8,8 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "fgo.h"
-#include "table.h"
 #include "testlib.h"
+#include "views/table.h"
 
 /* The table as f prints it (malloc'd), and table_print's result in *rc. */
 static char *render(const struct fgo_table *t, enum fgo_format f, int *rc)

@@ -8,9 +8,9 @@
 
 #include "algo.h"
 #include "fgo.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "testlib.h"
-#include "tune.h"
+#include "tune/tune.h"
 
 /* all_scatter W=2 at 128x128x128: BLK 256 exceeds M and N/W (invalid),
  * 16 < BLK_K < mma is impossible for mma=32 rows (mma fixed at 16 here) */

@@ -1,0 +1,362 @@
+/* cmd_best.c: `fgobench best`: the winning configuration of every problem
+ * (algorithm, dtype, world, M, N, K) in the store, from the newest ok run of
+ * each configuration; with --predict, the likely winners at a shape nobody
+ * measured (predict_view.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/predict_view.h"
+#include "fgo.h"
+#include "floor.h"
+#include "sink.h"
+#include "views/table.h"
+#include "views/views.h"
+
+const char cmd_best_usage[] =
+	"usage: fgobench best [--m M] [--n N] [--k K] [--algorithm A] [--world W]\n"
+	"       [--dtype D] [--tag T] [--top T] [--reproduce]\n"
+	"       [--format table|md|csv|json] [--db F]\n"
+	"       fgobench best --predict --m M --n N --k K --algorithm A [--world W]\n"
+	"       [--dtype D] [--tag T] [--top T] [--cus N] [--format F] [--db F]\n"
+	"\n"
+	"For each problem (algorithm, dtype, world, M, N, K) with ok runs in the store,\n"
+	"the fastest configuration by median fused time: its tile, the time, TFLOPS\n"
+	"(all ranks together), speedup over the baseline (reference GEMM, then the MPI\n"
+	"collective), the gap to the runner-up in percent, how many configurations\n"
+	"were tried, its run id, and the `fgobench run` line that reproduces it. When\n"
+	"a configuration ran in several sweeps its newest run counts.\n"
+	"\n"
+	"The table fits 120 columns: its config is the tile (BLK_MxBLK_NxBLK_K) and\n"
+	"only the tunables that differ from the defaults (sS stages, wW warps, gG\n"
+	"gsize_m, smG+C gemm_sms + comm_sms, mma, cMxN comm tile, kS split_k); # (the\n"
+	"place) shows with --top above 1; the reproduce line is left out: --reproduce\n"
+	"prints it under the table, a line per row starting with the row's run id\n"
+	"(`fgobench show RUN` prints it too). md (less floor_us), csv and json have\n"
+	"every column, the config in full (\"64x32x32 s2 w4 g8 sm0+0\").\n"
+	"\n"
+	"A memory-bound run (its per-rank GEMM's FLOPs per byte of A + B + C under\n"
+	"the ridge of the calibrated matrix peak and memory bandwidth) is also shown\n"
+	"against the read floor of its bytes from the newest `fgobench calibrate` of\n"
+	"the same machine and backend: floor_us, the fastest read of those bytes timed\n"
+	"as runs are, and x_floor = time / floor (1.0: as fast as reading the inputs\n"
+	"and the output once). csv and json always have both columns (empty: not\n"
+	"memory-bound or no floor); the table shows x_floor when a floor exists.\n"
+	"\n"
+	"With --predict: a prediction, not a measurement, for a shape with no runs\n"
+	"(a measured shape's own runs are left out). The 4 measured shapes of the same\n"
+	"algorithm, dtype and world nearest in log2(M), log2(N), log2(K) vote: each\n"
+	"configuration's time relative to the best there, corrected for its tile\n"
+	"efficiency (padding, and the last wave of tiles over the compute units) there\n"
+	"and at the new shape. Prints the top candidates (default 3) with the shapes\n"
+	"that support them (place and gap to the best there) and how far the nearest\n"
+	"measured shape is.\n"
+	"\n"
+	"  --m M, --n N, --k K   only problems of that size (also -m M, -n N, -k K)\n"
+	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
+	"                        names such as gemm_rs or ag_gemm_pull; a family name\n"
+	"                        such as all_reduce lists its algorithms)\n"
+	"  --world W             only that world size\n"
+	"  --dtype D             only that element type (fp32, fp16, bf16)\n"
+	"  --tag T               only runs of sweeps tagged T\n"
+	"  --top T               the T fastest configurations of each problem (default 1;\n"
+	"                        with --predict 3)\n"
+	"  --reproduce           after the table, each row's `fgobench run` line\n"
+	"  --predict             rank configurations for --m, --n, --k from other shapes\n"
+	"  --cus N               compute units for --predict's wave correction (default: the\n"
+	"                        SMs the store's GPU runs name, else 1 as on the CPU)\n"
+	"  --format F            table, md, csv or json (default table)\n"
+	"  --db F                the store (default $FGOBENCH_DB or ./fgobench.db)\n";
+
+static const char query[] =
+	"WITH latest AS ("
+	"  SELECT r.*, s.host AS host, s.backend AS backend,"
+	"    row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
+	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0"
+	"    AND (?1 IS NULL OR r.m = ?1) AND (?2 IS NULL OR r.n = ?2) AND (?3 IS NULL OR r.k = ?3)"
+	"    AND (?4 IS NULL OR r.algorithm = ?4) AND (?5 IS NULL OR r.world = ?5)"
+	"    AND (?6 IS NULL OR r.dtype = ?6) AND (?7 IS NULL OR s.tag = ?7)"
+	"), ranked AS ("
+	"  SELECT *, row_number() OVER fastest AS place,"
+	"    lead(t_fused_ms) OVER fastest AS next_ms,"
+	"    count(*) OVER (PARTITION BY algorithm, dtype, world, m, n, k) AS tried"
+	"  FROM latest WHERE recency = 1"
+	"  WINDOW fastest AS (PARTITION BY algorithm, dtype, world, m, n, k ORDER BY t_fused_ms, id)"
+	") SELECT id, " VIEW_CONFIG_COLUMNS ", t_fused_ms, tflops_total, speedup, next_ms, tried, place,"
+	"  host, backend"
+	"  FROM ranked WHERE place <= ?8"
+	"  ORDER BY algorithm, dtype, world, m, n, k, place";
+
+/* The columns of csv and json (md and the table leave some out); after them
+ * three for the table only: the world as W, the shape as MxNxK and the brief
+ * config text. */
+static const char *const headers[] = { "algorithm", "dtype",   "world",    "M",     "N",
+				       "K",         "#",       "config",   "ms",    "TFLOPS",
+				       "speedup",   "floor_us", "x_floor", "gap %", "tried",
+				       "run",       "reproduce", "W",      "MxNxK", "config" };
+enum {
+	COL_PLACE = 6, COL_FLOOR_US = 11, COL_X_FLOOR = 12, COL_RUN = 15, COL_REPRODUCE = 16,
+	NCOLS_OUT = 17, COL_W = 17, COL_SHAPE = 18, COL_BRIEF = 19,
+};
+
+struct best_opts {
+	long m, n, k; /* 0: any */
+	int world, top, cus, predict, reproduce;
+	const char *algorithm, *dtype, *tag, *db;
+	enum fgo_format format;
+};
+
+static int parse(int argc, char **argv, struct best_opts *o)
+{
+	static const char *const opts[] = { "--m",   "--n",  "--k",  "--world",
+					    "--top", "--algorithm", "--dtype", "--tag",
+					    "--db",  "--format", "--cus", "-m", "-n", "-k" };
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		enum fgo_dtype t;
+		int rc = FGO_OK;
+		int j = cmd_match_option("best", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v);
+		switch (j) {
+		case -2: return FGO_EUSAGE;
+		case -1:
+			if (!strcmp(argv[i], "--predict")) {
+				o->predict = 1;
+				continue;
+			}
+			if (!strcmp(argv[i], "--reproduce")) {
+				o->reproduce = 1;
+				continue;
+			}
+			return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
+		case 0: case 11: rc = cmd_parse_long("best", opts[j], v, 1, 1L << 40, &o->m); break;
+		case 1: case 12: rc = cmd_parse_long("best", opts[j], v, 1, 1L << 40, &o->n); break;
+		case 2: case 13: rc = cmd_parse_long("best", opts[j], v, 1, 1L << 40, &o->k); break;
+		case 3: rc = cmd_parse_int("best", "--world", v, 1, 1 << 20, &o->world); break;
+		case 4: rc = cmd_parse_int("best", "--top", v, 1, 1 << 20, &o->top); break;
+		case 5:
+			if (!(o->algorithm = cmd_algorithm_filter("best", v)))
+				return FGO_EUSAGE;
+			break;
+		case 6:
+			if (dtype_parse(v, &t))
+				return cmd_usage_error("best", cmd_best_usage,
+						       "--dtype expects fp32, fp16 or bf16, got \"%s\"", v);
+			o->dtype = dtype_name(t);
+			break;
+		case 7: o->tag = v; break;
+		case 8: o->db = v; break;
+		case 10: rc = cmd_parse_int("best", "--cus", v, 1, 1 << 20, &o->cus); break;
+		default:
+			if (format_parse(v, &o->format))
+				return cmd_usage_error("best", cmd_best_usage,
+						       "--format expects table, md, csv or json, got \"%s\"", v);
+		}
+		if (rc != FGO_OK)
+			return FGO_EUSAGE;
+	}
+	return FGO_OK;
+}
+
+static void bind_long(sqlite3_stmt *st, int at, long v)
+{
+	if (v > 0)
+		sqlite3_bind_int64(st, at, v);
+}
+
+static void bind_text(sqlite3_stmt *st, int at, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, at, s, -1, SQLITE_STATIC);
+}
+
+/* Adds the row; returns 1 when its machine has a read floor, -1 when
+ * reading it failed, 0 otherwise. */
+static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *floors)
+{
+	struct fgo_config cfg;
+	char tile[96], brief[96], reproduce[512], err[512];
+	int c = 1 + VIEW_CONFIG_NCOLS;
+	double ms = sqlite3_column_double(st, c), floor_s = 0, bytes = 0;
+	const struct fgo_floor *f =
+		floor_cache_find(floors, sqlite3_db_handle(st), (const char *)sqlite3_column_text(st, c + 6),
+				 (const char *)sqlite3_column_text(st, c + 7), err, sizeof err);
+
+	view_config(st, 1, &cfg);
+	view_tile_text(&cfg, tile, sizeof tile);
+	view_tile_brief(&cfg, brief, sizeof brief);
+	config_reproduce_line(&cfg, reproduce, sizeof reproduce);
+	view_problem_cells(t, &cfg);
+	table_add(t, "%d", sqlite3_column_int(st, c + 5));
+	table_add(t, "%s", tile);
+	table_add(t, "%.4g", ms);
+	table_add(t, "%.4g", sqlite3_column_double(st, c + 1));
+	if (sqlite3_column_type(st, c + 2) == SQLITE_NULL)
+		table_add(t, "%s", "");
+	else
+		table_add(t, "%.2f", sqlite3_column_double(st, c + 2));
+	if (f && floor_of_run(f, &cfg, &floor_s, &bytes)) {
+		table_add(t, "%.1f", floor_s * 1e6);
+		table_add(t, "%.2f", ms * 1e-3 / floor_s);
+	} else {
+		table_add(t, "%s", "");
+		table_add(t, "%s", "");
+	}
+	if (sqlite3_column_type(st, c + 3) == SQLITE_NULL)
+		table_add(t, "%s", "");
+	else
+		table_add(t, "%.1f", (sqlite3_column_double(st, c + 3) / ms - 1) * 100);
+	table_add(t, "%d", sqlite3_column_int(st, c + 4));
+	table_add(t, "%lld", (long long)sqlite3_column_int64(st, 0));
+	table_add(t, "%s", reproduce);
+	table_add(t, "%d", cfg.world);
+	table_add(t, "%ldx%ldx%ld", cfg.m, cfg.n, cfg.k);
+	table_add(t, "%s", brief);
+	if (!f)
+		error("%s", err);
+	return !f ? -1 : f->n > 0;
+}
+
+/* Prints the columns keep[0..n) of t; returns 0 or -1. */
+static int print_columns(const struct fgo_table *t, const int *keep, int n, enum fgo_format format)
+{
+	const char *h[FGO_ARRAY_SIZE(headers)];
+	int rc;
+	for (int i = 0; i < n; i++)
+		h[i] = headers[keep[i]];
+	struct fgo_table *out = table_new(n, h);
+	if (!out)
+		return -1;
+	for (int r = 0; r < table_rows(t); r++)
+		for (int i = 0; i < n; i++)
+			table_add(out, "%s", table_cell(t, r, keep[i]));
+	rc = table_print(out, format, stdout);
+	table_free(out);
+	return rc;
+}
+
+/* csv and json: every column. Markdown: without floor_us, and without
+ * x_floor when no row's machine has a floor. The terminal table, to fit 120
+ * columns: those, with W, MxNxK and the brief config for world, M, N, K and
+ * config, # only with --top above 1, and the reproduce lines (with
+ * --reproduce) under it, each after its run id, rather than in a column. */
+static int print_best(const struct fgo_table *t, int any_floor, const struct best_opts *o)
+{
+	static const int term_cols[] = { 0, 1, COL_W, COL_SHAPE, COL_PLACE, COL_BRIEF, 8, 9, 10,
+					 COL_X_FLOOR, 13, 14, COL_RUN };
+	int keep[FGO_ARRAY_SIZE(headers)], n = 0, rc;
+	if (o->format == FGO_FMT_TABLE) {
+		for (size_t i = 0; i < FGO_ARRAY_SIZE(term_cols); i++)
+			if ((term_cols[i] != COL_PLACE || o->top > 1) &&
+			    (term_cols[i] != COL_X_FLOOR || any_floor))
+				keep[n++] = term_cols[i];
+	} else {
+		for (int i = 0; i < NCOLS_OUT; i++)
+			if (o->format != FGO_FMT_MD ||
+			    (i != COL_FLOOR_US && (i != COL_X_FLOOR || any_floor)))
+				keep[n++] = i;
+	}
+	rc = print_columns(t, keep, n, o->format);
+	if (rc == 0 && o->format == FGO_FMT_TABLE && o->reproduce && table_rows(t) > 0) {
+		int w = 0;
+		for (int r = 0; r < table_rows(t); r++)
+			if ((int)strlen(table_cell(t, r, COL_RUN)) > w)
+				w = (int)strlen(table_cell(t, r, COL_RUN));
+		printf("\n");
+		for (int r = 0; r < table_rows(t) && rc == 0; r++) {
+			/* shown as the table shows cells: a stored name's control
+			 * characters as visible escapes */
+			const char *line = table_cell(t, r, COL_REPRODUCE);
+			size_t n = sink_terminal(line, NULL, 0);
+			char *shown = malloc(n + 1);
+			if (!shown) {
+				rc = -1;
+				break;
+			}
+			sink_terminal(line, shown, n + 1);
+			printf("%*s  %s\n", w, table_cell(t, r, COL_RUN), shown);
+			free(shown);
+		}
+	}
+	return rc;
+}
+
+/* --predict: the shape and the algorithm are required. */
+static int predict(const struct best_opts *o)
+{
+	if (!o->m || !o->n || !o->k || !o->algorithm)
+		return cmd_usage_error("best", cmd_best_usage,
+				       "--predict needs the shape and the algorithm: --m, --n, --k and"
+				       " --algorithm");
+	struct predict_view_opts p = {
+		.db = o->db, .algorithm = o->algorithm, .dtype = o->dtype, .tag = o->tag,
+		.m = o->m, .n = o->n, .k = o->k, .world = o->world, .top = o->top ? o->top : 3,
+		.cus = o->cus, .format = o->format,
+	};
+	return predict_view(&p);
+}
+
+int cmd_best(int argc, char **argv)
+{
+	struct best_opts o = { .format = FGO_FMT_TABLE };
+	struct fgo_store *store = NULL;
+	sqlite3_stmt *st = NULL;
+	struct fgo_table *t = NULL;
+	static struct floor_cache floors; /* ~9 KB a pair: not on the stack */
+	int rc, step, any_floor = 0, got;
+
+	if (cmd_wants_help(argc, argv))
+		return cmd_help(cmd_best_usage);
+	if ((rc = parse(argc, argv, &o)))
+		return rc;
+	if (o.predict)
+		return predict(&o);
+	if (!o.top)
+		o.top = 1;
+	if (o.cus)
+		return cmd_usage_error("best", cmd_best_usage, "--cus goes with --predict");
+	if (o.reproduce && o.format != FGO_FMT_TABLE)
+		return cmd_usage_error("best", cmd_best_usage,
+				       "--reproduce goes with the table (md, csv and json have a"
+				       " reproduce column)");
+	if ((rc = view_open(o.db, &store)))
+		return rc;
+	if ((rc = view_prepare(store, query, &st)))
+		goto out;
+	bind_long(st, 1, o.m);
+	bind_long(st, 2, o.n);
+	bind_long(st, 3, o.k);
+	bind_text(st, 4, o.algorithm);
+	bind_long(st, 5, o.world);
+	bind_text(st, 6, o.dtype);
+	bind_text(st, 7, o.tag);
+	sqlite3_bind_int(st, 8, o.top);
+	t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	memset(&floors, 0, sizeof floors);
+	while (t && (step = sqlite3_step(st)) == SQLITE_ROW)
+		if ((got = add_row(t, st, &floors)) < 0) {
+			rc = FGO_EFAIL;
+			goto out;
+		} else {
+			any_floor |= got;
+		}
+	if (!t || step != SQLITE_DONE) {
+		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
+		rc = FGO_EFAIL;
+		goto out;
+	}
+	if (table_rows(t) == 0)
+		note("no ok runs match (see `fgobench list` for what the store holds)");
+	else if (!any_floor)
+		note("no read floor for these runs' machine: `fgobench calibrate` there measures it"
+		     " (x_floor: a memory-bound run's time / the fastest read of its bytes)");
+	if (print_best(t, any_floor, &o) != 0)
+		rc = FGO_EFAIL;
+out:
+	table_free(t);
+	sqlite3_finalize(st);
+	store_close(store);
+	return cmd_finish_stdout(rc);
+}

@@ -1,0 +1,91 @@
+/* cmd_list.c: `fgobench list`: the sweeps in the store, newest first, with
+ * their runs counted by status. */
+#include <stdio.h>
+
+#include "cmd/cmd.h"
+#include "fgo.h"
+#include "views/table.h"
+#include "views/views.h"
+
+const char cmd_list_usage[] =
+	"usage: fgobench list [--tag T] [--limit N] [--format table|md|csv|json] [--db F]\n"
+	"\n"
+	"The sweeps in the store, newest first: id, tag, spec, backend, MPI ranks,\n"
+	"start time, duration, status, and the runs counted by status (ok, invalid,\n"
+	"mismatch, failed, timeout, started = interrupted while running).\n"
+	"\n"
+	"  --tag T     only sweeps tagged T\n"
+	"  --limit N   at most N sweeps (default all)\n"
+	"  --format F  table, md, csv or json (default table)\n"
+	"  --db F      the store (default $FGOBENCH_DB or ./fgobench.db)\n";
+
+static const char query[] =
+	"SELECT s.id, coalesce(s.tag, ''), coalesce(s.spec_name, ''), s.backend, s.mpi_ranks,"
+	"  s.started_at,"
+	"  CAST(round((julianday(coalesce(s.ended_at, s.started_at)) - julianday(s.started_at)) * 86400) AS INTEGER),"
+	"  s.status,"
+	"  count(r.id),"
+	"  sum(r.status = 'ok'), sum(r.status = 'invalid'), sum(r.status = 'mismatch'),"
+	"  sum(r.status = 'failed'), sum(r.status = 'timeout'), sum(r.status = 'started')"
+	" FROM sweeps s LEFT JOIN runs r ON r.sweep_id = s.id"
+	" WHERE ?1 IS NULL OR s.tag = ?1"
+	" GROUP BY s.id ORDER BY s.id DESC LIMIT ?2";
+
+static const char *const headers[] = { "sweep",   "tag",     "spec",    "backend", "ranks",
+				       "started", "seconds", "status",  "runs",    "ok",
+				       "invalid", "mismatch", "failed", "timeout", "started runs" };
+
+int cmd_list(int argc, char **argv)
+{
+	static const char *const opts[] = { "--tag", "--limit", "--format", "--db" };
+	const char *tag = NULL, *db = NULL;
+	enum fgo_format format = FGO_FMT_TABLE;
+	long limit = -1;
+	struct fgo_store *store = NULL;
+	sqlite3_stmt *st = NULL;
+	struct fgo_table *t = NULL;
+	int rc = FGO_OK, step = SQLITE_DONE;
+
+	if (cmd_wants_help(argc, argv))
+		return cmd_help(cmd_list_usage);
+	for (int i = 1; i < argc && rc == FGO_OK; i++) {
+		const char *v = NULL;
+		switch (cmd_match_option("list", argc, argv, &i, opts, 4, &v)) {
+		case -2: return FGO_EUSAGE;
+		case -1: return cmd_usage_error("list", cmd_list_usage, "unknown option \"%s\"", argv[i]);
+		case 0: tag = v; break;
+		case 1: rc = cmd_parse_long("list", "--limit", v, 1, 1L << 40, &limit); break;
+		case 2:
+			if (format_parse(v, &format))
+				return cmd_usage_error("list", cmd_list_usage,
+						       "--format expects table, md, csv or json, got \"%s\"", v);
+			break;
+		default: db = v;
+		}
+	}
+	if (rc != FGO_OK || (rc = view_open(db, &store)))
+		return rc;
+	if ((rc = view_prepare(store, query, &st)))
+		goto out;
+	if (tag)
+		sqlite3_bind_text(st, 1, tag, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, limit);
+	t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	while (t && (step = sqlite3_step(st)) == SQLITE_ROW)
+		for (int c = 0; c < (int)FGO_ARRAY_SIZE(headers); c++) {
+			const unsigned char *s = sqlite3_column_text(st, c);
+			table_add(t, "%s", s ? (const char *)s : "0");
+		}
+	if (!t || step != SQLITE_DONE) {
+		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
+		rc = FGO_EFAIL;
+		goto out;
+	}
+	if (table_print(t, format, stdout) != 0)
+		rc = FGO_EFAIL;
+out:
+	table_free(t);
+	sqlite3_finalize(st);
+	store_close(store);
+	return cmd_finish_stdout(rc);
+}

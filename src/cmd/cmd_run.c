@@ -1,0 +1,144 @@
+/* cmd_run.c: `fgobench run`: one configuration from the flags the field's
+ * scripts use, validated and timed like a sweep item, stored, and shown. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algos/kit.h"
+#include "cmd/cmd.h"
+#include "fgo.h"
+#include "run/session.h"
+
+const char cmd_run_usage[] =
+	"usage: fgobench run [-m M] [-n N] [-k K] [--algorithm A] [--datatype D]\n"
+	"       [--world W] [--BLK_M B] [--BLK_N B] [--BLK_K B] [--num_stages S]\n"
+	"       [--num_warps W] [--mma X] [--gsize_m G] [--gemm_sms S] [--comm_sms S]\n"
+	"       [--comm_blk_m B] [--comm_blk_n B] [--validate] [--benchmark]\n"
+	"       [--iterations N] [--warmup N] [--backend B] [--tag T] [--db F]\n"
+	"\n"
+	"Runs one configuration under MPI (mpirun -np W), stores it as a sweep of one\n"
+	"run (tag \"run\" unless --tag) and prints every field of the result.\n"
+	"--validate checks the output against the reference, --benchmark times it;\n"
+	"with neither, both are done. Unset tunables take the defaults below.\n"
+	"\n";
+
+static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_session *s,
+		     const char **db, int *iterations, int *warmup)
+{
+	struct fgo_config_mask set;
+	memset(&set, 0, sizeof set);
+	int validate = 0, benchmark = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int more = i + 1 < argc;
+		int used = cmd_config_flag("run", argc, argv, &i, cfg, &set);
+		if (used == FGO_EUSAGE)
+			return FGO_EUSAGE;
+		if (used)
+			continue;
+		int rc = FGO_OK;
+		if (!strcmp(a, "--validate"))
+			validate = 1;
+		else if (!strcmp(a, "--benchmark"))
+			benchmark = 1;
+		else if (!strcmp(a, "--tag") && more)
+			s->tag = argv[++i];
+		else if (!strcmp(a, "--db") && more)
+			*db = argv[++i];
+		else if (!strcmp(a, "--backend") && more)
+			s->backend = argv[++i];
+		else if (!strcmp(a, "--iterations") && more)
+			rc = cmd_parse_int("run", a, argv[++i], 1, 100000, iterations);
+		else if (!strcmp(a, "--warmup") && more)
+			rc = cmd_parse_int("run", a, argv[++i], 0, 100000, warmup);
+		else if (!strcmp(a, "--timeout") && more)
+			rc = cmd_parse_double("run", a, argv[++i], 0.001, 1e6, &s->timeout_s);
+		else
+			rc = cmd_usage_error("run", cmd_run_usage, "%s \"%s\"",
+					     a[0] == '-' ? (more || strncmp(a, "--", 2) ? "unknown option"
+											 : "missing value for")
+							 : "unexpected argument",
+					     a);
+		if (rc != FGO_OK)
+			return rc;
+	}
+	s->validate = validate || !benchmark;
+	s->benchmark = benchmark || !validate;
+	return FGO_OK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	int rank, ranks;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	if (cmd_wants_help(argc, argv)) {
+		if (rank == 0) {
+			cmd_help(cmd_run_usage);
+			fputs(cmd_config_flags_help, stdout);
+			fputs("  --validate         check the output against the reference\n"
+			      "  --benchmark        time fused, GEMM only, comm only and baseline\n"
+			      "  --iterations N     timed launches per measurement (10)\n"
+			      "  --warmup N         untimed launches before each measurement (2)\n"
+			      "  --backend B        cpu, gpu or auto\n"
+			      "  --tag T            tag of the stored sweep (default run)\n"
+			      "  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n",
+			      stdout);
+		}
+		return cmd_finish_stdout(0);
+	}
+
+	fgo_mute = rank != 0;
+	struct fgo_config cfg;
+	config_defaults(&cfg);
+	struct fgo_session s = {
+		.backend = "auto", .timeout_s = 120, .heap_limit = 0, .progress = 0,
+		.tag = "run",
+	};
+	const char *db = NULL;
+	int iterations = 10, warmup = 2;
+	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup);
+	fgo_mute = 0;
+	if (rc != FGO_OK)
+		return rc;
+
+	struct fgo_plan plan;
+	memset(&plan, 0, sizeof plan);
+	kit_fit_tile(&cfg); /* a default tile side fitted to the shape, as a sweep's */
+	struct fgo_plan_item item = { .cfg = cfg, .valid = 1 };
+	if (config_validate(&cfg, item.reason, sizeof item.reason)) {
+		if (rank == 0)
+			error("invalid configuration: %s", item.reason);
+		return FGO_EUSAGE;
+	}
+	char key[FGO_KEY_MAX], line[2048];
+	config_key(&cfg, key, sizeof key);
+	config_reproduce_line(&cfg, line, sizeof line);
+	plan.items = &item;
+	plan.count = 1;
+	plan.max_world = cfg.world;
+	plan.iterations = iterations;
+	plan.warmup = warmup;
+	plan.validate = 1;
+	snprintf(plan.name, sizeof plan.name, "run");
+	plan.text = line;
+	snprintf(plan.hash, sizeof plan.hash, "%016llx",
+		 (unsigned long long)fnv1a64(key, strlen(key)));
+
+	int64_t run_id = 0;
+	s.db_path = cmd_db_path(db);
+	s.spec_path = "fgobench run";
+	s.command_line = line;
+	s.last_run_id = &run_id;
+	rc = session_run(MPI_COMM_WORLD, &plan, &s);
+	if (rank == 0 && run_id > 0) {
+		char id[32];
+		snprintf(id, sizeof id, "%lld", (long long)run_id);
+		char *show[] = { "show", id, "--db", (char *)s.db_path, NULL };
+		int shown = cmd_show(4, show);
+		if (shown != FGO_OK && rc == FGO_OK)
+			rc = shown;
+	}
+	return rc;
+}

@@ -1,0 +1,211 @@
+/* cmd_sweep.c: `fgobench sweep`: expand a spec (or a dataset plus flags)
+ * into a plan, print it (--dry-run) or run and store it. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "fgo.h"
+#include "run/interrupt.h"
+#include "run/session.h"
+#include "views/table.h"
+#include "views/views.h"
+
+const char cmd_sweep_usage[] =
+	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume] [--dry-run]\n"
+	"       [--backend cpu|gpu|auto] [--timeout S] [--heap-size BYTES] [--quiet]\n"
+	"       [--format table|md|csv|json] [CONFIG FLAGS]\n"
+	"\n"
+	"Expands SPEC into configurations, runs each one under MPI (validated, then\n"
+	"timed: fused, GEMM only, comm only, baseline) and stores every run in the\n"
+	"store. SPEC is a sweep spec (JSON object), a dataset (JSON list of\n"
+	"{\"m\",\"n\",\"k\"} objects) or a CSV with a header m,n,k,...; configuration\n"
+	"flags fill what a dataset leaves out and override a spec. Run under\n"
+	"`mpirun -np N` with N at least the largest world size of the spec.\n"
+	"The configurations of one problem (algorithm, dtype, world, M, N, K) run\n"
+	"back to back and share its inputs, its reference (checked once against\n"
+	"double precision on the host) and its baseline; every element of each\n"
+	"run's output is compared with the reference. Runs are stored in batches\n"
+	"(a problem's 'started' rows first); the sweep ends with a line saying\n"
+	"where the time went (load, inputs, validate, time, baseline, store).\n"
+	"\n"
+	"Ctrl-C or SIGTERM stops a sweep cleanly: the runs finished are stored,\n"
+	"the runs in flight are abandoned (--resume runs them again), the sweep is\n"
+	"marked interrupted, and one line gives the runs stored and the command\n"
+	"that resumes it. Exit status: 0 every run ok or invalid; 1 some run\n"
+	"mismatched, failed or timed out; 2 bad input; 130 (SIGINT) or 143\n"
+	"(SIGTERM) interrupted. Open MPI's mpirun turns a Ctrl-C into SIGTERM to\n"
+	"the ranks (SIGKILL a second later) and itself exits 1.\n"
+	"\n"
+	"  --tag T            label the sweep (e.g. nightly-2026-11-21)\n"
+	"  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n"
+	"  --resume           continue the newest sweep of this spec (and tag) where it\n"
+	"                     stopped; when that sweep is done, say so and run nothing\n"
+	"                     (exit 0): only a sweep without --resume starts a new one\n"
+	"  --dry-run          print the plan (valid and invalid configurations) and stop\n"
+	"  --backend B        cpu, gpu or auto (default: gpu when devices are visible)\n"
+	"  --timeout S        seconds a kernel may wait on a flag (another rank's signal)\n"
+	"                     or a pipeline barrier before it gives up; the launch then\n"
+	"                     ends and the run is stored as timeout (a barrier: failed).\n"
+	"                     It does not bound a launch's compute: a kernel that waits\n"
+	"                     on nothing runs to its end, as a GPU kernel cannot be\n"
+	"                     stopped from the host (120)\n"
+	"  --heap-size BYTES  symmetric heap limit per rank, e.g. 512M, 4G: configurations\n"
+	"                     that need more are stored as invalid; one within it that\n"
+	"                     the node's memory cannot hold is refused (exit 2). Default:\n"
+	"                     the node's memory per rank (a GPU's, less an eighth, at\n"
+	"                     least 2 GiB, over the ranks sharing it; on the CPU three\n"
+	"                     quarters of the available host memory over the node's\n"
+	"                     ranks), the reference counting too\n"
+	"  --iterations N     timed launches per measurement (default: the spec's, 10)\n"
+	"  --warmup N         untimed launches before each measurement (default: the spec's, 2)\n"
+	"  --no-validate      skip the reference check\n"
+	"  --quiet            no progress lines\n"
+	"  --format F         output format of --dry-run (table, md, csv, json)\n";
+
+static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_format fmt)
+{
+	static const char *const headers[] = { "item", "algorithm", "dtype", "world", "M", "N",
+					       "K", "tile", "stages", "warps", "mma", "gsize_m",
+					       "sms", "comm_tile", "valid", "reason" };
+	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	size_t valid = 0;
+	for (size_t i = 0; i < plan->count; i++) {
+		const struct fgo_config *c = &plan->items[i].cfg;
+		valid += plan->items[i].valid ? 1 : 0;
+		table_add(t, "%zu", i + 1);
+		view_problem_cells(t, c);
+		if (c->split_k != 1)
+			table_add(t, "%dx%dx%d/k%d", c->blk_m, c->blk_n, c->blk_k, c->split_k);
+		else
+			table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
+		table_add(t, "%d", c->num_stages);
+		table_add(t, "%d", c->num_warps);
+		table_add(t, "%s", mma_name(c->mma));
+		table_add(t, "%d", c->gsize_m);
+		table_add(t, "%d+%d", c->gemm_sms, c->comm_sms);
+		table_add(t, "%dx%d", c->comm_blk_m, c->comm_blk_n);
+		table_add(t, "%s", plan->items[i].valid ? "yes" : "no");
+		table_add(t, "%s", plan->items[i].valid ? "" : plan->items[i].reason);
+	}
+	int rc = table_print(t, fmt, stdout) ? FGO_EFAIL : FGO_OK;
+	table_free(t);
+	note("%s: %zu configurations, %zu valid, %zu invalid, world up to %d (needs mpirun -np %d)",
+	     path, plan->count, valid, plan->count - valid, plan->max_world, plan->max_world);
+	return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	int rank, ranks;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	if (cmd_wants_help(argc, argv)) {
+		if (rank == 0 && cmd_help(cmd_sweep_usage) == 0)
+			fputs(cmd_config_flags_help, stdout);
+		return 0;
+	}
+
+	/* Every rank parses the same arguments; only rank 0 speaks. */
+	fgo_mute = rank != 0;
+	struct fgo_config base;
+	struct fgo_config_mask set;
+	config_defaults(&base);
+	memset(&set, 0, sizeof set);
+	struct fgo_session s = {
+		.db_path = NULL, .backend = "auto", .validate = 1, .benchmark = 1,
+		.timeout_s = 120, .heap_limit = 0, .progress = 1,
+	};
+	const char *spec = NULL, *db = NULL;
+	int dry_run = 0, iterations = 0, warmup = -1;
+	enum fgo_format fmt = FGO_FMT_TABLE;
+	int rc = FGO_OK;
+	for (int i = 1; i < argc && rc == FGO_OK; i++) {
+		const char *a = argv[i];
+		int more = i + 1 < argc;
+		int used = cmd_config_flag("sweep", argc, argv, &i, &base, &set);
+		if (used < 0 || used == FGO_EUSAGE) {
+			rc = FGO_EUSAGE;
+		} else if (used) {
+			continue;
+		} else if (!strcmp(a, "--tag") && more) {
+			s.tag = argv[++i];
+		} else if (!strcmp(a, "--db") && more) {
+			db = argv[++i];
+		} else if (!strcmp(a, "--backend") && more) {
+			s.backend = argv[++i];
+		} else if (!strcmp(a, "--timeout") && more) {
+			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &s.timeout_s);
+		} else if (!strcmp(a, "--heap-size") && more) {
+			rc = cmd_parse_bytes("sweep", "--heap-size", argv[++i], &s.heap_limit);
+		} else if (!strcmp(a, "--iterations") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 1, 100000, &iterations);
+		} else if (!strcmp(a, "--warmup") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 0, 100000, &warmup);
+		} else if (!strcmp(a, "--format") && more) {
+			if (format_parse(argv[++i], &fmt))
+				rc = cmd_usage_error("sweep", cmd_sweep_usage,
+						     "unknown format \"%s\" (table, md, csv, json)",
+						     argv[i]);
+		} else if (!strcmp(a, "--resume")) {
+			s.resume = 1;
+		} else if (!strcmp(a, "--dry-run")) {
+			dry_run = 1;
+		} else if (!strcmp(a, "--no-validate")) {
+			s.validate = 0;
+		} else if (!strcmp(a, "--quiet")) {
+			s.progress = 0;
+		} else if (a[0] == '-' && a[1]) {
+			rc = cmd_usage_error("sweep", cmd_sweep_usage, "%s \"%s\"",
+					     more || strncmp(a, "--", 2) ? "unknown option"
+									: "missing value for",
+					     a);
+		} else if (!spec) {
+			spec = a;
+		} else {
+			rc = cmd_usage_error("sweep", cmd_sweep_usage, "one SPEC only (got \"%s\" and \"%s\")",
+					     spec, a);
+		}
+	}
+	if (rc == FGO_OK && !spec)
+		rc = cmd_usage_error("sweep", cmd_sweep_usage,
+				     "missing SPEC (e.g. sweeps/smoke.json)");
+	if (rc == FGO_OK && strcmp(s.backend, "cpu") && strcmp(s.backend, "gpu") &&
+	    strcmp(s.backend, "auto"))
+		rc = cmd_usage_error("sweep", cmd_sweep_usage,
+				     "unknown backend \"%s\" (cpu, gpu or auto)", s.backend);
+
+	struct fgo_plan plan;
+	memset(&plan, 0, sizeof plan);
+	char err[1024];
+	if (rc == FGO_OK && spec_load(spec, &base, &set, &plan, err, sizeof err) != FGO_OK) {
+		error("%s", err);
+		rc = FGO_EUSAGE;
+	}
+	fgo_mute = 0;
+	if (rc != FGO_OK)
+		return rc;
+	if (iterations)
+		plan.iterations = iterations;
+	if (warmup >= 0)
+		plan.warmup = warmup;
+	if (dry_run) {
+		rc = rank == 0 ? print_plan(&plan, spec, fmt) : FGO_OK;
+		plan_free(&plan);
+		return cmd_finish_stdout(rc);
+	}
+
+	char line[2048], resume[2400];
+	cmd_command_line(argc, argv, ranks, line, sizeof line);
+	s.db_path = cmd_db_path(db);
+	s.spec_path = spec;
+	s.command_line = line;
+	interrupt_resume_command(line, s.resume, db ? NULL : s.db_path, resume, sizeof resume);
+	s.resume_command = resume;
+	if (!plan.validate)
+		s.validate = 0;
+	rc = session_run(MPI_COMM_WORLD, &plan, &s);
+	plan_free(&plan);
+	return rc;
+}

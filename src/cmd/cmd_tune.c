@@ -1,0 +1,368 @@
+/* cmd_tune.c: `fgobench tune`: find a good configuration for one problem
+ * in a fraction of the runs a sweep of its space takes. Parses the
+ * options, expands the space, prunes it, runs the session (tune_run.c)
+ * and prints the winner with its reproduce line. */
+#include <assert.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "cmd/cmd.h"
+#include "fgo.h"
+#include "run/interrupt.h"
+#include "tune/tune.h"
+#include "tune/tune_run.h"
+#include "views/table.h"
+#include "views/views.h"
+
+const char cmd_tune_usage[] =
+	"usage: fgobench tune --algorithm A -m M -n N -k K [--world W] [--dtype D]\n"
+	"       [--space SPEC.json] [--strategy grid|random|anneal|halving]\n"
+	"       [--budget RUNS] [--time SECONDS] [--seed S] [--tag T] [--resume]\n"
+	"       [--db F] [--backend B] [--dry-run] [--quiet] [--format F] [TUNABLE FLAGS]\n"
+	"\n"
+	"Searches the configurations of one problem (algorithm, dtype, world, M, N, K)\n"
+	"for the fastest, in a fraction of the runs a sweep of the whole space takes.\n"
+	"The space is a sweep spec whose tunables are searched (the problem comes\n"
+	"from the flags); without --space, the family's full space. Configurations\n"
+	"that cannot be valid are pruned before any run by the sweep's validation.\n"
+	"Every trial is an ordinary run, validated and timed like a sweep's and\n"
+	"stored in sweeps tagged with the session, so best, plot and regress see it.\n"
+	"A line per trial shows the best so far; at the end, the winner, its\n"
+	"reproduce line and how many runs it took. Run under `mpirun -np W`.\n"
+	"\n"
+	"Strategies: grid tries every configuration in spec order; random a seeded\n"
+	"uniform sample; anneal tries a quarter of the budget at random, then walks\n"
+	"from the best one step along one tunable at a time, taking a slower step\n"
+	"with a probability that falls over the budget; halving runs many\n"
+	"configurations at few iterations, the faster half at twice as many, and so\n"
+	"on until the last two run at the full iterations. The same seed makes the\n"
+	"same choices for the same results.\n"
+	"\n"
+	"Exit status: 0 when a winner was found and no run failed; 1 when a run\n"
+	"mismatched, failed or timed out, or none was ok; 2 on bad input; 130\n"
+	"(SIGINT) or 143 (SIGTERM) when interrupted: the runs finished are stored,\n"
+	"the session's sweeps marked interrupted, and one line gives the command\n"
+	"that resumes it (under Open MPI's mpirun, a Ctrl-C reaches the ranks as\n"
+	"SIGTERM and mpirun exits 1).\n"
+	"\n"
+	"  --algorithm A      the algorithm (`fgobench info` lists them; any case, - for\n"
+	"                     _, short names such as gemm_rs or ag_gemm_pull; a family\n"
+	"                     name such as all_reduce lists its algorithms)\n"
+	"  -m M, -n N, -k K   the global problem (also --m M, --n N, --k K)\n"
+	"  --world W          ranks taking part (default 2)\n"
+	"  --dtype D          fp32, fp16 or bf16 (default fp16; also --datatype)\n"
+	"  --space SPEC       a sweep spec giving the tunables' values (default: the\n"
+	"                     family's space: tiles 16-256, BLK_K 16-128, 1-4 stages,\n"
+	"                     4 or 8 warps, gsize_m 1, 4, 8; Stream-K forms add\n"
+	"                     gemm_sms and comm_sms); its iterations and warmup count\n"
+	"  --strategy S       grid, random, anneal or halving (default anneal)\n"
+	"  --budget RUNS      runs at most (default: the whole space for grid, 15% of\n"
+	"                     it and at least 10 for the others)\n"
+	"  --time SECONDS     start no run after this long; alone, the budget is what\n"
+	"                     the time holds at the first run's pace\n"
+	"  --seed S           seed of random, anneal and halving (default 1)\n"
+	"  --tag T            the session's tag (default tune-ALGO-DTYPE-wW-MxNxK-STRATEGY-sSEED)\n"
+	"  --resume           continue the session with this tag, space, strategy and\n"
+	"                     seed: stored trials are not run again; when the session\n"
+	"                     is done, nothing runs: its stored results give the winner\n"
+	"                     (exit 0), and only tune without --resume starts anew\n"
+	"  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n"
+	"  --backend B        cpu, gpu or auto (default: gpu when devices are visible)\n"
+	"  --timeout S        seconds a kernel may wait on a flag or pipeline barrier\n"
+	"                     before it gives up (the trial is a timeout); not a bound\n"
+	"                     on a launch's compute (120)\n"
+	"  --heap-size BYTES  symmetric heap limit per rank, e.g. 512M: configurations\n"
+	"                     that need more are pruned. Default: the node's memory per\n"
+	"                     rank, as for sweep (what it cannot hold is stored invalid)\n"
+	"  --iterations N     timed launches of a full run (default: the spec's, 10)\n"
+	"  --warmup N         untimed launches before each measurement (spec's, 2)\n"
+	"  --no-validate      skip the reference check\n"
+	"  --dry-run          list the space with what is pruned and why, and stop\n"
+	"  --quiet            no line per trial\n"
+	"  --format F         table, md, csv or json for the result (default table)\n"
+	"  --BLK_K B, ...     a tunable flag of `fgobench run` fixes that tunable\n";
+
+struct tune_args {
+	struct fgo_config base;
+	struct fgo_config_mask set;
+	struct tune_opts o;
+	const char *space, *db, *strategy;
+	int dry_run, iterations, warmup, budget_given;
+	enum fgo_format format;
+	char tag[160];
+};
+
+static int parse_option(struct tune_args *a, int argc, char **argv, int *i)
+{
+	static const char *const opts[] = { "--space", "--strategy", "--budget", "--time",
+					    "--seed", "--tag", "--db", "--backend",
+					    "--timeout", "--heap-size", "--iterations", "--warmup",
+					    "--format" };
+	const char *v = NULL;
+	long l;
+	switch (cmd_match_option("tune", argc, argv, i, opts, (int)FGO_ARRAY_SIZE(opts), &v)) {
+	case -2: return FGO_EUSAGE;
+	case -1: break;
+	case 0: a->space = v; return FGO_OK;
+	case 1: a->strategy = v; return FGO_OK;
+	case 2:
+		a->budget_given = 1;
+		return cmd_parse_long("tune", "--budget (runs, at least 1)", v, 1, 1000000000L,
+				      &a->o.budget);
+	case 3: return cmd_parse_double("tune", "--time (seconds)", v, 0.001, 1e9, &a->o.time_s);
+	case 4:
+		if (cmd_parse_long("tune", "--seed", v, 0, 2147483647L, &l))
+			return FGO_EUSAGE;
+		a->o.seed = (uint64_t)l;
+		return FGO_OK;
+	case 5: a->o.tag = v; return FGO_OK;
+	case 6: a->db = v; return FGO_OK;
+	case 7: a->o.backend = v; return FGO_OK;
+	case 8: return cmd_parse_double("tune", "--timeout", v, 0.001, 1e6, &a->o.timeout_s);
+	case 9: return cmd_parse_bytes("tune", "--heap-size", v, &a->o.heap_limit);
+	case 10: return cmd_parse_int("tune", "--iterations", v, 1, 100000, &a->iterations);
+	case 11: return cmd_parse_int("tune", "--warmup", v, 0, 100000, &a->warmup);
+	default:
+		if (format_parse(v, &a->format))
+			return cmd_usage_error("tune", cmd_tune_usage,
+					       "--format expects table, md, csv or json, got \"%s\"", v);
+		return FGO_OK;
+	}
+	const char *s = argv[*i];
+	if (!strcmp(s, "--resume"))
+		a->o.resume = 1;
+	else if (!strcmp(s, "--dry-run"))
+		a->dry_run = 1;
+	else if (!strcmp(s, "--quiet"))
+		a->o.progress = 0;
+	else if (!strcmp(s, "--no-validate"))
+		a->o.validate = 0;
+	else
+		return cmd_usage_error("tune", cmd_tune_usage, "%s \"%s\"",
+				       s[0] == '-' ? "unknown option" : "unexpected argument", s);
+	return FGO_OK;
+}
+
+/* Everything the command line says, checked; FGO_EUSAGE after a message. */
+static int parse(int argc, char **argv, struct tune_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		int used = cmd_config_flag("tune", argc, argv, &i, &a->base, &a->set);
+		if (used == FGO_EUSAGE)
+			return FGO_EUSAGE;
+		if (!used && parse_option(a, argc, argv, &i) != FGO_OK)
+			return FGO_EUSAGE;
+	}
+	static const char *const kinds = "grid, random, anneal or halving";
+	if (tune_kind_parse(a->strategy, &a->o.kind)) {
+		const char *names[] = { "grid", "random", "anneal", "halving" };
+		for (size_t j = 0; j < FGO_ARRAY_SIZE(names); j++)
+			if (edit_distance(a->strategy, names[j]) <= 2)
+				return cmd_usage_error("tune", cmd_tune_usage,
+						       "unknown strategy \"%s\" (did you mean \"%s\"? %s)",
+						       a->strategy, names[j], kinds);
+		return cmd_usage_error("tune", cmd_tune_usage, "unknown strategy \"%s\" (use %s)",
+				       a->strategy, kinds);
+	}
+	if (!a->set.algorithm)
+		return cmd_usage_error("tune", cmd_tune_usage,
+				       "missing --algorithm (`fgobench info` lists them)");
+	/* cmd_config_flag took only a name algo_resolve knows */
+	assert(algo_find(a->base.algorithm));
+	if (!a->set.m || !a->set.n || !a->set.k)
+		return cmd_usage_error("tune", cmd_tune_usage,
+				       "missing the problem size: give -m, -n and -k");
+	if (strcmp(a->o.backend, "cpu") && strcmp(a->o.backend, "gpu") &&
+	    strcmp(a->o.backend, "auto"))
+		return cmd_usage_error("tune", cmd_tune_usage,
+				       "unknown backend \"%s\" (cpu, gpu or auto)", a->o.backend);
+	/* the problem is the flags', never the spec's */
+	a->set.algorithm = a->set.dtype = a->set.world = a->set.m = a->set.n = a->set.k = 1;
+	if (!a->o.tag) {
+		snprintf(a->tag, sizeof a->tag, "tune-%s-%s-w%d-%ldx%ldx%ld-%s-s%llu",
+			 a->base.algorithm, dtype_name(a->base.dtype), a->base.world, a->base.m,
+			 a->base.n, a->base.k, tune_kind_name(a->o.kind),
+			 (unsigned long long)a->o.seed);
+		a->o.tag = a->tag;
+	}
+	return FGO_OK;
+}
+
+/* The space as a plan: the spec file, or the family's default. */
+static int load_space(struct tune_args *a, struct fgo_plan *plan)
+{
+	char err[1024];
+	int rc = a->space ? spec_load(a->space, &a->base, &a->set, plan, err, sizeof err)
+			  : spec_parse("(default space)", tune_default_space(a->base.algorithm),
+				       &a->base, &a->set, plan, err, sizeof err);
+	if (rc != FGO_OK) {
+		error("%s", err);
+		return FGO_EUSAGE;
+	}
+	if (a->iterations)
+		plan->iterations = a->iterations;
+	if (a->warmup >= 0)
+		plan->warmup = a->warmup;
+	if (!plan->validate)
+		a->o.validate = 0;
+	return FGO_OK;
+}
+
+static void problem_text(const struct fgo_config *c, char *out, size_t len)
+{
+	snprintf(out, len, "%s %s W=%d M=%ld N=%ld K=%ld", c->algorithm, dtype_name(c->dtype),
+		 c->world, c->m, c->n, c->k);
+}
+
+/* --dry-run: every configuration of the space, candidate or pruned and why. */
+static int print_space(const struct tune_space *s, size_t heap_limit, enum fgo_format fmt)
+{
+	static const char *const headers[] = { "item", "config", "candidate", "reason" };
+	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	for (size_t i = 0; t && i < s->plan->count; i++) {
+		char tile[96], reason[FGO_REASON_MAX] = "";
+		const struct fgo_plan_item *it = &s->plan->items[i];
+		int pruned = s->cand_of[i] == (size_t)-1;
+		if (pruned)
+			tune_prune_reason(&it->cfg, heap_limit, reason, sizeof reason);
+		view_tile_text(&it->cfg, tile, sizeof tile);
+		table_add(t, "%zu", i + 1);
+		table_add(t, "%s", tile);
+		table_add(t, "%s", pruned ? "no" : "yes");
+		table_add(t, "%s", reason);
+	}
+	int rc = t && table_print(t, fmt, stdout) == 0 ? FGO_OK : FGO_EFAIL;
+	table_free(t);
+	return rc;
+}
+
+static int print_outcome(const struct tune_args *a, const struct tune_space *s,
+			 const struct tune_outcome *r)
+{
+	static const char *const headers[] = { "algorithm", "dtype", "world", "M", "N", "K",
+					       "strategy", "seed", "runs", "space", "found at",
+					       "config", "ms", "TFLOPS", "run", "reproduce" };
+	char tile[96], line[512];
+	view_tile_text(&r->winner, tile, sizeof tile);
+	config_reproduce_line(&r->winner, line, sizeof line);
+	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	if (!t)
+		return FGO_EFAIL;
+	view_problem_cells(t, &r->winner);
+	table_add(t, "%s", tune_kind_name(a->o.kind));
+	table_add(t, "%llu", (unsigned long long)a->o.seed);
+	table_add(t, "%ld", r->runs);
+	table_add(t, "%zu", s->n);
+	table_add(t, "%ld", r->found_at);
+	table_add(t, "%s", tile);
+	table_add(t, "%.4g", r->ms);
+	table_add(t, "%.4g", r->tflops);
+	table_add(t, "%lld", (long long)r->run_id);
+	table_add(t, "%s", line);
+	int rc = table_print(t, a->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
+	table_free(t);
+	return rc;
+}
+
+/* The default budget: all of it for grid, else 15% (at least 10). */
+static long default_budget(enum tune_kind kind, size_t n)
+{
+	long b = kind == TUNE_GRID ? (long)n : (long)((double)n * 0.15 + 0.999);
+	if (b < 10)
+		b = 10;
+	return b < (long)n ? b : (long)n;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	int rank, ranks;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	if (cmd_wants_help(argc, argv))
+		return rank == 0 ? cmd_help(cmd_tune_usage) : 0;
+
+	struct tune_args a = {
+		.strategy = "anneal", .warmup = -1, .format = FGO_FMT_TABLE,
+		.o = { .backend = "auto", .seed = 1, .progress = 1, .validate = 1,
+		       .timeout_s = 120, .heap_limit = 0 },
+	};
+	config_defaults(&a.base);
+	fgo_mute = rank != 0;
+	struct fgo_plan plan;
+	struct tune_space space;
+	memset(&plan, 0, sizeof plan);
+	memset(&space, 0, sizeof space);
+	char problem[256], line[2048], resume[2400];
+	int rc = parse(argc, argv, &a);
+	if (rc == FGO_OK)
+		rc = load_space(&a, &plan);
+	if (rc == FGO_OK && tune_space_build(&plan, a.o.heap_limit, &space) != FGO_OK) {
+		error("out of memory building the space");
+		rc = FGO_EFAIL;
+	}
+	problem_text(&a.base, problem, sizeof problem);
+	if (rc == FGO_OK && space.n == 0 && !a.dry_run) {
+		error("no configuration of %s can run %s: all %zu pruned, e.g. %s (change the shape or"
+		      " the space; --dry-run lists every reason)",
+		      a.space ? a.space : "the default space", problem, plan.count,
+		      space.first_reason);
+		rc = FGO_EUSAGE;
+	}
+	fgo_mute = 0;
+	if (rc != FGO_OK || a.dry_run) {
+		if (rc == FGO_OK && rank == 0) {
+			rc = print_space(&space, a.o.heap_limit, a.format);
+			note("%s: %zu configurations, %zu candidates, %zu pruned", problem, plan.count,
+			     space.n, space.pruned);
+		}
+		tune_space_free(&space);
+		plan_free(&plan);
+		return rc == FGO_OK && rank == 0 ? cmd_finish_stdout(rc) : rc;
+	}
+
+	if (!a.budget_given && a.o.time_s <= 0)
+		a.o.budget = default_budget(a.o.kind, space.n);
+	if (a.o.budget > (long)space.n && a.o.kind != TUNE_HALVING)
+		a.o.budget = (long)space.n;
+	cmd_command_line(argc, argv, ranks, line, sizeof line);
+	a.o.db_path = cmd_db_path(a.db);
+	a.o.space_path = a.space ? a.space : "(default space)";
+	a.o.command_line = line;
+	interrupt_resume_command(line, a.o.resume, a.db ? NULL : a.o.db_path, resume, sizeof resume);
+	a.o.resume_command = resume;
+	if (rank == 0 && a.o.progress) {
+		char budget[96];
+		if (a.o.budget && a.o.time_s > 0)
+			snprintf(budget, sizeof budget, "%ld runs or %g s", a.o.budget, a.o.time_s);
+		else if (a.o.budget)
+			snprintf(budget, sizeof budget, "%ld runs", a.o.budget);
+		else
+			snprintf(budget, sizeof budget, "%g s", a.o.time_s);
+		note("tune %s: %s, seed %llu, %zu candidates (%zu pruned), budget %s; tag %s",
+		     problem, tune_kind_name(a.o.kind), (unsigned long long)a.o.seed, space.n,
+		     space.pruned, budget, a.o.tag);
+	}
+
+	struct tune_outcome r;
+	rc = tune_run(MPI_COMM_WORLD, &plan, &space, &a.o, &r);
+	if (rank == 0 && r.found) {
+		char tile[96];
+		view_tile_text(&r.winner, tile, sizeof tile);
+		int printed = print_outcome(&a, &space, &r);
+		note("winner %s: %.4g ms over %d iterations, found at run %ld of %ld (%ld from the"
+		     " store, %ld failed) in a space of %zu; stored with tag %s in %s",
+		     tile, r.ms, r.iterations, r.found_at, r.runs, r.stored, r.failed, space.n,
+		     a.o.tag, a.o.db_path);
+		if (printed != FGO_OK && rc == FGO_OK)
+			rc = printed;
+	} else if (rank == 0 && rc != FGO_EUSAGE && !r.complete) {
+		error("no run of %s was ok in %ld runs (`fgobench list` and `fgobench show` tell why)",
+		      problem, r.runs);
+	}
+	tune_space_free(&space);
+	plan_free(&plan);
+	return rc;
+}

@@ -1,0 +1,359 @@
+/* cmd_util.c: what the subcommands share for their command lines: help and
+ * usage errors, number parsing with one message format, the store path, the
+ * configuration flags of `run` and `sweep`, and the final stdout check. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "cmd/cmd.h"
+#include "fgo.h"
+#include "sink.h"
+
+const char cmd_config_flags_help[] =
+	"  -m M, --m M        rows of A and C (the global problem)\n"
+	"  -n N, --n N        columns of B and C\n"
+	"  -k K, --k K        columns of A, rows of B\n"
+	"  --algorithm A      algorithm (default all_scatter; `fgobench info` lists them);\n"
+	"                     any case, - for _ (all-reduce-one-shot), and the field's\n"
+	"                     short names where they name one (gemm_rs, ag_gemm_pull);\n"
+	"                     a family name such as all_reduce lists its algorithms\n"
+	"  --datatype D       fp32, fp16 or bf16 (default fp16; also --dtype)\n"
+	"  --world W          ranks taking part (default 2)\n"
+	"  --BLK_M B          GEMM tile rows (default 64, or less: what the shape allows)\n"
+	"  --BLK_N B          GEMM tile columns (default 64, or less: what the shape allows)\n"
+	"  --BLK_K B          GEMM tile depth (default 32; 64 on wgmma)\n"
+	"  --num_stages S     software pipeline stages (default 2; 4 on wgmma, 3 at 128x256)\n"
+	"  --num_warps W      warps per CTA (default 4; 8 on wgmma, 12 for two consumers)\n"
+	"  --mma X            matrix instruction: 16 (mma.sync / MFMA K16), 32 (MFMA K32)\n"
+	"                     or wgmma (Hopper, sm_90a); default: the best core of the\n"
+	"                     target, wgmma for fp16/bf16 on an sm_90 GPU, else 16\n"
+	"  --gsize_m G        tile rows that share B in the tile order (default 8)\n"
+	"  --gemm_sms S       GEMM CTAs of a data-parallel + Stream-K walk: whole waves of\n"
+	"                     tiles data-parallel, the last partial wave Stream-K over all\n"
+	"                     S (every tile in sk_*, which need S >= 1); default 0:\n"
+	"                     data-parallel, one CTA per tile (not with --split_k > 1)\n"
+	"  --comm_sms S       CTAs doing communication (default 0: the GEMM CTAs)\n"
+	"  --comm_blk_m B     communication tile rows (default 0: BLK_M)\n"
+	"  --comm_blk_n B     communication tile columns (default 0: BLK_N)\n"
+	"  --split_k S        K (K/W when K-sharded) cut into S slices per tile, summed in\n"
+	"                     fp32, the last slice ending the tile (default 1); every\n"
+	"                     family but sk_*, with --gemm_sms 0 only\n"
+	"                     (each flag also takes --flag=value)\n";
+
+/* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
+static void cmd_vsay(const char *cmd, const char *fmt, va_list ap)
+{
+	if (fgo_mute)
+		return;
+	fprintf(stderr, "fgobench %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void cmd_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void cmd_say(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cmd_vsay(cmd, fmt, ap);
+	va_end(ap);
+}
+
+int cmd_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
+int cmd_help(const char *usage)
+{
+	fputs(usage, stdout);
+	return 0;
+}
+
+int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cmd_vsay(cmd, fmt, ap);
+	va_end(ap);
+	if (fgo_mute)
+		return FGO_EUSAGE;
+	/* The synopsis: every line before the first empty one. */
+	const char *end = strstr(usage, "\n\n");
+	size_t n = end ? (size_t)(end - usage) + 1 : strlen(usage);
+	fwrite(usage, 1, n, stderr);
+	return FGO_EUSAGE;
+}
+
+const char *cmd_algorithm(const char *cmd, const char *text)
+{
+	char why[512];
+	const struct fgo_algo *algo = algo_resolve(text, why, sizeof why);
+	if (!algo)
+		cmd_say(cmd, "%s", why);
+	return algo ? algo->name : NULL;
+}
+
+const char *cmd_algorithm_filter(const char *cmd, const char *text)
+{
+	char why[512];
+	const struct fgo_algo *algo = algo_resolve(text, why, sizeof why);
+	if (algo)
+		return algo->name;
+	cmd_say(cmd, "%s%s", why,
+		strncmp(why, "ambiguous", 9) ? ": matching the store's name as given" : "");
+	return strncmp(why, "ambiguous", 9) ? text : NULL;
+}
+
+int cmd_parse_long(const char *cmd, const char *opt, const char *text, long min, long max,
+		   long *out)
+{
+	char *end = NULL;
+	long v = 0;
+	int ok = 0;
+	/* strtol would skip leading spaces and accept "12abc" partly. */
+	if (text && *text && !(*text == ' ' || *text == '\t')) {
+		errno = 0;
+		v = strtol(text, &end, 10);
+		ok = errno == 0 && end != text && *end == '\0' && v >= min && v <= max;
+	}
+	if (!ok) {
+		cmd_say(cmd, "%s expects an integer between %ld and %ld, got \"%s\"", opt, min, max,
+			text ? text : "");
+		return FGO_EUSAGE;
+	}
+	*out = v;
+	return FGO_OK;
+}
+
+int cmd_parse_int(const char *cmd, const char *opt, const char *text, int min, int max, int *out)
+{
+	long v;
+	if (cmd_parse_long(cmd, opt, text, min, max, &v) != FGO_OK)
+		return FGO_EUSAGE;
+	*out = (int)v;
+	return FGO_OK;
+}
+
+int cmd_parse_bytes(const char *cmd, const char *opt, const char *text, size_t *out)
+{
+	char *end;
+	double v = strtod(text, &end), unit = 1;
+	switch (*end) {
+	case 'k': case 'K': unit = 1024.0; end++; break;
+	case 'm': case 'M': unit = 1048576.0; end++; break;
+	case 'g': case 'G': unit = 1073741824.0; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+	if (end == text || *end || !(v > 0) || v * unit > 1e15) {
+		cmd_say(cmd, "%s expects a size like 512M or 4G, got \"%s\"", opt, text);
+		return FGO_EUSAGE;
+	}
+	*out = (size_t)(v * unit);
+	return FGO_OK;
+}
+
+int cmd_parse_double(const char *cmd, const char *opt, const char *text, double min,
+		     double max, double *out)
+{
+	char *end = NULL;
+	double v = 0;
+	int ok = 0;
+	if (text && *text && !(*text == ' ' || *text == '\t')) {
+		errno = 0;
+		v = strtod(text, &end);
+		ok = errno == 0 && end != text && *end == '\0' && isfinite(v) && v >= min &&
+		     v <= max;
+	}
+	if (!ok) {
+		cmd_say(cmd, "%s expects a number between %g and %g, got \"%s\"", opt, min, max,
+			text ? text : "");
+		return FGO_EUSAGE;
+	}
+	*out = v;
+	return FGO_OK;
+}
+
+int cmd_option(const char *cmd, int argc, char **argv, int *i, const char *name,
+	       const char **value)
+{
+	size_t n = strlen(name);
+	const char *arg = argv[*i];
+	if (strncmp(arg, name, n) != 0 || (arg[n] != '\0' && arg[n] != '='))
+		return 0;
+	if (arg[n] == '=') {
+		*value = arg + n + 1;
+		return 1;
+	}
+	if (*i + 1 >= argc) {
+		cmd_say(cmd, "missing value for %s", name);
+		return FGO_EUSAGE;
+	}
+	*value = argv[++*i];
+	return 1;
+}
+
+int cmd_match_option(const char *cmd, int argc, char **argv, int *i, const char *const *opts,
+		     int n, const char **value)
+{
+	for (int j = 0; j < n; j++) {
+		int rc = cmd_option(cmd, argc, argv, i, opts[j], value);
+		if (rc == 1)
+			return j;
+		if (rc != 0)
+			return -2;
+	}
+	return -1;
+}
+
+void cmd_command_line(int argc, char **argv, int ranks, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "mpirun -np %d fgobench", ranks);
+	char word[1024];
+	for (int i = 0; i < argc && n < len; i++) {
+		sink_shell(argv[i], word, sizeof word); /* shown later, maybe pasted */
+		n += (size_t)snprintf(out + n, len - n, " %s", word);
+	}
+}
+
+const char *cmd_db_path(const char *opt)
+{
+	/* --db "" (an unset variable) is refused by store_open, not
+	 * silently taken as the default store */
+	if (opt)
+		return opt;
+	const char *env = getenv("FGOBENCH_DB");
+	return env && *env ? env : "fgobench.db";
+}
+
+int cmd_finish_stdout(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	int e = errno;
+	if (e == EPIPE) {
+		error("cannot write the output: the reading end of the pipe was closed");
+	} else {
+		char text[128];
+		snprintf(text, sizeof text, "%s", e ? strerror(e) : "write error");
+		if (text[0] >= 'A' && text[0] <= 'Z' && !(text[1] >= 'A' && text[1] <= 'Z'))
+			text[0] = (char)(text[0] - 'A' + 'a');
+		error("cannot write the output: %s (is the disk full?)", text);
+	}
+	clearerr(stdout);
+	return FGO_EFAIL;
+}
+
+enum config_field {
+	F_M, F_N, F_K, F_ALGORITHM, F_DTYPE, F_WORLD, F_BLK_M, F_BLK_N, F_BLK_K, F_STAGES,
+	F_WARPS, F_MMA, F_GSIZE_M, F_GEMM_SMS, F_COMM_SMS, F_COMM_BLK_M, F_COMM_BLK_N, F_SPLIT_K,
+};
+
+static const struct config_flag {
+	const char *name;
+	enum config_field field;
+	long min, max; /* for the integer flags */
+} config_flags[] = {
+	{ "-m", F_M, 1, 1000000000L },
+	{ "-n", F_N, 1, 1000000000L },
+	{ "-k", F_K, 1, 1000000000L },
+	{ "--m", F_M, 1, 1000000000L }, /* as `best` spells them */
+	{ "--n", F_N, 1, 1000000000L },
+	{ "--k", F_K, 1, 1000000000L },
+	{ "--algorithm", F_ALGORITHM, 0, 0 },
+	{ "--datatype", F_DTYPE, 0, 0 },
+	{ "--dtype", F_DTYPE, 0, 0 },
+	{ "--world", F_WORLD, 1, 1024 },
+	{ "--BLK_M", F_BLK_M, 1, 4096 },
+	{ "--BLK_N", F_BLK_N, 1, 4096 },
+	{ "--BLK_K", F_BLK_K, 1, 4096 },
+	{ "--num_stages", F_STAGES, 1, 64 },
+	{ "--num_warps", F_WARPS, 1, 1024 },
+	{ "--mma", F_MMA, 1, 1024 },
+	{ "--gsize_m", F_GSIZE_M, 1, 1000000 },
+	{ "--gemm_sms", F_GEMM_SMS, 0, 1000000 },
+	{ "--comm_sms", F_COMM_SMS, 0, 1000000 },
+	{ "--comm_blk_m", F_COMM_BLK_M, 0, 4096 },
+	{ "--comm_blk_n", F_COMM_BLK_N, 0, 4096 },
+	{ "--split_k", F_SPLIT_K, 1, FGO_SPLIT_K_MAX },
+};
+
+static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
+			  enum config_field f, long v)
+{
+	switch (f) {
+	case F_M: cfg->m = v; set->m = 1; break;
+	case F_N: cfg->n = v; set->n = 1; break;
+	case F_K: cfg->k = v; set->k = 1; break;
+	case F_WORLD: cfg->world = (int)v; set->world = 1; break;
+	case F_BLK_M: cfg->blk_m = (int)v; set->blk_m = 1; cfg->given |= FGO_GIVEN_BLK_M; break;
+	case F_BLK_N: cfg->blk_n = (int)v; set->blk_n = 1; cfg->given |= FGO_GIVEN_BLK_N; break;
+	case F_BLK_K: cfg->blk_k = (int)v; set->blk_k = 1; cfg->given |= FGO_GIVEN_BLK_K; break;
+	case F_STAGES: cfg->num_stages = (int)v; set->num_stages = 1; cfg->given |= FGO_GIVEN_STAGES; break;
+	case F_WARPS: cfg->num_warps = (int)v; set->num_warps = 1; cfg->given |= FGO_GIVEN_WARPS; break;
+	case F_MMA: cfg->mma = (int)v; set->mma = 1; cfg->given |= FGO_GIVEN_MMA; break;
+	case F_GSIZE_M: cfg->gsize_m = (int)v; set->gsize_m = 1; break;
+	case F_GEMM_SMS: cfg->gemm_sms = (int)v; set->gemm_sms = 1; break;
+	case F_COMM_SMS: cfg->comm_sms = (int)v; set->comm_sms = 1; break;
+	case F_COMM_BLK_M: cfg->comm_blk_m = (int)v; set->comm_blk_m = 1; break;
+	case F_COMM_BLK_N: cfg->comm_blk_n = (int)v; set->comm_blk_n = 1; break;
+	case F_SPLIT_K: cfg->split_k = (int)v; set->split_k = 1; break;
+	default: break;
+	}
+}
+
+int cmd_config_flag(const char *cmd, int argc, char **argv, int *i, struct fgo_config *cfg,
+		    struct fgo_config_mask *set)
+{
+	const struct config_flag *fl = NULL;
+	const char *value = NULL;
+	for (size_t j = 0; j < FGO_ARRAY_SIZE(config_flags) && !fl; j++) {
+		int m = cmd_option(cmd, argc, argv, i, config_flags[j].name, &value);
+		if (m == FGO_EUSAGE)
+			return FGO_EUSAGE;
+		if (m)
+			fl = &config_flags[j];
+	}
+	if (!fl)
+		return 0;
+
+	if (fl->field == F_ALGORITHM) {
+		const char *name = cmd_algorithm(cmd, value);
+		if (!name)
+			return FGO_EUSAGE;
+		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", name);
+		set->algorithm = 1;
+	} else if (fl->field == F_MMA) {
+		if (mma_parse(value, &cfg->mma) != 0) {
+			cmd_say(cmd, "unknown --mma \"%s\" (use 16 or 32 for mma.sync/MFMA, wgmma for Hopper)",
+				value);
+			return FGO_EUSAGE;
+		}
+		set->mma = 1;
+		cfg->given |= FGO_GIVEN_MMA;
+	} else if (fl->field == F_DTYPE) {
+		if (dtype_parse(value, &cfg->dtype) != 0) {
+			cmd_say(cmd, "unknown datatype \"%s\" for %s (use fp32, fp16 or bf16)", value,
+				fl->name);
+			return FGO_EUSAGE;
+		}
+		set->dtype = 1;
+	} else {
+		long v;
+		if (cmd_parse_long(cmd, fl->name, value, fl->min, fl->max, &v) != FGO_OK)
+			return FGO_EUSAGE;
+		set_int_field(cfg, set, fl->field, v);
+	}
+	return 1;
+}

@@ -1,0 +1,672 @@
+/* backend_gpu.c: the GPU backend, HIP names through kernels/hip_port.h (CUDA
+ * underneath on NVIDIA). One device per rank (by node-local rank), a
+ * symmetric heap over IPC handles exchanged with MPI, kernels JIT-compiled
+ * per configuration (gpu_compile.c, gpu_jit.c), timed with events; the baseline is the
+ * vendor GEMM then the vendor collective (gpu_vendor.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "fgo.h"
+#include "gpu/gpu_calibrate.h"
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_compile.h"
+#include "gpu/gpu_shape.h"
+#include "gpu/gpu_telemetry.h"
+#include "gpu/gpu_tma.h"
+#include "gpu/gpu_vendor.h"
+#include "hip_port.h"
+#include "schedule.h"
+
+/* Bytes past the layout's heap that the backend keeps for itself: the
+ * status words a wait writes when it gives up: a flag wait (kernels/comm.h)
+ * [0] = 1, [1] = the flag's index + 1; a stage barrier of the wgmma core
+ * (kernels/core_wgmma.h) [0] = 2, [1] = the barrier's index + 1. */
+#define PRIVATE_BYTES 256
+#define STATUS_BYTES 8
+
+struct fgo_backend_ctx {
+	int device, sms, smem_optin;
+	size_t l2_bytes;
+	char *l2_flush; /* 2 x L2 bytes, written before each timed launch of a small problem */
+	char arch[16];
+	hipStream_t stream;
+	hipEvent_t start, stop;
+	struct gpu_vendor *vendor;
+	struct gpu_nvml *nvml; /* clocks, temperature, power; NULL: not stored */
+	struct gpu_check *check; /* the check on the device: kernels, the kept reference */
+};
+
+struct gpu_heap {
+	char *mine;          /* this rank's allocation */
+	char **device_bases; /* device copy of heap->base, passed to every kernel */
+	unsigned int epoch;
+	size_t status_off;
+	struct gpu_vendor_comm *coll; /* the vendor collective's communicator (NULL: none) */
+	int shared_gpu;               /* another rank of this heap runs on the same GPU */
+};
+
+struct fgo_runnable {
+	const struct fgo_algo *algo;
+	struct fgo_config cfg;
+	struct fgo_layout lay;
+	struct fgo_heap *heap;
+	hipModule_t module;
+	hipFunction_t main, wait; /* wait: NULL for families that need none */
+	unsigned int grid, threads, smem;
+	void *scratch;            /* baseline buffers, allocated on first use */
+	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
+};
+
+#define CHECK FGO_HIP_CHECK
+
+static int gpu_available(void)
+{
+	int n = 0;
+	return hipGetDeviceCount(&n) == hipSuccess && n > 0;
+}
+
+static int gpu_init(struct fgo_backend_ctx **out, MPI_Comm node_comm, char *err, size_t len)
+{
+	int local, count = 0, major = 0, minor = 0;
+	struct fgo_backend_ctx *ctx = calloc(1, sizeof *ctx);
+	if (!ctx) {
+		snprintf(err, len, "out of memory");
+		return FGO_EFAIL;
+	}
+	*out = ctx;
+	MPI_Comm_rank(node_comm, &local);
+	CHECK(hipGetDeviceCount(&count), "counting GPUs");
+	if (count < 1) {
+		snprintf(err, len, "no GPU visible (use --backend cpu)");
+		return FGO_EUSAGE;
+	}
+	ctx->device = local % count;
+	{
+		int local_size = 1;
+		MPI_Comm_size(node_comm, &local_size);
+		/* allowed, for checking kernels with one GPU: the GPU time-slices
+		 * between the ranks' contexts, so waits still progress */
+		if (local_size > count && local == 0)
+			warning("%d ranks share %d GPU%s on this node: runs are validated, but their"
+				" times mean nothing and the vendor baseline (NCCL) cannot run",
+				local_size, count, count == 1 ? "" : "s");
+	}
+	CHECK(hipSetDevice(ctx->device), "selecting the GPU");
+	CHECK(hipFree(NULL), "creating the GPU context");
+	hipDeviceGetAttribute(&ctx->sms, hipDeviceAttributeMultiprocessorCount, ctx->device);
+	hipDeviceGetAttribute(&ctx->smem_optin, hipDeviceAttributeMaxSharedMemoryPerBlockOptin,
+			      ctx->device);
+	{
+		int l2 = 0;
+		hipDeviceGetAttribute(&l2, hipDeviceAttributeL2CacheSize, ctx->device);
+		ctx->l2_bytes = (size_t)l2;
+	}
+	if (ctx->l2_bytes)
+		CHECK(hipMalloc((void **)&ctx->l2_flush, 2 * ctx->l2_bytes), "allocating the L2 flush buffer");
+#if defined(FGO_GPU_HIP)
+	/* the gfx target hiprtc compiles for: "gfx90a" of "gfx90a:sramecc+:xnack-" */
+	{
+		hipDeviceProp_t p;
+		(void)major;
+		(void)minor;
+		CHECK(hipGetDeviceProperties(&p, ctx->device), "reading the GPU's properties");
+		p.gcnArchName[sizeof p.gcnArchName - 1] = 0;
+		snprintf(ctx->arch, sizeof ctx->arch, "%.*s", (int)strcspn(p.gcnArchName, ":"),
+			 p.gcnArchName);
+	}
+#else
+	hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, ctx->device);
+	hipDeviceGetAttribute(&minor, hipDeviceAttributeComputeCapabilityMinor, ctx->device);
+	/* sm_90a: Hopper's own instructions (wgmma) need the "a" target */
+	snprintf(ctx->arch, sizeof ctx->arch, "sm_%d%d%s", major, minor, major == 9 ? "a" : "");
+#endif
+	CHECK(hipStreamCreate(&ctx->stream), "creating a stream");
+	CHECK(hipEventCreate(&ctx->start), "creating an event");
+	CHECK(hipEventCreate(&ctx->stop), "creating an event");
+	{
+		char why[160];
+		if (gpu_telemetry_open(ctx->device, &ctx->nvml, why, sizeof why) != FGO_OK && local == 0)
+			warning("no GPU telemetry (clocks, temperature, power are not stored): %s", why);
+	}
+	if (gpu_vendor_open(&ctx->vendor, ctx->stream, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	return gpu_check_open(&ctx->check, ctx->arch, ctx->sms, ctx->stream, ctx->vendor, err, len);
+}
+
+static void gpu_describe(struct fgo_backend_ctx *ctx, struct fgo_env *env)
+{
+	int count = 0, drv = 0, rt = 0;
+	char name[128] = "GPU";
+	memset(env, 0, sizeof *env);
+	hipGetDeviceCount(&count);
+	gpu_vendor_device_name(ctx->device, name, sizeof name);
+	env->device_count = count;
+	snprintf(env->devices, sizeof env->devices, "%dx %s (%d SMs)", count, name, ctx->sms);
+	hipDriverGetVersion(&drv);
+	hipRuntimeGetVersion(&rt);
+	snprintf(env->driver, sizeof env->driver, "%d.%d", drv / 1000, drv % 1000 / 10);
+#if defined(FGO_GPU_CUDA)
+	const char *runtime = "CUDA";
+#else
+	const char *runtime = "HIP";
+#endif
+	snprintf(env->runtime, sizeof env->runtime, "%s %d.%d; %s", runtime, rt / 1000, rt % 1000 / 10,
+		 gpu_vendor_versions(ctx->vendor));
+	snprintf(env->arch, sizeof env->arch, "%s", ctx->arch);
+}
+
+static int gpu_heap_alloc(struct fgo_backend_ctx *ctx, MPI_Comm comm, size_t bytes,
+			  struct fgo_heap *heap, char *err, size_t len)
+{
+	struct gpu_heap *h = calloc(1, sizeof *h);
+	hipIpcMemHandle_t mine, *all = NULL;
+	int *devices = NULL, ok;
+
+	if (len)
+		err[0] = 0;
+	memset(heap, 0, sizeof *heap);
+	heap->comm = comm;
+	MPI_Comm_rank(comm, &heap->rank);
+	MPI_Comm_size(comm, &heap->world);
+	heap->bytes = bytes ? bytes : 64;
+	heap->base = calloc((size_t)heap->world, sizeof *heap->base);
+	all = calloc((size_t)heap->world, sizeof *all);
+	devices = calloc((size_t)heap->world, sizeof *devices);
+	ok = h && heap->base && all && devices;
+	if (ok) {
+		h->status_off = (heap->bytes + 255) / 256 * 256;
+		ok = hipMalloc((void **)&h->mine, h->status_off + PRIVATE_BYTES) == hipSuccess &&
+		     hipMemset(h->mine, 0, h->status_off + PRIVATE_BYTES) == hipSuccess &&
+		     hipIpcGetMemHandle(&mine, h->mine) == hipSuccess;
+	}
+	/* Agree before exchanging: nobody waits in a collective for a rank
+	 * that could not allocate. */
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+	if (!ok) {
+		char size[32];
+		snprintf(err, len, "allocating a %s heap on GPU %d failed (lower --heap-size)",
+			 fmt_bytes((double)heap->bytes, size, sizeof size), ctx->device);
+		goto fail;
+	}
+	MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, comm);
+	MPI_Allgather(&ctx->device, 1, MPI_INT, devices, 1, MPI_INT, comm);
+	for (int r = 0; r < heap->world && ok; r++) {
+		int can = 1;
+		if (r == heap->rank) {
+			heap->base[r] = h->mine;
+			continue;
+		}
+		if (devices[r] != ctx->device)
+			hipDeviceCanAccessPeer(&can, ctx->device, devices[r]);
+		else
+			h->shared_gpu = 1;
+		if (!can) {
+			snprintf(err, len, "GPU %d (rank %d) cannot reach GPU %d (rank %d) as a peer",
+				 ctx->device, heap->rank, devices[r], r);
+			ok = 0;
+		} else if (hipIpcOpenMemHandle((void **)&heap->base[r], all[r],
+					       hipIpcMemLazyEnablePeerAccess) != hipSuccess) {
+			snprintf(err, len, "opening rank %d's heap on GPU %d failed", r, ctx->device);
+			ok = 0;
+		}
+	}
+	if (ok)
+		ok = hipMalloc((void **)&h->device_bases, sizeof(char *) * (size_t)heap->world) ==
+			     hipSuccess &&
+		     hipMemcpy(h->device_bases, heap->base, sizeof(char *) * (size_t)heap->world,
+			       hipMemcpyHostToDevice) == hipSuccess;
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+	if (!ok) {
+		if (!err[0])
+			snprintf(err, len, "setting up the symmetric heap failed on another rank");
+		goto fail;
+	}
+	/* NCCL refuses two ranks on one GPU; every rank must agree to skip it */
+	MPI_Allreduce(MPI_IN_PLACE, &h->shared_gpu, 1, MPI_INT, MPI_MAX, comm);
+	if (!h->shared_gpu)
+		h->coll = gpu_vendor_comm_open(ctx->vendor, comm);
+	heap->priv = h;
+	free(all);
+	free(devices);
+	return FGO_OK;
+fail:
+	for (int r = 0; heap->base && r < heap->world; r++)
+		if (r != heap->rank && heap->base[r])
+			hipIpcCloseMemHandle(heap->base[r]);
+	if (h && h->mine)
+		hipFree(h->mine);
+	free(h);
+	free(heap->base);
+	heap->base = NULL;
+	free(all);
+	free(devices);
+	return FGO_EFAIL;
+}
+
+static void gpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
+{
+	struct gpu_heap *h = heap->priv;
+	if (h) {
+		hipDeviceSynchronize();
+		MPI_Barrier(heap->comm); /* no peer still writes into our heap */
+		gpu_vendor_comm_close(ctx->vendor, h->coll);
+		for (int r = 0; r < heap->world; r++)
+			if (r != heap->rank)
+				hipIpcCloseMemHandle(heap->base[r]);
+		hipFree(h->device_bases);
+		hipFree(h->mine);
+		free(h);
+	}
+	free(heap->base);
+	memset(heap, 0, sizeof *heap);
+}
+
+static int gpu_device_memory(size_t *bytes, int *count)
+{
+	int n = 0;
+	*bytes = 0;
+	if (hipGetDeviceCount(&n) != hipSuccess || n < 1)
+		return FGO_EFAIL;
+	for (int d = 0; d < n; d++) {
+		hipDeviceProp_t p;
+		if (hipGetDeviceProperties(&p, d) != hipSuccess)
+			return FGO_EFAIL;
+		if (d == 0 || p.totalGlobalMem < *bytes)
+			*bytes = p.totalGlobalMem;
+	}
+	*count = n;
+	return FGO_OK;
+}
+
+static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+		       const struct fgo_config *cfg, struct fgo_heap *heap,
+		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
+		       size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	struct fgo_runnable *run = calloc(1, sizeof *run);
+	struct gpu_compiled kernel;
+	int rc = FGO_EUSAGE;
+
+	memset(info, 0, sizeof *info);
+	memset(&kernel, 0, sizeof kernel);
+	if (!run) {
+		snprintf(reason, len, "out of host memory");
+		return FGO_EFAIL;
+	}
+	*out = NULL;
+	run->algo = algo;
+	run->cfg = *cfg;
+	run->heap = heap;
+	algo->layout(cfg, heap->rank, &run->lay);
+	if (run->lay.heap_bytes > heap->bytes)
+		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
+			 run->lay.heap_bytes, heap->bytes);
+	else /* a kernel exists, its launch shape fits, it compiles (or is cached) */
+		rc = gpu_compile_config(algo, cfg, ctx->arch, ctx->smem_optin, 1, &kernel, reason, len);
+	if (rc == FGO_OK && fgo_cu(hipModuleLoadData(&run->module, kernel.image)) != hipSuccess) {
+		snprintf(reason, len, "loading the compiled kernel failed");
+		rc = FGO_EFAIL;
+	}
+	free(kernel.image);
+	if (rc == FGO_OK && fgo_cu(hipModuleGetFunction(&run->main, run->module, "fgo_main")) != hipSuccess) {
+		snprintf(reason, len, "the kernel has no fgo_main");
+		rc = FGO_EFAIL;
+	}
+	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
+		run->wait = NULL;
+	if (rc == FGO_OK && kernel.shape.core == GPU_CORE_WGMMA)
+		rc = gpu_tma_wgmma_maps(algo, cfg, &run->lay, heap->base, heap->rank, heap->world,
+					&run->maps, reason, len);
+	if (rc == FGO_OK) {
+		int per_sm = 0;
+		run->threads = kernel.shape.threads;
+		run->smem = kernel.shape.smem_bytes;
+		fgo_func_max_dynamic_smem(run->main, (int)run->smem);
+		if (fgo_cu(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, run->main, (int)run->threads,
+									    run->smem)) != hipSuccess ||
+		    per_sm < 1) {
+			snprintf(reason, len, "does not fit on an SM (%u threads, %u bytes of shared memory)",
+				 run->threads, run->smem);
+			rc = FGO_EUSAGE;
+		} else {
+			rc = gpu_grid_size(algo, cfg, (long)per_sm * ctx->sms, &run->grid, reason, len);
+		}
+		hipFuncGetAttribute(&info->registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, run->main);
+		hipFuncGetAttribute(&info->spills, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, run->main);
+		info->shared_bytes = (int)run->smem;
+		/* flags of this layout start from zero (stale heap bytes are not flags) */
+		if (run->lay.flags_count &&
+		    hipMemset(h->mine + run->lay.flags_offset, 0, run->lay.flags_count * 4) != hipSuccess)
+			rc = FGO_EFAIL;
+		/* the exchange starts from zero (split-K sums; each launch leaves them so) */
+		if (run->lay.xchg_bytes &&
+		    hipMemset(h->mine + run->lay.xchg_offset, 0, run->lay.xchg_bytes) != hipSuccess)
+			rc = FGO_EFAIL;
+		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
+		hipDeviceSynchronize();
+	}
+	if (rc != FGO_OK) {
+		if (run->module)
+			hipModuleUnload(run->module);
+		free(run->maps);
+		free(run);
+		return rc;
+	}
+	*out = run;
+	return FGO_OK;
+}
+
+/* Fills the kernel cache with cfg's kernel for this GPU (see gpu_compile.c). */
+static int gpu_precompile(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+			  const struct fgo_config *cfg, char *err, size_t len)
+{
+	struct gpu_compiled c;
+	return gpu_compile_config(algo, cfg, ctx->arch, ctx->smem_optin, 0, &c, err, len);
+}
+
+static int gpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
+		       const void *src, size_t bytes)
+{
+	struct gpu_heap *h = heap->priv;
+	(void)ctx;
+	return offset + bytes <= heap->bytes &&
+			       hipMemcpy(h->mine + offset, src, bytes, hipMemcpyHostToDevice) == hipSuccess
+		       ? FGO_OK
+		       : FGO_EFAIL;
+}
+
+/* Timed launches must not find their inputs in L2 from the iteration
+ * before: when this rank's working set is under 2 x L2, overwrite 2 x L2
+ * bytes on the stream first (outside the events). */
+static hipError_t flush_l2(struct fgo_backend_ctx *ctx, const struct fgo_runnable *run)
+{
+	if (!ctx->l2_flush || run->lay.heap_bytes >= 2 * ctx->l2_bytes)
+		return hipSuccess;
+	return hipMemsetAsync(ctx->l2_flush, 0, 2 * ctx->l2_bytes, ctx->stream);
+}
+
+/* Enqueues the configuration's kernel in mode on the stream (and, unless
+ * the mode has no communication, its flag wait), without events. */
+
+/* A test hook for the regression checks (tests/gpu/nightly.sh): with
+ * FGOBENCH_PLANT_SLOW_NS=N every launch of a run's kernel is followed, on
+ * the same stream and so inside the timed region, by a spin of N ns: the
+ * same configurations made slower on purpose, which `regress` must catch. */
+static int plant_slow(struct fgo_backend_ctx *ctx, char *err, size_t len)
+{
+	static long long ns = -1;
+	if (ns < 0) {
+		const char *v = getenv("FGOBENCH_PLANT_SLOW_NS");
+		ns = v && *v ? atoll(v) : 0;
+		if (ns < 0)
+			ns = 0;
+	}
+	return ns > 0 ? gpu_check_spin(ctx->check, (unsigned long long)ns, err, len) : FGO_OK;
+}
+
+static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		   double timeout_s, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	int rank = run->heap->rank, m = (int)mode;
+	unsigned int epoch = ++h->epoch;
+	unsigned long long a = run->lay.a.offset, b = run->lay.b.offset, c = run->lay.c.offset,
+			   w = run->lay.work_offset, f = run->lay.flags_offset, s = h->status_off,
+			   t = (unsigned long long)(timeout_s * 1e9);
+	/* in the order of FGO_KERNEL_PARAMS (kernels/gemm_core.h), then the wgmma
+	 * core's tensor maps (FGO_TMAP_PARAMS: A of every block as one
+	 * parameter, B, C of every block as one; a kernel without them reads
+	 * only the parameters it has) */
+	const int world = run->heap->world;
+	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t, run->maps,
+			 run->maps ? run->maps + world : NULL, run->maps ? run->maps + world + 1 : NULL };
+	fgo_drv_result r;
+
+	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
+				  ctx->stream, args, NULL);
+	/* the wait kernels wait only for other ranks' tiles: on one rank there
+	 * are none, and their launch would be timed for nothing */
+	if (fgo_cu(r) == hipSuccess && run->wait && mode != FGO_MODE_GEMM_ONLY && world > 1) {
+		long flags = (long)run->lay.flags_count;
+		r = hipModuleLaunchKernel(run->wait, (unsigned int)((flags + 255) / 256), 1, 1, 256, 1,
+					  1, 0, ctx->stream, args, NULL);
+	}
+	if (fgo_cu(r) != hipSuccess) {
+		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
+		return FGO_EFAIL;
+	}
+	return plant_slow(ctx, err, len);
+}
+
+static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
+		      double timeout_s, double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	unsigned int status[2] = { 0, 0 };
+	float elapsed = 0;
+
+	CHECK(flush_l2(ctx, run), "flushing L2");
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	if (enqueue(ctx, run, mode, timeout_s, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
+	CHECK(hipEventSynchronize(ctx->stop), "running the kernel");
+	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
+	CHECK(hipMemcpy(status, h->mine + h->status_off, sizeof status, hipMemcpyDeviceToHost),
+	      "reading the status");
+	*ms = elapsed;
+	if (status[0] == 2) { /* kernels/core_wgmma.h: mbar_wait, WG_BAR_* */
+		const unsigned int bar = status[1] - 1, stages = (unsigned int)run->cfg.num_stages;
+		static const char *const names[] = { "full", "empty", "staged", "freed" };
+		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
+		snprintf(err, len,
+			 "the wgmma pipeline stalled: the %s barrier of %s %u did not complete in %g s"
+			 " (a fault of the core, not of the configuration)",
+			 names[bar < 2 * stages ? bar / stages : 2 + (bar - 2 * stages) / 2],
+			 bar < 2 * stages ? "stage" : "consumer",
+			 bar < 2 * stages ? bar % stages : (bar - 2 * stages) % 2, timeout_s);
+		return FGO_EFAIL;
+	}
+	if (status[0]) {
+		hipMemset(h->mine + h->status_off, 0, STATUS_BYTES);
+		snprintf(err, len,
+			 "a flag wait gave up after %g s: flag %u of rank %d (layout: %s) never arrived",
+			 timeout_s, status[1] - 1, run->heap->rank, run->algo->name);
+		return FGO_ETIMEOUT;
+	}
+	return FGO_OK;
+}
+
+/* The vendor collective needs one GPU per rank (a family without one,
+ * plain gemm, runs its vendor GEMM anyway). */
+static int shared_gpu_refusal(const struct fgo_runnable *run, char *err, size_t len)
+{
+	const struct gpu_heap *h = run->heap->priv;
+	if (!h->shared_gpu || !run->algo->needs_comm)
+		return 0;
+	snprintf(err, len, "ranks share a GPU: the vendor collective (NCCL) needs one GPU per rank");
+	return 1;
+}
+
+static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+			double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	(void)timeout_s;
+	if (shared_gpu_refusal(run, err, len))
+		return FGO_EUNAVAILABLE;
+	CHECK(flush_l2(ctx, run), "flushing L2");
+	return gpu_vendor_baseline(ctx->vendor, h->coll, &run->cfg, &run->lay, h->mine, &run->scratch,
+				   ctx->start, ctx->stop, ms, err, len);
+}
+
+/* The calibration runs on this rank's device, stream and events. */
+static struct gpu_calib_dev calib_dev(const struct fgo_backend_ctx *ctx)
+{
+	struct gpu_calib_dev d = { .device = ctx->device, .sms = ctx->sms, .arch = ctx->arch,
+				   .stream = ctx->stream, .start = ctx->start, .stop = ctx->stop,
+				   .l2_flush = ctx->l2_flush, .l2_bytes = ctx->l2_bytes };
+	return d;
+}
+
+static int gpu_matrix_peak(struct fgo_backend_ctx *ctx, enum fgo_dtype dtype, double *tflops,
+			   char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_matrix_peak(&d, dtype, GPU_CALIB_GEMM_SIZE, tflops, err, len);
+}
+
+static int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *sm_gbps,
+			      double *ce_gbps, char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_link_bandwidth(&d, heap, sm_gbps, ce_gbps, err, len);
+}
+
+/* The copy kernel of kernels/calibrate.hip (not hipMemcpy): what kernels reach. */
+/* bulk: the configuration's own kernel in GEMM-only mode, then the vendor
+ * collective with the baseline's sharding, both on the stream between the
+ * two events, one time: fgobench's GEMM with nothing overlapped. The
+ * collective moves the baseline's bytes (its buffers, or this rank's A
+ * shard for the all-gather of A; contents do not change the time). A
+ * missing NCCL fails it with that reason, as it fails the baseline. */
+static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, double timeout_s,
+		    double *ms, char *err, size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	float elapsed = 0;
+	int rc;
+
+	if (shared_gpu_refusal(run, err, len))
+		return FGO_EUNAVAILABLE;
+	/* buffers first: cudaMalloc between the events would be timed */
+	rc = gpu_vendor_scratch_alloc(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
+	if (rc != FGO_OK)
+		return rc;
+	CHECK(flush_l2(ctx, run), "flushing L2");
+	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
+	if (enqueue(ctx, run, FGO_MODE_GEMM_ONLY, timeout_s, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	rc = gpu_vendor_collective(ctx->vendor, h->coll, &run->cfg, &run->lay, h->mine,
+				   &run->scratch, err, len);
+	CHECK(hipEventRecord(ctx->stop, ctx->stream), "recording an event");
+	CHECK(hipEventSynchronize(ctx->stop), "running the GEMM and the vendor collective");
+	if (rc != FGO_OK)
+		return rc;
+	CHECK(hipEventElapsedTime(&elapsed, ctx->start, ctx->stop), "reading the events");
+	*ms = elapsed;
+	return FGO_OK;
+}
+
+static int gpu_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
+{
+	memset(t, 0, sizeof *t);
+	return gpu_telemetry_read(ctx->nvml, t);
+}
+
+static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_memory_bandwidth(&d, GPU_CALIB_COPY_BYTES, gbps, err, len);
+}
+
+static int gpu_read_floor(struct fgo_backend_ctx *ctx, const size_t *bytes, int n, int reps,
+			  double *seconds, char *method, size_t method_len, char *err, size_t len)
+{
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_read_floor(&d, bytes, n, reps, seconds, method, method_len, err, len);
+}
+
+/* The check on the device (gpu_check.c) works in this rank's own heap. */
+static int gpu_inputs_fill(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			   const struct fgo_config *cfg, const struct fgo_layout *lay, uint64_t seed,
+			   char *err, size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	return gpu_check_inputs_fill(ctx->check, h->mine, cfg, lay, seed, err, len);
+}
+
+static int gpu_output_poison(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			     const struct fgo_config *cfg, const struct fgo_layout *lay, char *err,
+			     size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	return gpu_check_output_poison(ctx->check, h->mine, cfg, lay, err, len);
+}
+
+static int gpu_reference_make(struct fgo_backend_ctx *ctx, const struct fgo_config *cfg,
+			      const struct fgo_layout *lay, uint64_t seed, char *err, size_t len)
+{
+	return gpu_check_reference_make(ctx->check, cfg, lay, seed, err, len);
+}
+
+static int gpu_reference_rows(struct fgo_backend_ctx *ctx, const long *rows, long count,
+			      float *want, float *scale, char *err, size_t len)
+{
+	return gpu_check_reference_rows(ctx->check, rows, count, want, scale, err, len);
+}
+
+static int gpu_output_compare(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			      const struct fgo_config *cfg, const struct fgo_layout *lay, double tol,
+			      struct fgo_check *res, char *err, size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	return gpu_check_output_compare(ctx->check, h->mine, cfg, lay, tol, res, err, len);
+}
+
+static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
+{
+	if (!run)
+		return;
+	hipStreamSynchronize(ctx->stream);
+	gpu_vendor_scratch_free(run->scratch);
+	hipModuleUnload(run->module);
+	free(run->maps);
+	free(run);
+}
+
+static void gpu_finish(struct fgo_backend_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	gpu_check_close(ctx->check); /* before the stream and the BLAS it uses */
+	gpu_vendor_close(ctx->vendor);
+	gpu_telemetry_close(ctx->nvml);
+	hipFree(ctx->l2_flush);
+	hipEventDestroy(ctx->start);
+	hipEventDestroy(ctx->stop);
+	hipStreamDestroy(ctx->stream);
+	free(ctx);
+}
+
+const struct fgo_backend fgo_backend_gpu = {
+	.name = "gpu",
+	.available = gpu_available,
+	.init = gpu_init,
+	.describe = gpu_describe,
+	.device_memory = gpu_device_memory,
+	.heap_alloc = gpu_heap_alloc,
+	.heap_free = gpu_heap_free,
+	.prepare = gpu_prepare,
+	.precompile = gpu_precompile,
+	.copy_in = gpu_copy_in,
+	.launch = gpu_launch,
+	.baseline = gpu_baseline,
+	.matrix_peak = gpu_matrix_peak,
+	.link_bandwidth = gpu_link_bandwidth,
+	.bulk = gpu_bulk,
+	.telemetry = gpu_telemetry,
+	.memory_bandwidth = gpu_memory_bandwidth,
+	.read_floor = gpu_read_floor,
+	.inputs_fill = gpu_inputs_fill,
+	.output_poison = gpu_output_poison,
+	.reference_make = gpu_reference_make,
+	.reference_rows = gpu_reference_rows,
+	.output_compare = gpu_output_compare,
+	.reference_bytes = gpu_check_reference_bytes,
+	.release = gpu_release,
+	.finish = gpu_finish,
+};

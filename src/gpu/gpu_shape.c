@@ -1,0 +1,136 @@
+/* gpu_shape.c: the GPU launch shape of a configuration (see gpu_shape.h). */
+#include "gpu/gpu_shape.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fgo.h"
+#include "schedule.h"
+#include "tile_shape.h"
+
+#define REFUSE(...)                                 \
+	do {                                        \
+		snprintf(reason, len, __VA_ARGS__); \
+		return FGO_EUSAGE;                  \
+	} while (0)
+
+/* The wgmma core (kernels/core_wgmma.h): one producer and one or two
+ * consumer warpgroups, each consumer 64 or 128 rows by BLK_N (an
+ * instruction N) with at most 128 accumulators a thread; TMA needs rows of
+ * A, B and C that start on 16 bytes. Every family runs on this core; its
+ * producer, storer and side warps are the communication, so there are no
+ * communication CTAs but in the Stream-K forms (their CU split). */
+static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *shape, char *reason,
+			     size_t len)
+{
+	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	int consumers = cfg->num_warps / 4 - 1, rows;
+	struct fgo_gemm_dims d;
+
+	shape->core = GPU_CORE_WGMMA;
+	shape->smem_bytes = FGO_WGMMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->num_stages);
+	if (!algo)
+		REFUSE("no algorithm named %s", cfg->algorithm);
+	/* the Stream-K forms keep their communication CTAs; the others
+	 * communicate from the core's own threads */
+	if (strncmp(algo->name, "sk_", 3) != 0 && cfg->comm_sms > 0)
+		REFUSE("mma=wgmma communicates from its storer thread and side warps: comm_sms must be 0 for %s, not %d",
+		       cfg->algorithm, cfg->comm_sms);
+	if (cfg->dtype == FGO_FP32)
+		REFUSE("mma=wgmma takes fp16 or bf16 (fp32 runs on the SIMT core, mma=16)");
+	if (cfg->blk_k != 64)
+		REFUSE("mma=wgmma loads K in slices of 64 16-bit elements (128 bytes): BLK_K must be 64, not %d",
+		       cfg->blk_k);
+	if (cfg->num_warps != 8 && cfg->num_warps != 12)
+		REFUSE("mma=wgmma needs num_warps=8 or 12 (a producer warpgroup and one or two consumers), not %d",
+		       cfg->num_warps);
+	rows = cfg->blk_m / consumers;
+	if (cfg->blk_m % consumers || (rows != 64 && rows != 128))
+		REFUSE("BLK_M=%d over %d consumer warpgroups must give 64 or 128 rows each", cfg->blk_m,
+		       consumers);
+	if (cfg->blk_n != 64 && cfg->blk_n != 128 && cfg->blk_n != 256)
+		REFUSE("mma=wgmma needs BLK_N of 64, 128 or 256 (one instruction's N), not %d", cfg->blk_n);
+	if (rows / 64 * cfg->blk_n / 2 > 128)
+		REFUSE("a consumer's %d x %d part needs %d accumulators a thread (at most 128): lower BLK_N or add a consumer",
+		       rows, cfg->blk_n, rows / 64 * cfg->blk_n / 2);
+	algo_gemm_dims(algo, cfg, &d);
+	if (d.k % 8 || d.n % 8 || d.lda % 8 || d.ldb % 8)
+		REFUSE("mma=wgmma loads with TMA, whose rows must start on 16 bytes: K (%ld) and this rank's N (%ld) must be multiples of 8",
+		       d.k, d.n);
+	return FGO_OK;
+}
+
+int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_shape *shape,
+		    char *reason, size_t len)
+{
+	int nw = cfg->num_warps, threads = 32 * nw;
+
+	shape->threads = (unsigned int)threads;
+	if (threads > 1024)
+		REFUSE("num_warps=%d is %d threads, a CTA has at most 1024", nw, threads);
+	if (cfg->split_k > 1 && cfg->mma != FGO_MMA_WGMMA)
+		REFUSE("split_k=%d runs on the wgmma core (mma=wgmma) in this version; on mma=%s use"
+		       " split_k=1", cfg->split_k, mma_name(cfg->mma));
+	/* the hybrid Stream-K walk of the families that are not sk_* */
+	if (cfg->gemm_sms > 0 && cfg->mma != FGO_MMA_WGMMA && strncmp(cfg->algorithm, "sk_", 3) != 0)
+		REFUSE("Stream-K (gemm_sms=%d) of %s runs on the wgmma core (mma=wgmma) in this version;"
+		       " on mma=%s use gemm_sms=0",
+		       cfg->gemm_sms, cfg->algorithm, mma_name(cfg->mma));
+	if (cfg->mma == FGO_MMA_WGMMA) {
+		if (wgmma_shape_check(cfg, shape, reason, len) != FGO_OK)
+			return FGO_EUSAGE;
+	} else if (cfg->dtype == FGO_FP32) {
+		/* every thread owns BLK_M*BLK_N/threads outputs in registers */
+		int outputs = cfg->blk_m * cfg->blk_n;
+		shape->core = GPU_CORE_SIMT;
+		shape->smem_bytes = FGO_SIMT_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->blk_k);
+		if (outputs % threads != 0 || outputs / threads > 256)
+			REFUSE("BLK_M x BLK_N = %d outputs do not split over %d threads (num_warps=%d) into at most 256 each",
+			       outputs, threads, nw);
+	} else {
+		int wm = FGO_WARPS_M(nw, cfg->blk_m, cfg->blk_n);
+		int wn = FGO_WARPS_N(nw, cfg->blk_m, cfg->blk_n);
+		shape->core = GPU_CORE_MMA;
+		shape->smem_bytes = (unsigned int)cfg->num_stages *
+				    FGO_MMA_STAGE_BYTES(cfg->blk_m, cfg->blk_n, cfg->blk_k);
+		if (cfg->mma != FGO_MMA_SYNC)
+			REFUSE("mma=%d is an AMD MFMA shape; NVIDIA's mma.sync is m16n8k16 (mma=16)",
+			       cfg->mma);
+		if (wm * wn != nw || cfg->blk_m % (16 * wm) != 0 || cfg->blk_n % (16 * wn) != 0)
+			REFUSE("num_warps=%d splits the tile %d x %d, and BLK_M=%d, BLK_N=%d are not multiples of %d x %d (16 per warp each way)",
+			       nw, wm, wn, cfg->blk_m, cfg->blk_n, 16 * wm, 16 * wn);
+		/* accumulators: (BLK_M/wm) x (BLK_N/wn) per warp, 32 lanes */
+		if (cfg->blk_m / wm * (cfg->blk_n / wn) / 32 > 256)
+			REFUSE("a warp tile of %d x %d needs %d fp32 accumulators per thread (at most 256)",
+			       cfg->blk_m / wm, cfg->blk_n / wn, cfg->blk_m / wm * (cfg->blk_n / wn) / 32);
+	}
+	if (smem_limit > 0 && (int)shape->smem_bytes > smem_limit)
+		REFUSE("needs %u bytes of shared memory (num_stages=%d), the GPU allows %d per block",
+		       shape->smem_bytes, cfg->num_stages, smem_limit);
+	return FGO_OK;
+}
+
+int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, long resident,
+		  unsigned int *grid, char *reason, size_t len)
+{
+	struct fgo_gemm_dims d;
+	algo_gemm_dims(algo, cfg, &d);
+	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
+	/* split-K: a unit of work is one K slice of a tile; Stream-K
+	 * (gemm_sms > 0): gemm_sms GEMM CTAs share the tiles */
+	long tiles = t.tiles * d.blocks * (cfg->split_k > 1 ? cfg->split_k : 1), comm = cfg->comm_sms;
+	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
+	int exchange = cfg->split_k > 1 || cfg->gemm_sms > 0;
+
+	if (gemm < 1)
+		REFUSE("%ld comm CTAs leave no room for a GEMM CTA: only %ld CTAs fit on the GPU at"
+		       " once (lower comm_sms, or set gemm_sms)",
+		       comm, resident);
+	/* the CTAs that end a split or Stream-K tile wait for the others too */
+	if ((algo->needs_comm || exchange) && gemm + comm > resident)
+		REFUSE("%ld GEMM + %ld comm CTAs wait on each other but only %ld fit on the GPU at"
+		       " once (lower gemm_sms or comm_sms, or the tile's shared memory)",
+		       gemm, comm, resident);
+	*grid = (unsigned int)(gemm + comm);
+	return FGO_OK;
+}

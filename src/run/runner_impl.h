@@ -1,0 +1,47 @@
+/* runner_impl.h: what runner.c, runner_problem.c and runner_memory.c
+ * share and nobody else needs. */
+#ifndef FGO_RUNNER_IMPL_H
+#define FGO_RUNNER_IMPL_H
+
+#include "fgo.h"
+#include "run/runner.h"
+
+/* Agrees on a result code over comm: the largest one wins, and the reason
+ * of the lowest rank that reported it is copied to every rank. */
+int runner_agree(MPI_Comm comm, int rc, char *reason, size_t len);
+
+static inline double seconds_since(double t0)
+{
+	return now_seconds() - t0;
+}
+
+/* cfg's layout on rank 0; 0 with *lay zeroed when the shape is too large
+ * to lay out. */
+int runner_layout_of(const struct fgo_config *cfg, struct fgo_layout *lay);
+/* Bytes of heap cfg needs per rank (a double, so that it cannot wrap). */
+double runner_heap_need(const struct fgo_config *cfg, const struct fgo_layout *lay);
+/* Bytes one rank keeps for cfg's reference beside the heap (host memory on
+ * the CPU backend, device memory on a GPU); 0 when be does not say. */
+double runner_reference_need(const struct fgo_backend *be, const struct fgo_config *cfg,
+			     const struct fgo_layout *lay);
+
+/* The problem-level work of cfg's problem (inputs once per heap; with
+ * validation the reference, made by the backend and checked on the host),
+ * kept in p with its failure, if any: every run of the problem fails with
+ * it. Collective over comm; the agreed code. */
+int runner_problem_begin(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
+			 unsigned long heap_gen, const struct fgo_config *cfg,
+			 const struct fgo_layout *lay, struct fgo_problem_cache *p,
+			 struct fgo_result *r);
+
+/* One validated launch: the output poisoned, the fused kernel run, every
+ * element compared with the problem's reference; a wrong element makes
+ * r a mismatch. Collective; FGO_OK unless the launch or compare failed. */
+int runner_validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
+			   struct fgo_runnable *run, const struct fgo_config *cfg,
+			   const struct fgo_layout *lay, struct fgo_result *r);
+
+/* dst = a copy of src with its own samples. */
+int runner_timing_copy(struct fgo_timing *dst, const struct fgo_timing *src);
+
+#endif

@@ -1,0 +1,141 @@
+/* store.h: the SQLite store. Schema from db/schema.sql (embedded at build
+ * time), versioned by PRAGMA user_version; WAL; one transaction per run.
+ * Only world rank 0 ever opens a store for writing.
+ *
+ * Every function returns FGO_OK, FGO_EUSAGE (bad input: the file is not a
+ * store, is newer, is read-only when writing, does not exist when reading)
+ * or FGO_EFAIL (SQLite failed), with a one-line message in err where it takes
+ * one. On error nothing already stored is changed. */
+#ifndef FGO_STORE_H
+#define FGO_STORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "backend/result.h"
+#include "config.h"
+
+#define FGO_SCHEMA_VERSION 4
+
+struct fgo_store;
+
+enum fgo_store_mode {
+	FGO_STORE_READ = 0,   /* must exist and be a fgobench store; never written (an older
+			       * one is read through an upgraded private copy) */
+	FGO_STORE_WRITE = 1,  /* created with the schema when missing; migrated when older */
+};
+
+int store_open(const char *path, enum fgo_store_mode mode, struct fgo_store **out,
+	       char *err, size_t len);
+void store_close(struct fgo_store *st);
+sqlite3 *store_db(struct fgo_store *st); /* for read queries in the cmd_* views */
+
+/* store_check.c: FGO_OK when db has every table and column of the embedded
+ * schema; else FGO_EUSAGE saying the store at path is damaged, what is
+ * missing and that --db can point to a new store. */
+int store_check_whole(sqlite3 *db, const char *path, char *err, size_t len);
+/* "a directory", "a FIFO", "a socket", "a device" or "not a regular file",
+ * for a path whose st_mode is mode. */
+const char *store_file_kind(unsigned mode);
+
+/* What went wrong with db's last call, for a message: SQLite's text, except
+ * a busy store (another writer held the lock past the 10 s wait) and a full
+ * disk (or a file size limit), which say so and what to do. */
+const char *store_failure(sqlite3 *db);
+
+/* Everything recorded about a sweep when it starts. */
+struct fgo_sweep_info {
+	const char *tag, *spec_path, *spec_name, *spec_text, *spec_hash, *command_line;
+	const char *host, *version, *git_revision, *backend;
+	const char *devices, *driver, *runtime, *arch;
+	int mpi_ranks, iterations, warmup;
+};
+
+int store_sweep_begin(struct fgo_store *st, const struct fgo_sweep_info *info, int64_t *id,
+		      char *err, size_t len);
+/* status: "done", "failed" or "interrupted". */
+int store_sweep_end(struct fgo_store *st, int64_t id, const char *status, char *err, size_t len);
+
+/* The runs of a sweep that have an outcome (every status but 'started'),
+ * and of them those ok. */
+int store_sweep_stored(struct fgo_store *st, int64_t id, long *runs, long *ok, char *err,
+		       size_t len);
+
+/* For --resume: the newest sweep with this spec hash (and tag, when not
+ * NULL), whatever its status: *id (0 when there is none) and *done (1 when
+ * its status is "done": a finished sweep, nothing to resume; 0 when it is
+ * running, failed or interrupted, to be reopened). Older sweeps never
+ * count: once a newer one finished, an older unfinished one is history. */
+int store_sweep_find_latest(struct fgo_store *st, const char *spec_hash, const char *tag,
+			    int64_t *id, int *done, char *err, size_t len);
+/* Marks a resumed sweep running again and every run it left 'started' as
+ * 'failed' with reason "interrupted: ...", so a crash leaves an explanation. */
+int store_sweep_reopen(struct fgo_store *st, int64_t id, int *stale_runs, char *err, size_t len);
+
+/* Status of cfg in the sweep (FGO_STARTED.. or -1 when no row) and its run id. */
+int store_run_lookup(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		     int *status, int64_t *run_id, char *err, size_t len);
+
+/* Writes (or, on resume, resets) the row for cfg as 'started'; *run_id is its id. */
+int store_run_started(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		      int iterations, int warmup, int64_t *run_id, char *err, size_t len);
+
+/* Completes a run in one transaction: every column from r, and its samples. */
+/* Stores a run's result; problem_id (0: none) is the problem it shares
+ * (store_problem_put), which then holds its baseline samples. */
+int store_run_finish(struct fgo_store *st, int64_t run_id, int64_t problem_id,
+		     const struct fgo_result *r, char *err, size_t len);
+
+/* Records (or completes) the problem of cfg in the sweep from a run that
+ * made its shared work (r->problem, and the baseline when this run
+ * measured it), and gives its id. */
+int store_problem_put(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		      const struct fgo_result *r, int64_t *problem_id, char *err, size_t len);
+
+/* The seconds rank 0 took to write run_id (its store_s, known only after). */
+int store_run_store_time(struct fgo_store *st, int64_t run_id, double seconds, char *err,
+			 size_t len);
+
+/* The problem of a run's result: recorded when the run made its shared
+ * work, else found; 0 when the run never reached its problem. */
+int store_problem_of(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		     const struct fgo_result *r, int64_t *problem_id, char *err, size_t len);
+
+/* A batch: the run writes until store_batch_commit join one transaction,
+ * so a sweep commits once per problem or per second rather than per run;
+ * a crash loses at most the batch in flight (its runs keep the 'started'
+ * rows written before, which --resume runs again). store_batch_forget
+ * drops the batch of a store being closed (its transaction rolls back). */
+int store_batch_begin(struct fgo_store *st, char *err, size_t len);
+int store_batch_commit(struct fgo_store *st, char *err, size_t len);
+void store_batch_forget(struct fgo_store *st);
+
+/* Inserts a configuration that was never launched: status invalid + reason. */
+int store_run_invalid(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,
+		      const char *reason, char *err, size_t len);
+
+/* Ceilings. what: "matrix_peak" (TFLOP/s, per dtype), "memory_bw", "link_bw" (GB/s, dtype "").
+ * store_ceiling_put stores the machine-wide value (detail ""). */
+int store_ceiling_put(struct fgo_store *st, const char *machine, const char *backend,
+		      const char *what, const char *dtype, double value, const char *unit,
+		      char *err, size_t len);
+/* A value with a detail saying what part of the machine it is of, e.g.
+ * "gpu0->gpu1 sm" for one pair's link bandwidth by SM stores; detail "" or
+ * NULL is the machine-wide value (the same as store_ceiling_put). */
+int store_ceiling_put_detail(struct fgo_store *st, const char *machine, const char *backend,
+			     const char *what, const char *dtype, const char *detail, double value,
+			     const char *unit, char *err, size_t len);
+/* Latest machine-wide value (detail ""), or *found = 0; per-pair values
+ * never stand in for it. */
+int store_ceiling_get(struct fgo_store *st, const char *machine, const char *backend,
+		      const char *what, const char *dtype, double *value, int *found,
+		      char *err, size_t len);
+/* Latest value with this detail ("" or NULL: machine-wide), or *found = 0. */
+int store_ceiling_get_detail(struct fgo_store *st, const char *machine, const char *backend,
+			     const char *what, const char *dtype, const char *detail,
+			     double *value, int *found, char *err, size_t len);
+
+/* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
+void store_timestamp(char out[32]);
+
+#endif

@@ -1,0 +1,411 @@
+/* table.c: the one printer behind every view: aligned text (numeric columns
+ * right-aligned, empty cells as "-"), GitHub Markdown, CSV (RFC 4180 quoting,
+ * "\n" line ends as Unix tools expect) and JSON (an array of objects). */
+#include "views/table.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sink.h"
+
+struct fgo_table {
+	int ncols;
+	char **headers;  /* ncols names */
+	char **cells;    /* row-major, ncells used of cap */
+	size_t ncells, cap;
+	int failed;      /* an allocation failed: the table is incomplete */
+};
+
+int format_parse(const char *s, enum fgo_format *f)
+{
+	static const struct {
+		const char *name;
+		enum fgo_format f;
+	} names[] = {
+		{ "table", FGO_FMT_TABLE }, { "text", FGO_FMT_TABLE }, { "md", FGO_FMT_MD },
+		{ "markdown", FGO_FMT_MD },  { "csv", FGO_FMT_CSV },    { "json", FGO_FMT_JSON },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (strcasecmp(s, names[i].name) == 0) {
+			*f = names[i].f;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct fgo_table *table_new(int ncols, const char *const *headers)
+{
+	struct fgo_table *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->ncols = ncols > 0 ? ncols : 1;
+	t->headers = calloc((size_t)t->ncols, sizeof *t->headers);
+	if (!t->headers) {
+		free(t);
+		return NULL;
+	}
+	for (int c = 0; c < t->ncols; c++) {
+		t->headers[c] = strdup(c < ncols && headers[c] ? headers[c] : "");
+		t->failed |= !t->headers[c];
+	}
+	return t;
+}
+
+void table_add(struct fgo_table *t, const char *fmt, ...)
+{
+	if (!t)
+		return;
+	if (t->ncells == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		char **cells = realloc(t->cells, cap * sizeof *cells);
+		if (!cells) {
+			t->failed = 1;
+			return;
+		}
+		t->cells = cells;
+		t->cap = cap;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = NULL;
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	if (!text)
+		t->failed = 1;
+	t->cells[t->ncells++] = text;
+}
+
+int table_rows(const struct fgo_table *t)
+{
+	return t ? (int)((t->ncells + (size_t)t->ncols - 1) / (size_t)t->ncols) : 0;
+}
+
+const char *table_cell(const struct fgo_table *t, int row, int col)
+{
+	if (!t || row < 0 || col < 0 || col >= t->ncols)
+		return "";
+	size_t i = (size_t)row * (size_t)t->ncols + (size_t)col;
+	return i < t->ncells && t->cells[i] ? t->cells[i] : "";
+}
+
+/* A JSON number exactly (RFC 8259 grammar), so it can be written as is:
+ * no hex, no leading zeros or "+", no "inf" or "nan". */
+static int is_json_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return 0;
+	if (*s == '.') {
+		s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+/* What JSON writes as a number: the grammar, and finite ("1e999" is not). */
+static int json_number(const char *s)
+{
+	return is_json_number(s) && isfinite(strtod(s, NULL));
+}
+
+/* Columns whose cells are all numbers (or empty, or "-") align right. */
+static int numeric_column(const struct fgo_table *t, int col)
+{
+	int numbers = 0;
+	for (int r = 0; r < table_rows(t); r++) {
+		const char *c = table_cell(t, r, col);
+		if (!*c || strcmp(c, "-") == 0)
+			continue;
+		if (!json_number(c))
+			return 0;
+		numbers++;
+	}
+	return numbers > 0;
+}
+
+/* Display width: UTF-8 continuation bytes take no column. */
+static int width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void pad(FILE *out, int n)
+{
+	for (; n > 0; n--)
+		fputc(' ', out);
+}
+
+/* Writes one cell padded to w; the last column gets no trailing spaces. */
+static void put_aligned(FILE *out, const char *text, int w, int right, int last)
+{
+	int fill = w - width(text);
+	if (right)
+		pad(out, fill);
+	fputs(text, out);
+	if (!right && !last)
+		pad(out, fill);
+}
+
+static const char *shown(const char *cell)
+{
+	return *cell ? cell : "-";
+}
+
+/* The Markdown form of a cell: "|" escaped, line breaks as spaces. */
+static void put_md(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static int md_width(const char *s)
+{
+	int w = width(s);
+	for (; *s; s++)
+		w += *s == '|';
+	return w;
+}
+
+/* The cell as a terminal may show it (sink_terminal): a name from a store
+ * with an escape sequence or a newline must not clear the screen or split
+ * the row. A copy when anything is escaped, else the cell itself. */
+static const char *escaped(const char *cell, int md, char **copy)
+{
+	char *flat = NULL;
+	*copy = NULL;
+	/* Markdown keeps its rule: a line break in a cell reads as a space */
+	if (md && strpbrk(cell, "\r\n") && (flat = strdup(cell))) {
+		for (char *p = flat; *p; p++)
+			if (*p == '\r' || *p == '\n')
+				*p = ' ';
+		cell = flat;
+	}
+	size_t n = sink_terminal(cell, NULL, 0);
+	if (n == strlen(cell) && !flat)
+		return cell;
+	if ((*copy = malloc(n + 1)))
+		sink_terminal(cell, *copy, n + 1);
+	free(flat);
+	return *copy ? *copy : "?";
+}
+
+static void print_aligned(const struct fgo_table *t, int md, FILE *out)
+{
+	int rows = table_rows(t);
+	size_t ncells = (size_t)(rows + 1) * (size_t)t->ncols;
+	const char **text = calloc(ncells, sizeof *text);
+	char **copies = calloc(ncells, sizeof *copies);
+	if (!text || !copies) {
+		free(text);
+		free(copies);
+		fputs("(out of memory)\n", out);
+		return;
+	}
+	/* row -1 (the headers) first, then the cells, all escaped once */
+	for (int r = -1; r < rows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			size_t i = (size_t)(r + 1) * (size_t)t->ncols + (size_t)c;
+			text[i] = escaped(r < 0 ? t->headers[c] : shown(table_cell(t, r, c)), md,
+					  &copies[i]);
+		}
+#define TEXT(r, c) text[(size_t)((r) + 1) * (size_t)t->ncols + (size_t)(c)]
+	int *w = calloc((size_t)t->ncols, sizeof *w);
+	int *right = calloc((size_t)t->ncols, sizeof *right);
+	if (!w || !right) {
+		fputs("(out of memory)\n", out);
+		goto out;
+	}
+	int (*wf)(const char *) = md ? md_width : width;
+	for (int c = 0; c < t->ncols; c++) {
+		right[c] = numeric_column(t, c);
+		w[c] = md ? 3 : wf(TEXT(-1, c));
+		if (wf(TEXT(-1, c)) > w[c])
+			w[c] = wf(TEXT(-1, c));
+		for (int r = 0; r < rows; r++)
+			if (wf(TEXT(r, c)) > w[c])
+				w[c] = wf(TEXT(r, c));
+	}
+	for (int r = -1; r < rows; r++) {
+		if (md)
+			fputs("| ", out);
+		for (int c = 0; c < t->ncols; c++) {
+			const char *cell = TEXT(r, c);
+			int last = c == t->ncols - 1;
+			if (md) {
+				int fill = w[c] - md_width(cell);
+				if (right[c])
+					pad(out, fill);
+				put_md(out, cell);
+				if (!right[c])
+					pad(out, fill);
+				fputs(last ? " |" : " | ", out);
+			} else {
+				put_aligned(out, cell, w[c], right[c], last);
+				if (!last)
+					fputs("  ", out);
+			}
+		}
+		fputc('\n', out);
+		if (r >= 0)
+			continue;
+		/* The rule under the header. */
+		if (md)
+			fputc('|', out);
+		for (int c = 0; c < t->ncols; c++) {
+			int n = md ? w[c] + 2 : w[c];
+			if (md && right[c])
+				n--;
+			for (int i = 0; i < n; i++)
+				fputc('-', out);
+			if (md)
+				fputs(right[c] ? ":|" : "|", out);
+			else if (c < t->ncols - 1)
+				fputs("  ", out);
+		}
+		fputc('\n', out);
+	}
+out:
+#undef TEXT
+	for (size_t i = 0; i < ncells; i++)
+		free(copies[i]);
+	free(copies);
+	free(text);
+	free(w);
+	free(right);
+}
+
+static void put_csv(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void print_csv(const struct fgo_table *t, FILE *out)
+{
+	for (int r = -1; r < table_rows(t); r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			if (c)
+				fputc(',', out);
+			put_csv(out, r < 0 ? t->headers[c] : table_cell(t, r, c));
+		}
+		fputc('\n', out);
+	}
+}
+
+static void put_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		switch (ch) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\f': fputs("\\f", out); break;
+		default:
+			if (ch < 0x20)
+				fprintf(out, "\\u%04x", ch);
+			else
+				fputc(ch, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void print_json(const struct fgo_table *t, FILE *out)
+{
+	int rows = table_rows(t);
+	if (rows == 0) {
+		fputs("[]\n", out);
+		return;
+	}
+	fputs("[\n", out);
+	for (int r = 0; r < rows; r++) {
+		fputs("  {", out);
+		for (int c = 0; c < t->ncols; c++) {
+			const char *v = table_cell(t, r, c);
+			if (c)
+				fputs(", ", out);
+			put_json_string(out, t->headers[c]);
+			fputs(": ", out);
+			if (!*v)
+				fputs("null", out);
+			else if (json_number(v))
+				fputs(v, out);
+			else
+				put_json_string(out, v);
+		}
+		fputs(r + 1 < rows ? "},\n" : "}\n", out);
+	}
+	fputs("]\n", out);
+}
+
+int table_print(const struct fgo_table *t, enum fgo_format f, FILE *out)
+{
+	if (!t || t->failed)
+		return -1;
+	switch (f) {
+	case FGO_FMT_MD: print_aligned(t, 1, out); break;
+	case FGO_FMT_CSV: print_csv(t, out); break;
+	case FGO_FMT_JSON: print_json(t, out); break;
+	default: print_aligned(t, 0, out); break;
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+void table_free(struct fgo_table *t)
+{
+	if (!t)
+		return;
+	for (int c = 0; c < t->ncols; c++)
+		free(t->headers[c]);
+	for (size_t i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->headers);
+	free(t->cells);
+	free(t);
+}

@@ -1,0 +1,101 @@
+/* views.c: shared plumbing of the read-only commands. */
+#include "views/views.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "fgo.h"
+#include "views/table.h"
+
+void view_text(sqlite3_stmt *st, int col, char *out, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+	snprintf(out, len, "%s", s ? (const char *)s : "");
+}
+
+void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
+{
+	int *tunables[] = { &cfg->blk_m,    &cfg->blk_n,    &cfg->blk_k,     &cfg->num_stages,
+			    &cfg->num_warps, &cfg->mma,     &cfg->gsize_m,   &cfg->gemm_sms,
+			    &cfg->comm_sms, &cfg->comm_blk_m, &cfg->comm_blk_n, &cfg->split_k };
+	const char *algo = (const char *)sqlite3_column_text(st, col);
+	const char *dtype = (const char *)sqlite3_column_text(st, col + 1);
+
+	memset(cfg, 0, sizeof *cfg);
+	snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", algo ? algo : "");
+	if (!dtype || dtype_parse(dtype, &cfg->dtype))
+		cfg->dtype = FGO_FP32;
+	cfg->world = sqlite3_column_int(st, col + 2);
+	cfg->m = (long)sqlite3_column_int64(st, col + 3);
+	cfg->n = (long)sqlite3_column_int64(st, col + 4);
+	cfg->k = (long)sqlite3_column_int64(st, col + 5);
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(tunables); i++)
+		*tunables[i] = sqlite3_column_int(st, col + 6 + (int)i);
+}
+
+int view_open(const char *db_opt, struct fgo_store **st)
+{
+	char err[1024];
+	int rc = store_open(cmd_db_path(db_opt), FGO_STORE_READ, st, err, sizeof err);
+	if (rc != FGO_OK)
+		error("%s", err);
+	return rc;
+}
+
+int view_prepare(struct fgo_store *st, const char *sql, sqlite3_stmt **out)
+{
+	if (sqlite3_prepare_v2(store_db(st), sql, -1, out, NULL) == SQLITE_OK)
+		return FGO_OK;
+	error("reading the store failed: %s", sqlite3_errmsg(store_db(st)));
+	return FGO_EFAIL;
+}
+
+void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg)
+{
+	table_add(t, "%s", cfg->algorithm);
+	table_add(t, "%s", dtype_name(cfg->dtype));
+	table_add(t, "%d", cfg->world);
+	table_add(t, "%ld", cfg->m);
+	table_add(t, "%ld", cfg->n);
+	table_add(t, "%ld", cfg->k);
+}
+
+/* What view_tile_text adds after the tile and the sm part: mma, the
+ * communication tile, split_k, each when not the default. */
+static void tile_extras(const struct fgo_config *cfg, char *out, size_t len, int n)
+{
+	if (n > 0 && (size_t)n < len && cfg->mma != 16)
+		n += snprintf(out + n, len - (size_t)n, cfg->mma == FGO_MMA_WGMMA ? " %s" : " mma%s",
+			      mma_name(cfg->mma));
+	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
+		n += snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
+	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
+		snprintf(out + n, len - (size_t)n, " k%d", cfg->split_k);
+}
+
+void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len)
+{
+	struct fgo_config d;
+	config_defaults(&d);
+	int n = snprintf(out, len, "%dx%dx%d", cfg->blk_m, cfg->blk_n, cfg->blk_k);
+	if (n > 0 && (size_t)n < len && cfg->num_stages != d.num_stages)
+		n += snprintf(out + n, len - (size_t)n, " s%d", cfg->num_stages);
+	if (n > 0 && (size_t)n < len && cfg->num_warps != d.num_warps)
+		n += snprintf(out + n, len - (size_t)n, " w%d", cfg->num_warps);
+	if (n > 0 && (size_t)n < len && cfg->gsize_m != d.gsize_m)
+		n += snprintf(out + n, len - (size_t)n, " g%d", cfg->gsize_m);
+	if (n > 0 && (size_t)n < len && (cfg->gemm_sms != d.gemm_sms || cfg->comm_sms != d.comm_sms))
+		n += snprintf(out + n, len - (size_t)n, " sm%d+%d", cfg->gemm_sms, cfg->comm_sms);
+	tile_extras(cfg, out, len, n);
+}
+
+void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
+			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
+			 cfg->comm_sms);
+	/* mma, the communication tile and split_k are part of the key: show them when
+	 * they are not the defaults, so two rows never read the same */
+	tile_extras(cfg, out, len, n);
+}

@@ -1,0 +1,45 @@
+/* views.h: what the read-only commands (best, list, show, plot) share:
+ * opening the store for reading with a clear message, and reading the
+ * configuration columns of a runs row back into a struct fgo_config. */
+#ifndef FGO_VIEWS_H
+#define FGO_VIEWS_H
+
+#include <sqlite3.h>
+
+#include "config.h"
+#include "store/store.h"
+
+/* The 18 configuration columns of runs, in struct fgo_config order. */
+#define VIEW_CONFIG_COLUMNS                                                               \
+	"algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k, num_stages, num_warps, mma, " \
+	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k"
+#define VIEW_CONFIG_NCOLS 18
+
+/* Column col of st's row as text into out (len bytes; NULL reads as ""). */
+void view_text(sqlite3_stmt *st, int col, char *out, size_t len);
+
+/* Reads VIEW_CONFIG_COLUMNS starting at column col of st into cfg. */
+void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg);
+
+/* Opens the store at cmd_db_path(db_opt) for reading; on failure prints
+ * "fgobench: <why>" and returns FGO_EUSAGE or FGO_EFAIL. */
+int view_open(const char *db_opt, struct fgo_store **st);
+
+/* Prepares sql on st's database; on failure prints the SQLite error. */
+int view_prepare(struct fgo_store *st, const char *sql, sqlite3_stmt **out);
+
+/* The problem of cfg as the six cells every result table starts with:
+ * algorithm, dtype, world, M, N, K. */
+struct fgo_table;
+void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg);
+
+/* The tunables of cfg in one short cell: "128x128x64 s2 w4 g8 sm0+0", plus
+ * " mma32" and " c64x64" when those differ from the defaults. */
+void view_tile_text(const struct fgo_config *cfg, char *out, size_t len);
+
+/* The same, shorter, for a terminal: the tile, then only what differs from
+ * config_defaults ("64x32x32", "32x32x32 s3 sm3+1"): stages sN, warps wN,
+ * gsize_m gN, gemm_sms + comm_sms smG+C, then as view_tile_text. */
+void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len);
+
+#endif
