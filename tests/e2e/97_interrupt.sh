@@ -148,7 +148,9 @@ expect_exit int-3.4 0 "$FGO" sweep "$spec1" --tag one --db "$T/one.db" --quiet -
 expect_eq int-3.5 "done 18 18" "$(sql "select status, (select count(distinct config_key) from runs), (select count(*) from runs where status = 'ok') from sweeps" "$T/one.db" | tr '|' ' ')"
 
 # ---- int-4: a tune session: its sweeps interrupted, --resume finishes the budget
-TUNE="--algorithm all_scatter -m 128 -n 128 -k 128 --iterations 100 --strategy random --budget 8 --seed 5 --tag tunei --quiet"
+# (256^3 runs, about 0.4 s each on 2 cores: the signal lands mid-session even
+# on a loaded machine, where 128^3 ones could all finish first)
+TUNE="--algorithm all_scatter -m 256 -n 256 -k 256 --iterations 100 --strategy random --budget 8 --seed 5 --tag tunei --quiet"
 mpirun --oversubscribe -np 2 "$FGO" tune $TUNE >"$T/out" 2>"$T/sig.err" &
 pid=$!
 seen=$(wait_stored "$pid" tunei)
