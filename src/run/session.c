@@ -239,7 +239,7 @@ static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
 		if (store_sweep_reopen(p->store, id, &stale, err, sizeof err))
 			goto fail;
 		note("resuming sweep %lld%s", (long long)id,
-		     stale ? " (runs interrupted by the crash are marked failed and run again)" : "");
+		     stale ? " (runs a crash or a signal interrupted are marked failed and run again)" : "");
 	} else {
 		struct fgo_sweep_info info = {
 			.tag = s->tag, .spec_path = s->spec_path, .spec_name = plan->name,

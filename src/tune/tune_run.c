@@ -106,7 +106,7 @@ static int resume_session(struct driver *d, long *found)
 		d->sweeps[d->nsweeps].iterations = it;
 		d->sweeps[d->nsweeps++].id = id;
 		if (stale)
-			note("sweep %lld: %d run%s interrupted by the crash marked failed; they run again",
+			note("sweep %lld: %d run%s a crash or a signal interrupted marked failed; they run again",
 			     (long long)id, stale, stale == 1 ? "" : "s");
 	}
 	sqlite3_finalize(q);

@@ -98,7 +98,7 @@ while [ "$i" -le "$kills" ]; do
 	# saying so explains them (the note is one line, written at once)
 	if [ "$stale_at_start" -gt 0 ] && grep -q 'resuming sweep' "$T/sweep.err"; then
 		stale_resumes=$((stale_resumes + 1))
-		grep -q 'resuming sweep [0-9]* (runs interrupted by the crash are marked failed and run again)' "$T/sweep.err" &&
+		grep -q 'resuming sweep [0-9]* (runs a crash or a signal interrupted are marked failed and run again)' "$T/sweep.err" &&
 			explained=$((explained + 1))
 	fi
 	set -- $(state)
@@ -150,6 +150,6 @@ expect_eq crash-19 "done done" "$(sql "select group_concat(status, ' ') from (se
 sql "update sweeps set status = 'running', ended_at = null where id = 2;
 	update runs set status = 'started', ended_at = null where id = (select max(id) from runs where sweep_id = 2)"
 expect_exit crash-20 0 mpi 2 sweep $spec --tag crash --resume --quiet
-expect_err crash-21 "resuming sweep 2 (runs interrupted by the crash are marked failed and run again)"
+expect_err crash-21 "resuming sweep 2 (runs a crash or a signal interrupted are marked failed and run again)"
 expect_eq crash-22 "done done $planned" "$(sql "select group_concat(status, ' '), (select count(*) from runs where sweep_id = 2 and status = 'ok') from (select status from sweeps order by id)" | tr '|' ' ')"
 echo "crash-summary: $survived kills survived ($landed hit the running sweep, $after_end found it ended), $stale_resumes resumes after a crash with started rows, seed $seed"
