@@ -3,9 +3,11 @@
 #   compile-2  with the CUDA toolkit (/usr/local/cuda): `make GPU=cuda`, then
 #              `fgobench compile` for sm_90a (NVRTC) of CI's representative
 #              set, sweeps/ci_compile.json (mma.sync and SIMT) and
-#              sweeps/ci_compile_wgmma.json (Hopper), of sweeps/wgmma_check.json,
-#              wgmma_splitk.json and ci_compile_walk.json (the walk: split-K
-#              and Stream-K in every family); a fresh cache, a bad spec, a bad --arch;
+#              sweeps/ci_compile_wgmma.json (Hopper), of sweeps/wgmma_check.json
+#              and ci_compile_walk.json (the walk: split-K and Stream-K in
+#              every family; sweeps/wgmma_splitk.json's 64 split kernels are
+#              the GPU check's, tests/gpu/splitk.sh); a fresh cache, a bad spec,
+#              a bad --arch;
 #              a damaged cache entry (garbage, cut short, the old format, one
 #              byte, a symbolic link) compiled again and replaced, one note
 #   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
@@ -148,14 +150,6 @@ else
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/wgmma.csv"
 	expect_eq compile-2.wgmma.2 "40 0 0" "$(($(csv_status "$T/wgmma.csv" compiled) + $(csv_status "$T/wgmma.csv" cached))) $(csv_status "$T/wgmma.csv" error) $(csv_status "$T/wgmma.csv" invalid)"
-	# split-K on the core (kernels/wgmma_walk.h): gemm, all_scatter and
-	# all_gather_gemm on ragged shapes, split 2, 3 and 7: 64 compile; the
-	# 128-row tiles at M = 1 and 33 and 64-row tiles on two consumers are refused
-	expect_exit compile-2.splitk.1 0 "$GFGO" compile sweeps/wgmma_splitk.json --arch sm_90a \
-		--cache build/kernel-cache --quiet --format csv
-	cp "$T/out" "$T/splitk.csv"
-	expect_eq compile-2.splitk.2 "64 0 84" "$(($(csv_status "$T/splitk.csv" compiled) + $(csv_status "$T/splitk.csv" cached))) $(csv_status "$T/splitk.csv" error) $(csv_status "$T/splitk.csv" invalid)"
-	check compile-2.splitk.3 "the split configurations are among them" grep -q 'compiled\|cached' "$T/splitk.csv"
 	# the walk on the core (kernels/wgmma_walk.h): every family with split-K
 	# and with the hybrid Stream-K walk, the sk_* families on it: 16 compile
 	expect_exit compile-2.walk.1 0 "$GFGO" compile sweeps/ci_compile_walk.json --arch sm_90a \
