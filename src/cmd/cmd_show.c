@@ -29,8 +29,9 @@ const char cmd_show_usage[] =
 	"  --db F      the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
 static const char query[] =
-	"SELECT r.*, s.tag AS sweep_tag, s.spec_path, s.host, s.backend, s.devices, s.driver,"
-	"  s.runtime, s.arch, s.mpi_ranks, s.fgobench_version, s.git_revision, s.command_line,"
+	"SELECT r.*, s.tag AS sweep_tag, s.status AS sweep_status, s.spec_path, s.host, s.backend,"
+	"  s.devices, s.driver, s.runtime, s.arch, s.mpi_ranks, s.fgobench_version, s.git_revision,"
+	"  s.command_line,"
 	"  (SELECT group_concat(kind || '=' || n, ' ') FROM (SELECT kind, count(*) AS n FROM samples"
 	"     WHERE run_id = r.id GROUP BY kind ORDER BY kind)) AS samples,"
 	"  p.seed AS problem_seed, p.check_method AS problem_check,"
