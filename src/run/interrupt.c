@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fgo.h"
+#include "run/runner.h"
 #include "sink.h"
 
 /* Seconds a rank other than 0 holds its first signal. */
@@ -197,4 +198,29 @@ const char *interrupt_signal_name(int sig)
 		return "SIGTERM";
 	snprintf(other, sizeof other, "signal %d", sig);
 	return other;
+}
+
+static int locked_started(void *arg, const size_t *items, size_t count)
+{
+	const struct fgo_runner_sink *inner = arg;
+	interrupt_lock();
+	int rc = inner->started(inner->arg, items, count);
+	interrupt_unlock();
+	return rc;
+}
+
+static int locked_finished(void *arg, size_t item, const struct fgo_result *r)
+{
+	const struct fgo_runner_sink *inner = arg;
+	interrupt_lock();
+	int rc = inner->finished(inner->arg, item, r);
+	interrupt_unlock();
+	return rc;
+}
+
+void interrupt_locked_sink(const struct fgo_runner_sink *inner, struct fgo_runner_sink *locked)
+{
+	locked->started = locked_started;
+	locked->finished = locked_finished;
+	locked->arg = (void *)inner;
 }

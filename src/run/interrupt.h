@@ -42,6 +42,11 @@ void interrupt_unwatch(void);
 void interrupt_lock(void);
 void interrupt_unlock(void);
 
+/* *locked becomes a runner sink that makes inner's calls under that lock
+ * (a sweep's and a tune session's store writes); inner must outlive it. */
+struct fgo_runner_sink;
+void interrupt_locked_sink(const struct fgo_runner_sink *inner, struct fgo_runner_sink *locked);
+
 /* The command that resumes a sweep started by command_line (as
  * cmd_command_line writes it): the same words, then --resume unless
  * resuming already, then --db DB when db_implicit is not NULL (the store

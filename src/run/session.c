@@ -145,24 +145,6 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 	return 0;
 }
 
-/* The sink's calls under the interrupt lock: a signal's record of the
- * sweep's end waits for the write in progress (interrupt.h). */
-static int locked_started(void *arg, const size_t *items, size_t count)
-{
-	interrupt_lock();
-	int rc = sink_started(arg, items, count);
-	interrupt_unlock();
-	return rc;
-}
-
-static int locked_finished(void *arg, size_t item, const struct fgo_result *r)
-{
-	interrupt_lock();
-	int rc = sink_finished(arg, item, r);
-	interrupt_unlock();
-	return rc;
-}
-
 /* Rank 0, on the watcher thread with the lock held (interrupt.h): the
  * runs finished so far committed, the sweep marked interrupted and what
  * was stored said, with the command that resumes it. The runs in flight
@@ -478,7 +460,8 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	if (rc == FGO_OK && !go[1]) {
 		MPI_Bcast(todo, (int)plan->count, MPI_UNSIGNED_CHAR, 0, comm);
 		MPI_Bcast(&o.ceilings, (int)sizeof o.ceilings, MPI_BYTE, 0, comm);
-		struct fgo_runner_sink sink = { locked_started, locked_finished, &p };
+		struct fgo_runner_sink plain = { sink_started, sink_finished, &p }, sink;
+		interrupt_locked_sink(&plain, &sink); /* the store's writes under the interrupt lock */
 		/* a signal from here on marks the sweep interrupted (interrupt.h) */
 		if (rank == 0)
 			interrupt_watch(stop_sweep, &p);

@@ -304,23 +304,6 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 	return 0;
 }
 
-/* The sinks under the interrupt lock (interrupt.h). */
-static int locked_started(void *arg, const size_t *items, size_t count)
-{
-	interrupt_lock();
-	int rc = sink_started(arg, items, count);
-	interrupt_unlock();
-	return rc;
-}
-
-static int locked_finished(void *arg, size_t item, const struct fgo_result *r)
-{
-	interrupt_lock();
-	int rc = sink_finished(arg, item, r);
-	interrupt_unlock();
-	return rc;
-}
-
 /* Rank 0, on the watcher thread with the lock held (interrupt.h): the
  * session's sweeps marked interrupted, what they hold said and the
  * command that resumes them. */
@@ -478,7 +461,8 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 	/* groups of `world` ranks run side by side: that many trials at once */
 	size_t parallel = (size_t)(size / (world > 0 ? world : 1));
 	double started = now_seconds();
-	struct fgo_runner_sink sink = { locked_started, locked_finished, &d };
+	struct fgo_runner_sink plain = { sink_started, sink_finished, &d }, sink;
+	interrupt_locked_sink(&plain, &sink); /* the store's writes under the interrupt lock */
 	/* a signal from here on marks the session's sweeps interrupted */
 	if (rc == FGO_OK && rank == 0)
 		interrupt_watch(stop_session, &d);
