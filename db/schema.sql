@@ -99,7 +99,8 @@ CREATE TABLE runs (
     time_s          REAL,                 -- the timed measurements (fused, gemm, comm, bulk)
     baseline_s      REAL,                 -- the vendor baseline (first run of the problem)
     store_s         REAL,                 -- rank 0 writing the run
-    split_k         INTEGER NOT NULL DEFAULT 1 -- K slices per tile (config_key says /skN when not 1)
+    split_k         INTEGER NOT NULL DEFAULT 1, -- K slices per tile (config_key says /skN when not 1)
+    deterministic   INTEGER NOT NULL DEFAULT 0  -- 1: partial sums in a fixed order (config_key says /det)
 );
 CREATE INDEX runs_sweep ON runs(sweep_id);
 CREATE INDEX runs_shape ON runs(algorithm, dtype, world, m, n, k);

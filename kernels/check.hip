@@ -88,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(CHECK_THREADS)
 
 /* The compare's running answer, one per thread, then per CTA. */
 struct check_acc {
-	unsigned long long bad, first;
+	unsigned long long bad, first, digest;
 	double max_abs, max_rel;
 };
 
@@ -101,6 +101,7 @@ __device__ __forceinline__ void check_one(struct check_acc *acc, float g, double
 	union check_f64 inf;
 	b.f = g;
 	inf.u = 0x7ff0000000000000ull;
+	acc->digest += fgo_output_digest(index, g);
 	const int finite = (b.u & 0x7f800000u) != 0x7f800000u;
 	double abs_err = fabs((double)g - w);
 	double rel_err = abs_err / (s > 1e-30 ? s : 1e-30);
@@ -125,9 +126,11 @@ __device__ __forceinline__ void check_one(struct check_acc *acc, float g, double
  *   out[1], out[2] = max abs, max rel, as the bits of non-negative
  *     doubles (+inf included), which order like the doubles themselves;
  *   out[3] = min of row * cols + col over bad elements (the first in
- *     row-major order).
+ *     row-major order);
+ *   out[4] += the digest of every element (fgo_output_digest: the bits,
+ *     whatever the order of the visit; the host zeroes it too).
  * Each thread keeps its own four, the CTA reduces them in shared memory,
- * and only then does one thread per CTA touch out: four atomics per CTA
+ * and only then does one thread per CTA touch out: five atomics per CTA
  * (the host launches a few CTAs per SM), not per element. A NaN abs or rel
  * (a NaN want) compares false, as on the host: it raises no maximum.
  *
@@ -143,9 +146,10 @@ extern "C" __global__ void __launch_bounds__(CHECK_THREADS)
 {
 	__shared__ unsigned long long s_bad[CHECK_THREADS], s_first[CHECK_THREADS];
 	__shared__ double s_abs[CHECK_THREADS], s_rel[CHECK_THREADS];
+	__shared__ unsigned long long s_dig[CHECK_THREADS];
 	const unsigned int t = threadIdx.x;
 	const long step = (long)gridDim.x * blockDim.x;
-	struct check_acc acc = { 0, ~0ull, 0.0, 0.0 };
+	struct check_acc acc = { 0, ~0ull, 0, 0.0, 0.0 };
 
 	for (long i = blockIdx.y; i < rows; i += gridDim.y) {
 		const unsigned long long row = (unsigned long long)i * (unsigned long long)cols;
@@ -172,10 +176,12 @@ extern "C" __global__ void __launch_bounds__(CHECK_THREADS)
 	s_first[t] = acc.first;
 	s_abs[t] = acc.max_abs;
 	s_rel[t] = acc.max_rel;
+	s_dig[t] = acc.digest;
 	__syncthreads();
 	for (unsigned int half = CHECK_THREADS / 2; half > 0; half /= 2) {
 		if (t < half) {
 			s_bad[t] += s_bad[t + half];
+			s_dig[t] += s_dig[t + half];
 			if (s_first[t + half] < s_first[t])
 				s_first[t] = s_first[t + half];
 			if (s_abs[t + half] > s_abs[t])
@@ -189,6 +195,7 @@ extern "C" __global__ void __launch_bounds__(CHECK_THREADS)
 		union check_f64 a, r;
 		a.d = s_abs[0];
 		r.d = s_rel[0];
+		atomicAdd(&out[4], s_dig[0]);
 		if (s_bad[0]) {
 			atomicAdd(&out[0], s_bad[0]);
 			atomicMin(&out[3], s_first[0]);

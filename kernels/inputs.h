@@ -94,4 +94,18 @@ FGO_INPUTS_FN float fgo_input_at(fgo_inputs_u64 state, long col, int dtype)
 	return v;
 }
 
+/* One compared output element's share of the output digest (struct
+ * fgo_check's digest): its bits as stored (as a float) mixed with its
+ * position (splitmix64's finaliser). The digest is the wrapping sum over
+ * the compared elements, so it does not depend on the order of the visit:
+ * two launches that write the same bits give the same digest, and one bit
+ * anywhere changes it (with odds of a collision of 2^-64). */
+FGO_INPUTS_FN fgo_inputs_u64 fgo_output_digest(fgo_inputs_u64 position, float got)
+{
+	fgo_inputs_u64 x = position * 0x9e3779b97f4a7c15ull ^ (fgo_inputs_u64)fgo_inputs_bits(got);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
 #endif

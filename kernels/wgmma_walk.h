@@ -19,6 +19,13 @@
  *     CPU backend adds per-CTA slots in CTA order); a tile cut into 33
  *     pieces read one slot after another by the CTA that ends it took
  *     twice as long on one H100.
+ *   DETERMINISTIC (1: the configuration asks for bitwise repeatable sums):
+ *     no atomics; each piece stores its accumulators in a slot of its own
+ *     (split-K: one per tile, slice before the last and consumer; Stream-K:
+ *     one per CTA and consumer, as the CPU backend's), and the unit that
+ *     ends the tile adds the slots to its own accumulators in a fixed
+ *     order (slice 0, 1, ...; CTA take_first ... take_last), so the same
+ *     inputs give the same bits on every launch.
  * The tile a segment ends goes out through the core's storer like any
  * tile, so the family's epilogue (stores, puts to peers, partial sums)
  * still runs tile by tile, and the side warps follow the same walk
@@ -44,6 +51,30 @@
 #if SPLIT_K > 1 && STREAM_K
 #error "split-K and Stream-K exclude each other (the host refuses both)"
 #endif
+#ifndef DETERMINISTIC
+#define DETERMINISTIC 0
+#endif
+
+/* Fixed-order sums: a piece's accumulators into its own slot (this
+ * thread's float4s, as sum_of lays them out), and a slot added to acc. */
+__device__ __forceinline__ void wg_slot_store(float4 *slot, const float (&acc)[WG_ACC])
+{
+#pragma unroll
+	for (int e = 0; e < WG_ACC / 4; e++) /* to L2: the CTA that ends the tile reads it */
+		__stcg(slot + e * 128,
+		       make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
+}
+__device__ __forceinline__ void wg_slot_add(const float4 *slot, float (&acc)[WG_ACC])
+{
+#pragma unroll
+	for (int e = 0; e < WG_ACC / 4; e++) {
+		const float4 x = __ldcg(slot + e * 128);
+		acc[4 * e] += x.x;
+		acc[4 * e + 1] += x.y;
+		acc[4 * e + 2] += x.z;
+		acc[4 * e + 3] += x.w;
+	}
+}
 
 /* One consumer warpgroup as a team: named barrier 3 + c over its 128
  * threads (1 and 2 are the side warps' and the consumers'). */
@@ -98,6 +129,31 @@ struct wg_walk {
 	{
 		return XCHG_FLAG0 + (v * WG_CONSUMERS + c) * (SPLIT_K - 1);
 	}
+#if DETERMINISTIC
+	/* consumer c's slot of slice `slice` (< SPLIT_K - 1) of tile v */
+	__device__ float4 *slot_of(long v, int slice, int c) const
+	{
+		return (float4 *)(xchg + ((v * (SPLIT_K - 1) + slice) * WG_CONSUMERS + c) *
+						 (long)WG_ACC * 128) +
+		       threadIdx.x % 128;
+	}
+	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
+	{
+		wg_slot_store(slot_of(s.tile, s.slice, c), acc);
+		struct wg_one_consumer_team team;
+		team.c = c;
+		team_publish_gpu(team, L, flag_of(s.tile, c) + s.slice);
+	}
+	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
+	{
+		struct wg_one_consumer_team team;
+		team.c = c;
+		/* gave up: the launch is lost (the status words say why); go on */
+		team_wait_gpu(team, L, flag_of(s.tile, c), SPLIT_K - 1);
+		for (int slice = 0; slice < SPLIT_K - 1; slice++) /* the fixed order */
+			wg_slot_add(slot_of(s.tile, slice, c), acc);
+	}
+#else
 	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
 		float4 *sum = sum_of(s.tile, c);
@@ -125,6 +181,30 @@ struct wg_walk {
 			acc[4 * e + 3] += x.w;
 			sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
 		}
+	}
+#endif
+#elif STREAM_K && DETERMINISTIC
+	/* consumer c's slot of CTA cta (a CTA hands over at most once) */
+	__device__ float4 *slot_of(int from, int c) const
+	{
+		return (float4 *)(xchg + ((long)from * WG_CONSUMERS + c) * (long)WG_ACC * 128) +
+		       threadIdx.x % 128;
+	}
+	__device__ void hand_over(const struct sched_seg &, int c, const float (&acc)[WG_ACC]) const
+	{
+		wg_slot_store(slot_of(cta, c), acc);
+		team_publish_gpu(wg_consumer_team(), L, XCHG_FLAG0 + cta);
+	}
+	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
+	{
+		if (s.role != SCHED_TAKE_OVER)
+			return;
+		struct wg_one_consumer_team team;
+		team.c = c;
+		/* gave up: the launch is lost (the status words say why); go on */
+		team_wait_gpu(team, L, XCHG_FLAG0 + s.take_first, s.take_last - s.take_first + 1);
+		for (int from = s.take_first; from <= s.take_last; from++) /* the fixed order */
+			wg_slot_add(slot_of(from, c), acc);
 	}
 #elif STREAM_K
 	/* consumer c's sum of Stream-K tile v (v - dp_tiles of them), as this

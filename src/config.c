@@ -166,6 +166,11 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 			INVALID("split_k=%d exceeds the %ld BLK_K slices of %s=%ld (use split_k <= %ld)",
 				cfg->split_k, k_iters, d.k == cfg->k ? "K" : "K/W", d.k, k_iters);
 	}
+	if (cfg->deterministic != 0 && cfg->deterministic != 1)
+		INVALID("deterministic=%d must be 0 or 1", cfg->deterministic);
+	if (cfg->deterministic && cfg->split_k <= 1 && cfg->gemm_sms <= 0)
+		INVALID("deterministic=1 fixes the order of split-K or Stream-K partial sums; this"
+			" walk has none (give split_k > 1 or gemm_sms > 0, or deterministic=0)");
 	if (cfg->comm_sms > 0 && algo->comm_ctas == FGO_COMM_CTAS_NONE)
 		INVALID("%s has no communication CTAs (comm_sms=%d must be 0)", cfg->algorithm,
 			cfg->comm_sms);
@@ -184,7 +189,9 @@ void config_key(const struct fgo_config *cfg, char *key, size_t len)
 	/* only when split: the keys of every run stored before split_k stay */
 	size_t n = strlen(key);
 	if (cfg->split_k != 1 && n < len)
-		snprintf(key + n, len - n, "/sk%d", cfg->split_k);
+		n += (size_t)snprintf(key + n, len - n, "/sk%d", cfg->split_k);
+	if (cfg->deterministic && n < len)
+		snprintf(key + n, len - n, "/det");
 }
 
 void config_hash(const struct fgo_config *cfg, char out[17])
@@ -210,7 +217,9 @@ void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len)
 		n += snprintf(out + n, len - (size_t)n, " --comm_blk_m %d --comm_blk_n %d",
 			      cfg->comm_blk_m, cfg->comm_blk_n);
 	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
-		snprintf(out + n, len - (size_t)n, " --split_k %d", cfg->split_k);
+		n += snprintf(out + n, len - (size_t)n, " --split_k %d", cfg->split_k);
+	if (n > 0 && (size_t)n < len && cfg->deterministic)
+		snprintf(out + n, len - (size_t)n, " --deterministic 1");
 }
 
 double config_flops(const struct fgo_config *cfg)

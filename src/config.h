@@ -34,6 +34,8 @@ struct fgo_config {
 	int comm_sms;                      /* CTAs doing communication (0: fused into GEMM CTAs) */
 	int comm_blk_m, comm_blk_n;        /* communication tile (0: the GEMM tile) */
 	int split_k;                       /* K cut into split_k slices per tile, summed in fp32 (1: none) */
+	int deterministic;                 /* 1: split-K / Stream-K partial sums added in a fixed order,
+					    * bitwise repeatable (0: as they arrive, atomics on the GPU) */
 	/* Not part of the configuration (not in its key): which of these a spec
 	 * or a flag gave (FGO_GIVEN_*). What is left to the default is fitted:
 	 * the core to the target (kit_fit_core), the tile to the shape

@@ -208,7 +208,10 @@ void kit_xchg_place(const struct fgo_config *cfg, long tiles, struct fgo_layout 
 {
 	size_t tile_bytes = (size_t)cfg->blk_m * (size_t)cfg->blk_n * sizeof(float);
 	if (cfg->split_k > 1) {
-		lay->xchg_bytes = (size_t)tiles * tile_bytes;
+		/* a sum per tile, or with deterministic a slot per tile and
+		 * slice before the last */
+		lay->xchg_bytes = (size_t)tiles * tile_bytes *
+				  (cfg->deterministic ? (size_t)(cfg->split_k - 1) : 1);
 		lay->xchg_offset = kit_place(cursor, lay->xchg_bytes);
 		lay->xchg_flag0 = lay->flags_count;
 		lay->flags_count += (size_t)tiles * 2 * (size_t)(cfg->split_k - 1);
@@ -299,6 +302,23 @@ static int seg_run(const struct walk_run *R, int cta, const struct sched_seg *s)
 		return rc;
 	n = (size_t)rows * (size_t)cols;
 	assert(n <= R->tile_elems);
+	if (w->split > 1 && R->ex->cfg->deterministic) {
+		/* a slot per slice before the last, added by the last in slice
+		 * order (kernels/wgmma_walk.h's DETERMINISTIC protocol) */
+		if (s->slice < w->split - 1) {
+			memcpy(xchg_tile(R, s->tile * (w->split - 1) + s->slice), R->acc,
+			       n * sizeof(float));
+			for (int c = 0; c < 2; c++)
+				kit_flag_publish(R->ex, R->ex->rank, split_flag(R, s->tile, c, s->slice));
+			return FGO_OK;
+		}
+		for (int slice = 0; slice < w->split - 1; slice++) {
+			const float *slot = xchg_tile(R, s->tile * (w->split - 1) + slice);
+			for (size_t i = 0; i < n; i++)
+				R->acc[i] += slot[i];
+		}
+		return R->ops->finish(R->ctx, s->tile, R->acc);
+	}
 	if (w->split > 1) {
 		float *sum = xchg_tile(R, s->tile);
 		if (s->slice < w->split - 1) {

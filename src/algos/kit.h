@@ -50,8 +50,9 @@ static inline size_t kit_place(size_t *cursor, size_t bytes)
 /* The exchange area of the walk (kernels/schedule.h) when it needs one,
  * placed at the cursor, its flags after the family's flags_count (which
  * grows by them); call it before placing the flags. Nothing when neither:
- *   split_k > 1: the fp32 sums of the `tiles` tiles (BLK_M x BLK_N each)
- *     and 2 x (split_k - 1) flags a tile (one per consumer warpgroup of the
+ *   split_k > 1: the fp32 sums of the `tiles` tiles (BLK_M x BLK_N each;
+ *     with deterministic, split_k - 1 slots a tile, tile * (split_k - 1) +
+ *     slice) and 2 x (split_k - 1) flags a tile (one per consumer warpgroup of the
  *     wgmma core and slice before the last), xchg_flag0 + (tile * 2 + c) *
  *     (split_k - 1) + slice;
  *   Stream-K (kit_walk_streamk: gemm_sms > 0): room for one fp32 slot of

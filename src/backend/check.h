@@ -26,6 +26,8 @@ struct fgo_check {
 	long checked;         /* elements compared */
 	long bad;             /* elements over tolerance (NaN counts as bad) */
 	long first_bad_row, first_bad_col; /* global coordinates of the first bad element, -1 if none */
+	uint64_t digest;      /* wrapping sum of fgo_output_digest over the compared elements:
+			       * equal for equal bits (one backend's launches of one run) */
 };
 
 void check_init(struct fgo_check *res);

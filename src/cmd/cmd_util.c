@@ -42,6 +42,9 @@ const char cmd_config_flags_help[] =
 	"  --split_k S        K (K/W when K-sharded) cut into S slices per tile, summed in\n"
 	"                     fp32, the last slice ending the tile (default 1); every\n"
 	"                     family but sk_*, with --gemm_sms 0 only\n"
+	"  --deterministic D  1: the partial sums of split-K and Stream-K added in a fixed\n"
+	"                     order, so repeated launches give the same bits (checked);\n"
+	"                     0 (default): added as they arrive (atomics on the GPU)\n"
 	"                     (each flag also takes --flag=value)\n";
 
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
@@ -257,7 +260,7 @@ int cmd_finish_stdout(int rc)
 
 enum config_field {
 	F_M, F_N, F_K, F_ALGORITHM, F_DTYPE, F_WORLD, F_BLK_M, F_BLK_N, F_BLK_K, F_STAGES,
-	F_WARPS, F_MMA, F_GSIZE_M, F_GEMM_SMS, F_COMM_SMS, F_COMM_BLK_M, F_COMM_BLK_N, F_SPLIT_K,
+	F_WARPS, F_MMA, F_GSIZE_M, F_GEMM_SMS, F_COMM_SMS, F_COMM_BLK_M, F_COMM_BLK_N, F_SPLIT_K, F_DETERMINISTIC,
 };
 
 static const struct config_flag {
@@ -287,6 +290,7 @@ static const struct config_flag {
 	{ "--comm_blk_m", F_COMM_BLK_M, 0, 4096 },
 	{ "--comm_blk_n", F_COMM_BLK_N, 0, 4096 },
 	{ "--split_k", F_SPLIT_K, 1, FGO_SPLIT_K_MAX },
+	{ "--deterministic", F_DETERMINISTIC, 0, 1 },
 };
 
 static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
@@ -309,6 +313,7 @@ static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
 	case F_COMM_BLK_M: cfg->comm_blk_m = (int)v; set->comm_blk_m = 1; break;
 	case F_COMM_BLK_N: cfg->comm_blk_n = (int)v; set->comm_blk_n = 1; break;
 	case F_SPLIT_K: cfg->split_k = (int)v; set->split_k = 1; break;
+	case F_DETERMINISTIC: cfg->deterministic = (int)v; set->deterministic = 1; break;
 	default: break;
 	}
 }

@@ -46,8 +46,8 @@ struct gpu_check {
 	struct gpu_vendor *vendor;
 	hipModule_t module; /* kernels/check.hip, loaded on first use */
 	hipFunction_t fill, poison, compare, spin;
-	unsigned long long *result; /* device: the compare's 4 words */
-	unsigned long long start[4], got[4]; /* host: its start values, its answer */
+	unsigned long long *result; /* device: the compare's 5 words */
+	unsigned long long start[5], got[5]; /* host: its start values, its answer */
 	/* the kept reference: rows x cols, row-major, contiguous; valid only
 	 * after a reference_make that succeeded, for its shard, K and dtype */
 	float *want, *scale;
@@ -379,6 +379,7 @@ int gpu_check_output_compare(struct gpu_check *c, const char *heap, const struct
 	/* counts and maxima from zero, the first bad index from "none" */
 	c->start[0] = c->start[1] = c->start[2] = 0;
 	c->start[3] = ~0ull;
+	c->start[4] = 0;
 	CHECK(hipMemcpyAsync(c->result, c->start, sizeof c->start, hipMemcpyHostToDevice, c->stream),
 	      "resetting the check's result");
 	grid_2d(c, rows, cols, COMPARE_COLS, &gx, &gy);
@@ -391,6 +392,7 @@ int gpu_check_output_compare(struct gpu_check *c, const char *heap, const struct
 	res->bad = (long)c->got[0];
 	res->max_abs_err = bits_double(c->got[1]);
 	res->max_rel_err = bits_double(c->got[2]);
+	res->digest = c->got[4];
 	if (c->got[3] != ~0ull) {
 		res->first_bad_row = m->row0 + (long)(c->got[3] / (unsigned long long)cols);
 		res->first_bad_col = m->col0 + (long)(c->got[3] % (unsigned long long)cols);

@@ -67,6 +67,9 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 		at += snprintf(out + at, len - (size_t)at,
 			       " -DSPLIT_K=%d -DSTREAM_K=%d -DXCHG_OFF=%zuull -DXCHG_FLAG0=%zuL", cfg->split_k,
 			       streamk, lay.xchg_offset, lay.xchg_flag0);
+		/* only when asked: every kernel cached before keeps its key */
+		if (cfg->deterministic && at > 0 && (size_t)at < len)
+			at += snprintf(out + at, len - (size_t)at, " -DDETERMINISTIC=1");
 	}
 	if (algo->gpu_variant && at > 0 && (size_t)at < len)
 		snprintf(out + at, len - (size_t)at, " -D%s=1", algo->gpu_variant);

@@ -36,10 +36,20 @@ int runner_problem_begin(const struct fgo_runner_opts *o, MPI_Comm comm, struct 
 
 /* One validated launch: the output poisoned, the fused kernel run, every
  * element compared with the problem's reference; a wrong element makes
- * r a mismatch. Collective; FGO_OK unless the launch or compare failed. */
+ * r a mismatch. *digest: this rank's digest of the output's bits
+ * (struct fgo_check). Collective; FGO_OK unless the launch or compare
+ * failed. */
 int runner_validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
 			   struct fgo_runnable *run, const struct fgo_config *cfg,
-			   const struct fgo_layout *lay, struct fgo_result *r);
+			   const struct fgo_layout *lay, struct fgo_result *r, uint64_t *digest);
+
+/* For cfg->deterministic: one more validated launch (after the timed
+ * ones), whose output must have the same bits as the first's (digest, this
+ * rank's) on every rank, else r is a mismatch saying so. Collective;
+ * FGO_OK unless the launch or compare failed. */
+int runner_check_repeatable(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
+			    struct fgo_runnable *run, const struct fgo_config *cfg,
+			    const struct fgo_layout *lay, uint64_t digest, struct fgo_result *r);
 
 /* dst = a copy of src with its own samples. */
 int runner_timing_copy(struct fgo_timing *dst, const struct fgo_timing *src);

@@ -151,7 +151,7 @@ int runner_problem_begin(const struct fgo_runner_opts *o, MPI_Comm comm, struct 
  * a wrong element anywhere makes the run a mismatch. */
 int runner_validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
 			   struct fgo_runnable *run, const struct fgo_config *cfg,
-			   const struct fgo_layout *lay, struct fgo_result *r)
+			   const struct fgo_layout *lay, struct fgo_result *r, uint64_t *digest)
 {
 	const struct fgo_backend *be = o->backend;
 	double ms;
@@ -188,8 +188,33 @@ int runner_validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struc
 	r->max_abs_err = errs[0];
 	r->max_rel_err = errs[1];
 	r->validated = 1;
+	*digest = chk.digest;
 	if (runner_agree(comm, bad ? FGO_EFAIL : FGO_OK, r->reason, sizeof r->reason) != FGO_OK)
 		r->status = FGO_MISMATCH;
+	return FGO_OK;
+}
+
+int runner_check_repeatable(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
+			    struct fgo_runnable *run, const struct fgo_config *cfg,
+			    const struct fgo_layout *lay, uint64_t digest, struct fgo_result *r)
+{
+	uint64_t again = 0;
+	int rc = runner_validate_output(o, comm, heap, run, cfg, lay, r, &again);
+	if (rc != FGO_OK || r->status == FGO_MISMATCH)
+		return rc;
+	int rank, differs[2];
+	MPI_Comm_rank(comm, &rank);
+	differs[0] = again != digest;
+	differs[1] = differs[0] ? rank : -1;
+	MPI_Allreduce(MPI_IN_PLACE, differs, 2, MPI_INT, MPI_MAX, comm);
+	if (differs[0]) {
+		r->status = FGO_MISMATCH;
+		snprintf(r->reason, sizeof r->reason,
+			 "deterministic=1, but a later launch wrote other bits than the validated"
+			 " one (rank %d's output digest changed): the partial sums were not added"
+			 " in a fixed order",
+			 differs[1]);
+	}
 	return FGO_OK;
 }
 

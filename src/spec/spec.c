@@ -21,7 +21,7 @@ const char *const spec_keys[] = {
 	"name", "description", "iterations", "warmup", "validate", "blocks",
 	"algorithm", "dtype", "world", "m", "n", "k", "shapes",
 	"blk_m", "blk_n", "blk_k", "num_stages", "num_warps", "mma", "gsize_m",
-	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", NULL,
+	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic", NULL,
 };
 
 void plan_fit_target(struct fgo_plan *plan, const char *arch)

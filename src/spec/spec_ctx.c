@@ -28,6 +28,7 @@ const struct spec_field_info spec_fields[SF_COUNT] = {
 	[SF_GSIZE_M] = { "gsize_m", 1, INT_MAX }, [SF_GEMM_SMS] = { "gemm_sms", 0, INT_MAX },
 	[SF_COMM_SMS] = { "comm_sms", 0, INT_MAX }, [SF_COMM_BLK_M] = { "comm_blk_m", 0, INT_MAX },
 	[SF_COMM_BLK_N] = { "comm_blk_n", 0, INT_MAX }, [SF_SPLIT_K] = { "split_k", 1, INT_MAX },
+	[SF_DETERMINISTIC] = { "deterministic", 0, 1 },
 };
 
 static int vfail(struct spec_ctx *c, int has_pos, size_t off, const char *fmt, va_list ap)
@@ -101,6 +102,7 @@ int spec_field_given(const struct fgo_config_mask *s, enum spec_field f)
 	case SF_COMM_BLK_M: return s->comm_blk_m;
 	case SF_COMM_BLK_N: return s->comm_blk_n;
 	case SF_SPLIT_K: return s->split_k;
+	case SF_DETERMINISTIC: return s->deterministic;
 	default: return 0;
 	}
 }
@@ -122,6 +124,7 @@ static int *int_member(struct fgo_config *cfg, enum spec_field f)
 	case SF_COMM_BLK_M: return &cfg->comm_blk_m;
 	case SF_COMM_BLK_N: return &cfg->comm_blk_n;
 	case SF_SPLIT_K: return &cfg->split_k;
+	case SF_DETERMINISTIC: return &cfg->deterministic;
 	default: return NULL;
 	}
 }

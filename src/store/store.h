@@ -15,7 +15,7 @@
 #include "backend/result.h"
 #include "config.h"
 
-#define FGO_SCHEMA_VERSION 4
+#define FGO_SCHEMA_VERSION 5
 
 struct fgo_store;
 

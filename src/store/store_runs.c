@@ -17,9 +17,13 @@ static const char interrupted_reason[] =
 /* Columns of a configuration, bound by bind_config in this order. */
 #define CONFIG_COLUMNS                                                                  \
 	"config_key, config_hash, algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k," \
-	" num_stages, num_warps, mma, gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k"
-/* split_k came later: it binds to ?40, past every statement's own numbers */
-#define CONFIG_PARAMS "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?40"
+	" num_stages, num_warps, mma, gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k," \
+	" deterministic"
+/* split_k and deterministic came later: they bind to ?40 and ?41, past
+ * every statement's own numbers */
+#define CONFIG_PARAMS                                                                        \
+	"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20," \
+	" ?40, ?41"
 
 /* Everything a finished run fills in, back to "not measured". */
 #define CLEAR_RESULTS                                                                    \
@@ -31,7 +35,7 @@ static const char interrupted_reason[] =
 	" t_bulk_ms = NULL, sm_clock_mhz = NULL, mem_clock_mhz = NULL, temp_c = NULL,"     \
 	" power_w = NULL"
 
-/* Binds the CONFIG_COLUMNS values to ?2..?20 and ?40. */
+/* Binds the CONFIG_COLUMNS values to ?2..?20, ?40 and ?41. */
 static int bind_config(sqlite3_stmt *q, const struct fgo_config *c)
 {
 	char key[FGO_KEY_MAX], hash[17];
@@ -46,7 +50,7 @@ static int bind_config(sqlite3_stmt *q, const struct fgo_config *c)
 		sqlite3_bind_int64(q, 9, c->k);
 	for (int i = 1; i < (int)FGO_ARRAY_SIZE(ints); i++)
 		b |= sqlite3_bind_int(q, 9 + i, ints[i]);
-	return b | sqlite3_bind_int(q, 40, c->split_k);
+	return b | sqlite3_bind_int(q, 40, c->split_k) | sqlite3_bind_int(q, 41, c->deterministic);
 }
 
 int store_sweep_begin(struct fgo_store *st, const struct fgo_sweep_info *in, int64_t *id,

@@ -137,7 +137,7 @@ static int roofline_ceilings(const struct plot_query *q, FILE *cmd)
 static const char roofline_sql[] = LATEST_CTE
 	"SELECT " VIEW_CONFIG_COLUMNS ", m * n * k, tflops_total FROM cur"
 	" ORDER BY algorithm, dtype, blk_m, blk_n, blk_k, num_stages, num_warps, mma, gsize_m,"
-	"   gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, m * n * k";
+	"   gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic, m * n * k";
 
 /* The series key of a configuration: everything but the shape (safe for
  * gnuplot: the algorithm comes from a store). */

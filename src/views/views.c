@@ -18,7 +18,8 @@ void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
 {
 	int *tunables[] = { &cfg->blk_m,    &cfg->blk_n,    &cfg->blk_k,     &cfg->num_stages,
 			    &cfg->num_warps, &cfg->mma,     &cfg->gsize_m,   &cfg->gemm_sms,
-			    &cfg->comm_sms, &cfg->comm_blk_m, &cfg->comm_blk_n, &cfg->split_k };
+			    &cfg->comm_sms, &cfg->comm_blk_m, &cfg->comm_blk_n, &cfg->split_k,
+			    &cfg->deterministic };
 	const char *algo = (const char *)sqlite3_column_text(st, col);
 	const char *dtype = (const char *)sqlite3_column_text(st, col + 1);
 
@@ -62,7 +63,7 @@ void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg)
 }
 
 /* What view_tile_text adds after the tile and the sm part: mma, the
- * communication tile, split_k, each when not the default. */
+ * communication tile, split_k, deterministic, each when not the default. */
 static void tile_extras(const struct fgo_config *cfg, char *out, size_t len, int n)
 {
 	if (n > 0 && (size_t)n < len && cfg->mma != 16)
@@ -71,7 +72,9 @@ static void tile_extras(const struct fgo_config *cfg, char *out, size_t len, int
 	if (n > 0 && (size_t)n < len && (cfg->comm_blk_m || cfg->comm_blk_n))
 		n += snprintf(out + n, len - (size_t)n, " c%dx%d", cfg->comm_blk_m, cfg->comm_blk_n);
 	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
-		snprintf(out + n, len - (size_t)n, " k%d", cfg->split_k);
+		n += snprintf(out + n, len - (size_t)n, " k%d", cfg->split_k);
+	if (n > 0 && (size_t)n < len && cfg->deterministic)
+		snprintf(out + n, len - (size_t)n, " det");
 }
 
 void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len)

@@ -9,11 +9,11 @@
 #include "config.h"
 #include "store/store.h"
 
-/* The 18 configuration columns of runs, in struct fgo_config order. */
+/* The 19 configuration columns of runs, in struct fgo_config order. */
 #define VIEW_CONFIG_COLUMNS                                                               \
 	"algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k, num_stages, num_warps, mma, " \
-	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k"
-#define VIEW_CONFIG_NCOLS 18
+	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic"
+#define VIEW_CONFIG_NCOLS 19
 
 /* Column col of st's row as text into out (len bytes; NULL reads as ""). */
 void view_text(sqlite3_stmt *st, int col, char *out, size_t len);

@@ -4,7 +4,9 @@
 # the sk_* families), on ragged shapes, world 1 and 2, every run validated
 # against the reference. Refused with the reason: split_k with gemm_sms > 0
 # (one walk or the other), split_k on an sk_* family, gemm_sms = 0 on one,
-# split_k past the BLK_K slices of a K-sharded family's K/W.
+# split_k past the BLK_K slices of a K-sharded family's K/W. Deterministic
+# sums (split-K and Stream-K, their slots added in a fixed order) run,
+# validate twice and key apart; refused where the walk has no partial sums.
 . tests/e2e/lib.sh
 
 spec=tests/e2e/walk.json
@@ -49,3 +51,18 @@ expect_eq walk-4.3 "$(sql "select count(*) from runs where split_k > 1 and algor
 expect_eq walk-4.4 "$(sql "select count(*) from runs where split_k = 1 and gemm_sms = 0 and algorithm like 'sk_%'")" \
 	"$(sql "select count(*) from runs where status = 'invalid' and reason like '%needs gemm_sms >= 1 and comm_sms >= 1%'")"
 expect_eq walk-4.5 1 "$(sql "select count(*) from runs where status = 'invalid' and reason like 'split_k=2 exceeds the 1 BLK_K slices of K/W=32%'")"
+
+# deterministic sums: split-K and Stream-K (hybrid and pure) run and pass
+# the second validated launch; a walk without partial sums is refused
+expect_eq walk-5.1 9 "$(sql "select count(*) from runs where deterministic = 1 and status = 'ok' and validated = 1")"
+expect_eq walk-5.2 4 "$(sql "select count(*) from runs where deterministic = 1 and status = 'invalid' and
+	reason like 'deterministic=1 fixes the order of split-K or Stream-K partial sums; this walk has none%'")"
+expect_eq walk-5.3 0 "$(sql "select count(*) from runs where deterministic = 1 and config_key not like '%/det'")"
+expect_eq walk-5.4 0 "$(sql "select count(*) from runs where deterministic = 0 and config_key like '%/det%'")"
+expect_exit walk-5.5 0 mpi 2 run --algorithm reduce_scatter --world 2 -m 34 -n 96 -k 200 --BLK_M 16 \
+	--BLK_N 32 --BLK_K 16 --split_k 3 --deterministic 1
+check walk-5.6 "run --deterministic 1 stores the run ok under the /det key" \
+	[ "$(sql "select count(*) from runs where config_key like 'reduce_scatter/%/sk3/det' and status = 'ok'")" -ge 2 ]
+"$FGO" best --algorithm reduce_scatter --world 2 -m 34 --reproduce >"$T/best.txt" 2>&1
+check walk-5.7 "best's reproduce line carries --deterministic 1" grep -q -- '--split_k 3 --deterministic 1' "$T/best.txt"
+expect_exit walk-5.8 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --deterministic 2

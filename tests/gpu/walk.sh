@@ -13,6 +13,9 @@
 #            gnuplot is: `fgobench plot roofline --tag perrank --db ...`)
 #   fused    sweeps/perrank_fused.json: all_scatter and all_reduce_one_shot
 #            at W=1 on the same shapes; `best` to $OUT/perrank-fused-best.csv
+#   det      sweeps/wgmma_det.json: deterministic 0 and 1 side by side
+#            (split-K, hybrid and pure Stream-K) against cuBLAS; the store
+#            holds them (`fgobench best --tag det` or SQL on $OUT/fgobench.db)
 #   ab       sweeps/ab_large.json, build/cuda-prev against build/cuda
 #            (tests/gpu/ab.sh): the large shapes no slower
 # Kernels are compiled here first (all CPUs), their time stated apart.
@@ -56,6 +59,10 @@ if step fused; then
 	compile sweeps/perrank_fused.json
 	sweep 1 sweeps/perrank_fused.json perrank-fused
 	NP=1 sh "$here/run.sh" best --tag perrank-fused --format csv >"$OUT/perrank-fused-best.csv" 2>&1
+fi
+if step det; then
+	compile sweeps/wgmma_det.json
+	sweep 1 sweeps/wgmma_det.json det
 fi
 if step ab; then
 	for b in build/cuda-prev build/cuda; do

@@ -18,7 +18,9 @@ static void check_new_store(const char *path, struct fgo_store **out)
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'application'"));
 	T_EQ_STR("meta-application", got, "fgobench");
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
-	T_EQ_STR("meta-schema-version", got, "4");
+	char want_version[16];
+	snprintf(want_version, sizeof want_version, "%d", FGO_SCHEMA_VERSION);
+	T_EQ_STR("meta-schema-version", got, want_version);
 	T_EQ_INT("user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 	snprintf(got, sizeof got, "%s", q_text(db, "PRAGMA journal_mode"));
 	T_EQ_STR("journal-wal", got, "wal");

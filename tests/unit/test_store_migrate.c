@@ -351,7 +351,7 @@ static void check_from_v3(const char *schema, const char *fresh_shape)
 	T_CHECK("v3-write-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
 	if (st) {
 		sqlite3 *db = store_db(st);
-		T_EQ_INT("v3-upgraded-user-version", q_int(db, "PRAGMA user_version"), 4);
+		T_EQ_INT("v3-upgraded-user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 		char *runs_after = dump(db, 2), *ceil_after = dump(db, 4), *mine = shape(db);
 		T_EQ_STR("v3-upgraded-keeps-runs", runs_after, runs_before);
 		T_EQ_STR("v3-upgraded-keeps-ceilings", ceil_after, ceil_before);

@@ -7,8 +7,10 @@
  * left at zero); comm-only ends every tile once without computing; an
  * error of a step stops the walk; a broken schedule (a take-over before
  * the hand-over it waits for, on the same CTA) fails with the reason
- * instead of hanging. */
+ * instead of hanging. With deterministic sums, split-K's slots are laid
+ * out and added in slice order: the same bits however the CTAs interleave. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "algos/kit.h"
 #include "fgo.h"
@@ -26,6 +28,8 @@ struct probe {
 	int ended[MAX_TILES];  /* finish calls per tile */
 	long wrong;            /* finished with a wrong sum */
 	long fail_tile;        /* gemm of this tile fails (-1: none) */
+	int inexact;           /* terms whose fp32 sums depend on the order (no `wrong` check) */
+	float got[MAX_TILES][BLK * BLK]; /* each tile's sums as finished */
 };
 
 /* The value iteration k of tile t adds to element i: small integers, so
@@ -45,7 +49,7 @@ static int fake_gemm(void *ctx, long tile, long k0, long k1, float *acc, int *ro
 	for (int i = 0; i < P->rows * P->cols; i++) {
 		acc[i] = 0;
 		for (long k = k0; k < k1; k++)
-			acc[i] += term(tile, k, i);
+			acc[i] += P->inexact ? 1.0f / (float)(3 + 7 * k + i + tile) : term(tile, k, i);
 	}
 	for (long k = k0; k < k1; k++)
 		if (tile >= 0 && tile < MAX_TILES && k < MAX_K)
@@ -59,7 +63,9 @@ static int fake_finish(void *ctx, long tile, const float *acc)
 	if (tile < 0 || tile >= MAX_TILES)
 		return FGO_EFAIL;
 	P->ended[tile]++;
-	for (int i = 0; acc && i < P->rows * P->cols; i++) {
+	if (acc)
+		memcpy(P->got[tile], acc, sizeof(float) * (size_t)(P->rows * P->cols));
+	for (int i = 0; acc && !P->inexact && i < P->rows * P->cols; i++) {
 		float want = 0;
 		for (long k = 0; k < P->k_iters; k++)
 			want += term(tile, k, i);
@@ -77,7 +83,7 @@ struct rig {
 	char err[256];
 };
 
-static int rig_make(struct rig *r, long tiles, int split, int gemm_sms)
+static int rig_make(struct rig *r, long tiles, int split, int gemm_sms, int det)
 {
 	size_t cursor = 0;
 	memset(r, 0, sizeof *r);
@@ -85,6 +91,7 @@ static int rig_make(struct rig *r, long tiles, int split, int gemm_sms)
 	r->cfg.blk_m = r->cfg.blk_n = BLK;
 	r->cfg.split_k = split;
 	r->cfg.gemm_sms = gemm_sms;
+	r->cfg.deterministic = det;
 	r->cfg.world = 1;
 	kit_xchg_place(&r->cfg, tiles, &r->lay, &cursor);
 	r->lay.flags_offset = kit_place(&cursor, r->lay.flags_count * sizeof(uint32_t));
@@ -100,7 +107,7 @@ static int rig_make(struct rig *r, long tiles, int split, int gemm_sms)
 static int sums_zero(const struct rig *r)
 {
 	const float *s = (const float *)(void *)(r->heap[0] + r->lay.xchg_offset);
-	if (r->cfg.split_k <= 1)
+	if (r->cfg.split_k <= 1 || r->cfg.deterministic) /* slots: overwritten, not summed into */
 		return 1;
 	for (size_t i = 0; i < r->lay.xchg_bytes / sizeof(float); i++)
 		if (s[i] != 0)
@@ -108,7 +115,8 @@ static int sums_zero(const struct rig *r)
 	return 1;
 }
 
-static const char *const form_names[] = { "dp", "split", "hybrid", "pure" };
+static const char *const form_names[] = { "dp", "split", "hybrid", "pure", "split-det",
+					  "hybrid-det" };
 
 /* One walk, two launches (epochs 1 and 2), then comm-only: all right. */
 static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
@@ -118,15 +126,16 @@ static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
 	struct sched_walk w;
 	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
 	char id[128];
-	int streamk = form >= 2, sms = streamk ? ctas : 0;
+	int split_form = form == 1 || form == 4, streamk = form == 2 || form == 3 || form == 5;
+	int sms = streamk ? ctas : 0;
 
 	snprintf(id, sizeof id, "walk-%s-t%ld-k%ld-c%d-s%d", form_names[form], tiles, k_iters, ctas,
 		 split);
-	if (!rig_make(&r, tiles, form == 1 ? split : 1, sms)) {
+	if (!rig_make(&r, tiles, split_form ? split : 1, sms, form >= 4)) {
 		T_CHECK(id, 0, "out of memory");
 		return;
 	}
-	w = sched_walk_make(tiles, k_iters, ctas, form == 1 ? split : 1, streamk, form == 3);
+	w = sched_walk_make(tiles, k_iters, ctas, split_form ? split : 1, streamk, form == 3);
 	for (int launch = 1; launch <= 2; launch++) {
 		long holes = 0, twice = 0, unended = 0;
 		int rc;
@@ -180,11 +189,55 @@ static void check_forms(void)
 			for (int split = 2; split <= 3 && split <= k; split++) {
 				check_walk(1, tiles, k, 1, split);
 				check_walk(1, tiles, k, 4, split);
+				check_walk(4, tiles, k, 1, split);
+				check_walk(4, tiles, k, 4, split);
 			}
 			for (int ctas = 1; ctas <= 8; ctas++) {
 				check_walk(2, tiles, k, ctas, 1);
 				check_walk(3, tiles, k, ctas, 1);
+				check_walk(5, tiles, k, ctas, 1);
 			}
+		}
+}
+
+/* Deterministic split-K: a slot per tile and slice before the last (the
+ * layout), and sums whose bits do not depend on how the CTAs interleave
+ * (1, 2 or 4 of them) or on the launch, with terms whose fp32 sum depends
+ * on the order of addition. */
+static void check_deterministic(void)
+{
+	enum { TILES = 5, K = 11, SPLIT = 4 };
+	static float first[TILES][BLK * BLK];
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	struct rig r;
+	struct probe P;
+
+	if (!rig_make(&r, TILES, SPLIT, 0, 1)) {
+		T_CHECK("det-layout", 0, "out of memory");
+		return;
+	}
+	T_CHECK("det-layout", r.lay.xchg_bytes == (size_t)TILES * (SPLIT - 1) * BLK * BLK * sizeof(float),
+		"%zu bytes of slots for %d tiles of %d slices", r.lay.xchg_bytes, TILES, SPLIT);
+	free(r.heap[0]);
+	for (int ctas = 1, run = 0; ctas <= 4; ctas *= 2)
+		for (int launch = 1; launch <= 2; launch++, run++) {
+			struct sched_walk w = sched_walk_make(TILES, K, ctas, SPLIT, 0, 0);
+			char id[64];
+			rig_make(&r, TILES, SPLIT, 0, 1);
+			memset(&P, 0, sizeof P);
+			P.tiles = TILES;
+			P.k_iters = K;
+			P.rows = P.cols = BLK;
+			P.fail_tile = -1;
+			P.inexact = 1;
+			r.ex.epoch = (uint32_t)launch;
+			int rc = kit_walk_run(&r.ex, &w, &ops, &P);
+			if (run == 0)
+				memcpy(first, P.got, sizeof first);
+			snprintf(id, sizeof id, "det-bits-c%d-launch%d", ctas, launch);
+			T_CHECK(id, rc == FGO_OK && memcmp(first, P.got, sizeof first) == 0,
+				"rc %d (%s); the sums' bits differ from 1 CTA's first launch", rc, r.err);
+			free(r.heap[0]);
 		}
 }
 
@@ -195,7 +248,7 @@ static void check_error(void)
 	struct probe P;
 	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
 	struct sched_walk w = sched_walk_make(5, 3, 4, 1, 1, 1);
-	rig_make(&r, 5, 1, 4);
+	rig_make(&r, 5, 1, 4, 0);
 	memset(&P, 0, sizeof P);
 	P.tiles = 5;
 	P.k_iters = 3;
@@ -235,7 +288,7 @@ static void check_no_progress(void)
 	struct probe P;
 	struct kit_walk_ops ops = { fake_gemm, fake_finish, broken_first, broken_next };
 	struct sched_walk w = sched_walk_make(1, 4, 2, 1, 1, 1);
-	rig_make(&r, 1, 1, 2);
+	rig_make(&r, 1, 1, 2, 0);
 	memset(&P, 0, sizeof P);
 	P.tiles = 1;
 	P.k_iters = 4;
@@ -279,5 +332,6 @@ int main(void)
 	check_error();
 	check_no_progress();
 	check_walk_of();
+	check_deterministic();
 	T_DONE();
 }
