@@ -210,10 +210,11 @@ int runner_check_repeatable(const struct fgo_runner_opts *o, MPI_Comm comm, stru
 	if (differs[0]) {
 		r->status = FGO_MISMATCH;
 		snprintf(r->reason, sizeof r->reason,
-			 "deterministic=1, but a later launch wrote other bits than the validated"
-			 " one (rank %d's output digest changed): the partial sums were not added"
-			 " in a fixed order",
-			 differs[1]);
+			 "%s a later launch wrote other bits than the validated one (rank %d's"
+			 " output digest changed)%s",
+			 cfg->deterministic ? "deterministic=1, but" : "repeat check:", differs[1],
+			 cfg->deterministic ? ": the partial sums were not added in a fixed order"
+					    : ": the partial sums meet in arrival order (deterministic=0)");
 	}
 	return FGO_OK;
 }

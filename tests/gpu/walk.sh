@@ -63,6 +63,11 @@ fi
 if step det; then
 	compile sweeps/wgmma_det.json
 	sweep 1 sweeps/wgmma_det.json det
+	# what the promise is worth: every walk with partial sums validated
+	# twice, deterministic or not (a non-deterministic one may differ)
+	export FGOBENCH_CHECK_REPEAT=1
+	sweep 1 sweeps/wgmma_det.json det-repeat
+	unset FGOBENCH_CHECK_REPEAT
 fi
 if step ab; then
 	for b in build/cuda-prev build/cuda; do
