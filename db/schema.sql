@@ -164,6 +164,38 @@ CREATE TABLE ceilings (
 );
 CREATE INDEX ceilings_lookup ON ceilings(machine, backend, what, dtype, detail);
 
+-- schema 5: the cost model of each GEMM core on a machine (src/model.h),
+-- fitted by calibrate or `calibrate --fit` to the machine's stored runs:
+-- its coefficients (c_*: one per term, model.h says what each means), the
+-- ceilings its terms were computed with, and how well it fits them.
+CREATE TABLE model_fits (
+    id             INTEGER PRIMARY KEY,
+    machine        TEXT NOT NULL,             -- host name, as ceilings.machine
+    backend        TEXT NOT NULL,
+    core           TEXT NOT NULL,             -- wgmma | mma16 | mma32 | simt
+    source         TEXT NOT NULL,             -- what fitted it: calibrate | fit
+    runs           INTEGER NOT NULL,          -- ok runs fitted
+    rms_rel_err    REAL NOT NULL,             -- on them: (predicted - measured) / measured
+    median_rel_err REAL NOT NULL,
+    max_rel_err    REAL NOT NULL,
+    c_launch       REAL NOT NULL,
+    c_compute      REAL NOT NULL,
+    c_memory       REAL NOT NULL,
+    c_reuse        REAL NOT NULL,
+    c_units        REAL NOT NULL,
+    c_stall        REAL NOT NULL,
+    c_exchange     REAL NOT NULL,
+    c_comm         REAL NOT NULL,
+    peak_fp32      REAL NOT NULL,             -- TFLOP/s the terms used
+    peak_fp16      REAL NOT NULL,
+    peak_bf16      REAL NOT NULL,
+    memory_gbps    REAL NOT NULL,
+    link_gbps      REAL NOT NULL,             -- 0: none known (no comm term)
+    cus            INTEGER NOT NULL,          -- compute units (SMs; 1 on the CPU)
+    fitted_at      TEXT NOT NULL
+);
+CREATE INDEX model_fits_lookup ON model_fits(machine, backend, core);
+
 -- schema 4: the read floor, measured by `fgobench calibrate`: the fastest
 -- streaming read of N bytes on one device, timed as runs are timed (L2
 -- flushed before, events around one launch on a GPU; a monotonic clock

@@ -20,11 +20,12 @@
 #include "floor.h"
 #include "run/runner.h"
 #include "store/store.h"
+#include "tune/model_refit.h"
 #include "views/table.h"
 
 const char cmd_calibrate_usage[] =
 	"usage: fgobench calibrate [--backend cpu|gpu|auto] [--size N] [--floor-max MIB]\n"
-	"       [--no-floor] [--db F]\n"
+	"       [--no-floor] [--link-bw GB/S] [--fit] [--db F]\n"
 	"\n"
 	"Measures and stores this machine's ceilings for the backend: the matrix\n"
 	"peak per dtype, the memory bandwidth of a device and the rank-to-rank link\n"
@@ -66,7 +67,23 @@ const char cmd_calibrate_usage[] =
 	"               the read floor's largest size in MiB (default 1024 on GPUs,\n"
 	"               256 on CPU; 1 to 65536)\n"
 	"  --no-floor   no read floor (the ceilings only)\n"
-	"  --db F       the store (default $FGOBENCH_DB or ./fgobench.db)\n";
+	"  --link-bw GB/S\n"
+	"               store this rank-to-rank link bandwidth (GB/s each way) as the\n"
+	"               machine's link_bw, marked stated, where no second GPU can\n"
+	"               measure it (a node's GPU-to-GPU egress): the cost model's\n"
+	"               comm term and best --predict --world use it\n"
+	"  --fit        measure nothing: fit the cost model to the stored runs (and\n"
+	"               store --link-bw if given)\n"
+	"  --db F       the store (default $FGOBENCH_DB or ./fgobench.db)\n"
+	"\n"
+	"After measuring (or with --fit alone) the cost model of each GEMM core\n"
+	"(wgmma, mma16, mma32, simt) is fitted to this host's stored ok runs of the\n"
+	"backend, the newest of each configuration (runs of ranks sharing a GPU\n"
+	"left out), and stored with its error: launch, compute (waves, Stream-K\n"
+	"shares), memory, L2 reuse, work units, pipeline stall, split-K exchange and\n"
+	"link terms, each weighted by a non-negative coefficient fitted on relative\n"
+	"error. A core needs 16 runs. best --predict and tune --strategy model use\n"
+	"it.\n";
 
 /* The calibration plan: gemm at world 1 over dtypes and tiles (unless the
  * backend has matrix_peak), then all_scatter at world 2 (when there are two
@@ -500,6 +517,56 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 	return rc;
 }
 
+/* The stated link (--link-bw, when > 0), then the cost model of every core
+ * fitted to this host's stored runs, stored and printed. */
+static int fit_models(const char *db, const char *backend, double link_bw, const char *source)
+{
+	char host[128] = "unknown", err[512];
+	gethostname(host, sizeof host - 1);
+	struct fgo_store *st;
+	struct model_core_fit fits[MODEL_CORES];
+	int n = 0;
+	if (store_open(db, FGO_STORE_WRITE, &st, err, sizeof err)) {
+		error("%s", err);
+		return FGO_EUSAGE;
+	}
+	int rc = FGO_OK;
+	if (link_bw > 0) {
+		rc = store_ceiling_put(st, host, backend, "link_bw", "", link_bw, "GB/s stated", err,
+				       sizeof err);
+		if (rc == FGO_OK)
+			printf("%-12s %-6s %12.4g  GB/s rank to rank, stated (--link-bw)\n", "link_bw",
+			       "-", link_bw);
+	}
+	if (rc == FGO_OK)
+		rc = model_refit(st, host, backend, source, fits, &n, err, sizeof err);
+	if (rc != FGO_OK) {
+		error("%s", err);
+		store_close(st);
+		return rc;
+	}
+	if (n == 0)
+		note("no ok runs of %s (%s backend) in %s to fit the cost model to yet: sweep, then"
+		     " `fgobench calibrate --fit`",
+		     host, backend, db);
+	for (int i = 0; i < n; i++) {
+		const struct model_core_fit *f = &fits[i];
+		if (!f->fitted) {
+			note("cost model %s: %zu runs, too few to fit (%d needed)", f->core, f->fit.runs,
+			     MODEL_MIN_RUNS);
+			continue;
+		}
+		printf("model %-6s %zu runs: error rms %.1f%%, median %.1f%%, max %.1f%%; coefficients",
+		       f->core, f->fit.runs, 100 * f->fit.rms_rel_err, 100 * f->fit.median_rel_err,
+		       100 * f->fit.max_rel_err);
+		for (int t = 0; t < MODEL_TERMS; t++)
+			printf(" %s %.3g", model_term_names[t], f->fit.coef[t]);
+		printf("\n");
+	}
+	store_close(st);
+	return FGO_OK;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	int rank, ranks;
@@ -510,7 +577,8 @@ int cmd_calibrate(int argc, char **argv)
 	fgo_mute = rank != 0;
 	const char *db = NULL, *backend = "auto";
 	long size = 0, floor_max = 0;
-	int no_floor = 0;
+	int no_floor = 0, fit_only = 0;
+	double link_bw = 0;
 	int rc = FGO_OK;
 	for (int i = 1; i < argc && rc == FGO_OK; i++) {
 		if (!strcmp(argv[i], "--db") && i + 1 < argc)
@@ -523,6 +591,10 @@ int cmd_calibrate(int argc, char **argv)
 			rc = cmd_parse_long("calibrate", "--floor-max", argv[++i], 1, 65536, &floor_max);
 		else if (!strcmp(argv[i], "--no-floor"))
 			no_floor = 1;
+		else if (!strcmp(argv[i], "--fit"))
+			fit_only = 1;
+		else if (!strcmp(argv[i], "--link-bw") && i + 1 < argc)
+			rc = cmd_parse_double("calibrate", "--link-bw", argv[++i], 0.001, 1e6, &link_bw);
 		else
 			rc = cmd_usage_error("calibrate", cmd_calibrate_usage, "unknown option \"%s\"",
 					     argv[i]);
@@ -535,6 +607,12 @@ int cmd_calibrate(int argc, char **argv)
 	fgo_mute = 0;
 	if (rc != FGO_OK)
 		return rc;
+	if (fit_only) {
+		if (rank == 0)
+			rc = fit_models(cmd_db_path(db), be->name, link_bw, "fit");
+		MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		return rc;
+	}
 
 	int gpu = strcmp(be->name, "cpu") != 0;
 	MPI_Comm node;
@@ -617,6 +695,8 @@ int cmd_calibrate(int argc, char **argv)
 		be->describe(ctx, &env);
 		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev, &fl,
 				   env.devices);
+		if (rc == FGO_OK)
+			rc = fit_models(cmd_db_path(db), be->name, link_bw, "calibrate");
 	}
 	device_results_free(&dev);
 	if (rc == FGO_OK && rank == 0 && got.failures)

@@ -14,6 +14,7 @@
 
 #include "backend/result.h"
 #include "config.h"
+#include "model.h"
 
 #define FGO_SCHEMA_VERSION 5
 
@@ -134,6 +135,19 @@ int store_ceiling_get(struct fgo_store *st, const char *machine, const char *bac
 int store_ceiling_get_detail(struct fgo_store *st, const char *machine, const char *backend,
 			     const char *what, const char *dtype, const char *detail,
 			     double *value, int *found, char *err, size_t len);
+
+/* The cost model's fits (model_fits, src/model.h): a fit of core's
+ * coefficients on machine and backend, with the ceilings its terms used
+ * and source ("calibrate", "fit"). FGO_OK, FGO_EUSAGE for a coefficient
+ * that is not finite, FGO_EFAIL. */
+int store_model_put(struct fgo_store *st, const char *machine, const char *backend,
+		    const char *core, const char *source, const struct model_machine *m,
+		    const struct model_fit *f, char *err, size_t len);
+/* The newest fit of core on machine and backend, or *found = 0;
+ * fitted_at (may be NULL) gets its timestamp. */
+int store_model_get(struct fgo_store *st, const char *machine, const char *backend,
+		    const char *core, struct model_machine *m, struct model_fit *f,
+		    char fitted_at[32], int *found, char *err, size_t len);
 
 /* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
 void store_timestamp(char out[32]);

@@ -9,7 +9,7 @@
 
 #include "fgo.h"
 #include "testlib.h"
-#include "tune/model.h"
+#include "model.h"
 
 static struct model_machine h100(void)
 {

@@ -1,13 +1,13 @@
 /* model.c: the cost model's terms and its fit (see model.h). */
-#include "tune/model.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo.h"
-#include "algos/kit.h"
 #include "fgo.h"
+#include "schedule.h"
 
 const char *const model_term_names[MODEL_TERMS] = {
 	"launch", "compute", "memory", "reuse", "units", "stall", "exchange", "comm",
@@ -42,12 +42,19 @@ struct busiest {
 	double handed; /* partial tiles handed over through the exchange, all CTAs */
 };
 
-/* The Stream-K walk (gemm_sms > 0): every CTA's segments, as the kernels
- * walk them (kernels/schedule.h). */
+/* The Stream-K walk (gemm_sms > 0, no split; every tile Stream-K in the
+ * sk_* families): every CTA's segments, as the kernels and the CPU walk
+ * them (kernels/schedule.h, as src/algos/kit.c's kit_walk_of makes it). */
+static int walk_streamk(const struct fgo_config *cfg)
+{
+	return cfg->gemm_sms > 0 && cfg->split_k <= 1;
+}
+
 static void busiest_streamk(const struct fgo_config *cfg, long tiles, long k_iters,
 			    struct busiest *b)
 {
-	struct sched_walk w = kit_walk_of(cfg, tiles, k_iters, strncmp(cfg->algorithm, "sk_", 3) == 0);
+	struct sched_walk w = sched_walk_make(tiles, k_iters, cfg->gemm_sms, 1, 1,
+					      strncmp(cfg->algorithm, "sk_", 3) == 0);
 	for (int c = 0; c < w.ctas; c++) {
 		struct sched_seg s;
 		double iters = 0, units = 0;
@@ -79,7 +86,7 @@ int model_terms(const struct fgo_config *cfg, const struct model_machine *m,
 	const double tile_fp32 = (double)cfg->blk_m * cfg->blk_n * 4.0;
 	struct busiest b = { 0, 0, 0 };
 
-	if (kit_walk_streamk(cfg)) {
+	if (walk_streamk(cfg)) {
 		busiest_streamk(cfg, tiles, g.k_iters, &b);
 	} else {
 		int split = cfg->split_k > 1 ? cfg->split_k : 1;

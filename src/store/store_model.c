@@ -1,0 +1,94 @@
+/* store_model.c: the cost model's fits in the store (model_fits, schema 5):
+ * one row per fit, the newest per machine, backend and core in use. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fgo.h"
+#include "store/store.h"
+#include "store/store_sql.h"
+
+int store_model_put(struct fgo_store *st, const char *machine, const char *backend,
+		    const char *core, const char *source, const struct model_machine *m,
+		    const struct model_fit *f, char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	char now[32];
+	store_timestamp(now);
+	for (int i = 0; i < MODEL_TERMS; i++)
+		if (!isfinite(f->coef[i])) {
+			snprintf(err, len, "%s: the %s model's %s coefficient is not a finite number",
+				 store_sql_db_path(db), core, model_term_names[i]);
+			return FGO_EUSAGE;
+		}
+	if (store_sql_prepare(db,
+		    "INSERT INTO model_fits (machine, backend, core, source, runs, rms_rel_err,"
+		    " median_rel_err, max_rel_err, c_launch, c_compute, c_memory, c_reuse, c_units,"
+		    " c_stall, c_exchange, c_comm, peak_fp32, peak_fp16, peak_bf16, memory_gbps,"
+		    " link_gbps, cus, fitted_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+		    " ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+		    &q, "store the model fit", err, len))
+		return FGO_EFAIL;
+	int b = store_sql_bind_text(q, 1, machine) | store_sql_bind_text(q, 2, backend) |
+		store_sql_bind_text(q, 3, core) | store_sql_bind_text(q, 4, source) |
+		sqlite3_bind_int64(q, 5, (sqlite3_int64)f->runs) |
+		sqlite3_bind_double(q, 6, f->rms_rel_err) | sqlite3_bind_double(q, 7, f->median_rel_err) |
+		sqlite3_bind_double(q, 8, f->max_rel_err);
+	for (int i = 0; i < MODEL_TERMS; i++)
+		b |= sqlite3_bind_double(q, 9 + i, f->coef[i]);
+	for (int t = 0; t < 3; t++)
+		b |= sqlite3_bind_double(q, 17 + t, m->peak_tflops[t]);
+	b |= sqlite3_bind_double(q, 20, m->mem_gbps) | sqlite3_bind_double(q, 21, m->link_gbps) |
+	     sqlite3_bind_int(q, 22, m->cus) | store_sql_bind_text(q, 23, now);
+	if (b != SQLITE_OK) {
+		sqlite3_finalize(q);
+		return store_sql_fail(db, err, len, "store the model fit");
+	}
+	return store_sql_run_once(db, q, "store the model fit", err, len);
+}
+
+int store_model_get(struct fgo_store *st, const char *machine, const char *backend,
+		    const char *core, struct model_machine *m, struct model_fit *f,
+		    char fitted_at[32], int *found, char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	*found = 0;
+	if (store_sql_prepare(db,
+		    "SELECT runs, rms_rel_err, median_rel_err, max_rel_err, c_launch, c_compute,"
+		    " c_memory, c_reuse, c_units, c_stall, c_exchange, c_comm, peak_fp32, peak_fp16,"
+		    " peak_bf16, memory_gbps, link_gbps, cus, fitted_at FROM model_fits"
+		    " WHERE machine = ?1 AND backend = ?2 AND core = ?3"
+		    " ORDER BY fitted_at DESC, id DESC LIMIT 1",
+		    &q, "read the model fits", err, len))
+		return FGO_EFAIL;
+	int rc = store_sql_bind_text(q, 1, machine) | store_sql_bind_text(q, 2, backend) |
+		 store_sql_bind_text(q, 3, core);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		memset(f, 0, sizeof *f);
+		memset(m, 0, sizeof *m);
+		f->runs = (size_t)sqlite3_column_int64(q, 0);
+		f->rms_rel_err = sqlite3_column_double(q, 1);
+		f->median_rel_err = sqlite3_column_double(q, 2);
+		f->max_rel_err = sqlite3_column_double(q, 3);
+		for (int i = 0; i < MODEL_TERMS; i++)
+			f->coef[i] = sqlite3_column_double(q, 4 + i);
+		for (int t = 0; t < 3; t++)
+			m->peak_tflops[t] = sqlite3_column_double(q, 12 + t);
+		m->mem_gbps = sqlite3_column_double(q, 15);
+		m->link_gbps = sqlite3_column_double(q, 16);
+		m->cus = sqlite3_column_int(q, 17);
+		if (fitted_at) {
+			const unsigned char *at = sqlite3_column_text(q, 18);
+			snprintf(fitted_at, 32, "%s", at ? (const char *)at : "");
+		}
+		*found = 1;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sql_fail(db, err, len, "read the model fits");
+	return FGO_OK;
+}
