@@ -196,6 +196,38 @@ CREATE TABLE model_fits (
 );
 CREATE INDEX model_fits_lookup ON model_fits(machine, backend, core);
 
+-- schema 5: what `best --predict --world W` predicted for a fused family at
+-- W ranks from one GPU (src/tune/predict_world.h), with its inputs, and the
+-- best measured times at W where the store had them then.
+CREATE TABLE world_predictions (
+    id              INTEGER PRIMARY KEY,
+    made_at         TEXT NOT NULL,
+    machine         TEXT NOT NULL,            -- whose runs and ceilings
+    backend         TEXT NOT NULL,
+    algorithm       TEXT NOT NULL,
+    dtype           TEXT NOT NULL,
+    world           INTEGER NOT NULL,
+    m               INTEGER NOT NULL,
+    n               INTEGER NOT NULL,
+    k               INTEGER NOT NULL,
+    gemm_m          INTEGER NOT NULL,         -- the per-rank GEMM
+    gemm_n          INTEGER NOT NULL,
+    gemm_k          INTEGER NOT NULL,
+    gemm_ms         REAL NOT NULL,
+    gemm_source     TEXT NOT NULL,            -- 'measured' or 'model'
+    link_gbps       REAL NOT NULL,            -- egress of one GPU to all peers
+    link_source     TEXT NOT NULL,            -- ceilings.unit: measured or stated
+    comm_bytes      REAL NOT NULL,            -- one rank's egress
+    comm_ms         REAL NOT NULL,
+    reduce_ms       REAL NOT NULL,
+    fused_ms        REAL NOT NULL,
+    baseline_ms     REAL NOT NULL,            -- GEMM then the collective
+    speedup         REAL NOT NULL,
+    measured_fused_ms    REAL,                -- best ok run at W then (NULL: none)
+    measured_baseline_ms REAL
+);
+CREATE INDEX world_predictions_shape ON world_predictions(algorithm, dtype, world, m, n, k);
+
 -- schema 4: the read floor, measured by `fgobench calibrate`: the fastest
 -- streaming read of N bytes on one device, timed as runs are timed (L2
 -- flushed before, events around one launch on a GPU; a monotonic clock

@@ -21,6 +21,8 @@ const char cmd_best_usage[] =
 	"       [--format table|md|csv|json] [--db F]\n"
 	"       fgobench best --predict --m M --n N --k K --algorithm A [--world W]\n"
 	"       [--dtype D] [--tag T] [--top T] [--cus N] [--format F] [--db F]\n"
+	"       fgobench best --predict --m M --n N --k K --world W [--algorithm A]\n"
+	"       [--dtype D] [--format F] [--db F]\n"
 	"\n"
 	"For each problem (algorithm, dtype, world, M, N, K) with ok runs in the store,\n"
 	"the fastest configuration by median fused time: its tile, the time, TFLOPS\n"
@@ -46,13 +48,30 @@ const char cmd_best_usage[] =
 	"memory-bound or no floor); the table shows x_floor when a floor exists.\n"
 	"\n"
 	"With --predict: a prediction, not a measurement, for a shape with no runs\n"
-	"(a measured shape's own runs are left out). The 4 measured shapes of the same\n"
-	"algorithm, dtype and world nearest in log2(M), log2(N), log2(K) vote: each\n"
-	"configuration's time relative to the best there, corrected for its tile\n"
-	"efficiency (padding, and the last wave of tiles over the compute units) there\n"
-	"and at the new shape. Prints the top candidates (default 3) with the shapes\n"
-	"that support them (place and gap to the best there) and how far the nearest\n"
-	"measured shape is.\n"
+	"(a measured shape's own runs are left out). Where the machine of the newest\n"
+	"runs has a cost model (`fgobench calibrate` fits one per GEMM core; with none\n"
+	"stored one is fitted on the spot from 16 or more runs), every configuration\n"
+	"measured at any shape is ranked by the model's time at the new shape, times\n"
+	"a correction from the 4 nearest measured shapes in log2(M), log2(N),\n"
+	"log2(K): the weighted geometric mean of measured / model of the same\n"
+	"configuration there (or of everything measured there, for one not measured\n"
+	"near). Printed: predicted us, the gap to the first, the model's us, the\n"
+	"correction, the share of the near shapes it was measured on and where; the\n"
+	"notes give the model's error on the stored runs and the nearest measured\n"
+	"shape. Without a model the near shapes vote: each configuration's time\n"
+	"relative to the best there, corrected for its tile efficiency (padding, the\n"
+	"last wave over the compute units). Prints the top candidates (default 3).\n"
+	"\n"
+	"With --predict --world W (W > 1) and no --algorithm (or one with no runs at\n"
+	"W): every fused family at W ranks predicted from one GPU: its per-rank GEMM\n"
+	"(M x N/W x K, or K/W) measured by gemm runs at W=1 (else the cost model's\n"
+	"best), the bytes it puts to its peers against the stored link_bw (one GPU's\n"
+	"egress to all peers: `calibrate --link-bw` states it where no second GPU\n"
+	"can measure it), comm hidden behind the GEMM but for one tile, the reduction's\n"
+	"reads, and the baseline (GEMM, then a ring collective at the same egress).\n"
+	"Printed with its inputs and stored (world_predictions); where the store has\n"
+	"ok runs of a family at W on W GPUs, the best of them beside it and how far\n"
+	"off the prediction was (fused_off).\n"
 	"\n"
 	"  --m M, --n N, --k K   only problems of that size (also -m M, -n N, -k K)\n"
 	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
@@ -286,15 +305,18 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 /* --predict: the shape and the algorithm are required. */
 static int predict(const struct best_opts *o)
 {
-	if (!o->m || !o->n || !o->k || !o->algorithm)
+	if (!o->m || !o->n || !o->k || (!o->algorithm && o->world < 2))
 		return cmd_usage_error("best", cmd_best_usage,
-				       "--predict needs the shape and the algorithm: --m, --n, --k and"
-				       " --algorithm");
+				       "--predict needs the shape and the algorithm (--m, --n, --k and"
+				       " --algorithm), or the shape and --world W > 1 for the fused"
+				       " families at W");
 	struct predict_view_opts p = {
 		.db = o->db, .algorithm = o->algorithm, .dtype = o->dtype, .tag = o->tag,
 		.m = o->m, .n = o->n, .k = o->k, .world = o->world, .top = o->top ? o->top : 3,
 		.cus = o->cus, .format = o->format,
 	};
+	if (!o->algorithm || (o->world > 1 && !predict_has_runs(&p)))
+		return predict_world_view(&p);
 	return predict_view(&p);
 }
 

@@ -25,7 +25,7 @@
 
 const char cmd_calibrate_usage[] =
 	"usage: fgobench calibrate [--backend cpu|gpu|auto] [--size N] [--floor-max MIB]\n"
-	"       [--no-floor] [--link-bw GB/S] [--fit] [--db F]\n"
+	"       [--no-floor] [--link-bw GB/S] [--fit [--machine HOST]] [--db F]\n"
 	"\n"
 	"Measures and stores this machine's ceilings for the backend: the matrix\n"
 	"peak per dtype, the memory bandwidth of a device and the rank-to-rank link\n"
@@ -74,6 +74,9 @@ const char cmd_calibrate_usage[] =
 	"               comm term and best --predict --world use it\n"
 	"  --fit        measure nothing: fit the cost model to the stored runs (and\n"
 	"               store --link-bw if given)\n"
+	"  --machine HOST\n"
+	"               with --fit: the runs and ceilings of that host (a store\n"
+	"               brought from another machine; give --backend too, e.g. gpu)\n"
 	"  --db F       the store (default $FGOBENCH_DB or ./fgobench.db)\n"
 	"\n"
 	"After measuring (or with --fit alone) the cost model of each GEMM core\n"
@@ -519,10 +522,14 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 
 /* The stated link (--link-bw, when > 0), then the cost model of every core
  * fitted to this host's stored runs, stored and printed. */
-static int fit_models(const char *db, const char *backend, double link_bw, const char *source)
+static int fit_models(const char *db, const char *backend, const char *machine, double link_bw,
+		      const char *source)
 {
 	char host[128] = "unknown", err[512];
-	gethostname(host, sizeof host - 1);
+	if (machine)
+		snprintf(host, sizeof host, "%s", machine);
+	else
+		gethostname(host, sizeof host - 1);
 	struct fgo_store *st;
 	struct model_core_fit fits[MODEL_CORES];
 	int n = 0;
@@ -575,7 +582,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (cmd_wants_help(argc, argv))
 		return rank == 0 ? cmd_help(cmd_calibrate_usage) : 0;
 	fgo_mute = rank != 0;
-	const char *db = NULL, *backend = "auto";
+	const char *db = NULL, *backend = "auto", *machine = NULL;
 	long size = 0, floor_max = 0;
 	int no_floor = 0, fit_only = 0;
 	double link_bw = 0;
@@ -593,14 +600,21 @@ int cmd_calibrate(int argc, char **argv)
 			no_floor = 1;
 		else if (!strcmp(argv[i], "--fit"))
 			fit_only = 1;
+		else if (!strcmp(argv[i], "--machine") && i + 1 < argc)
+			machine = argv[++i];
 		else if (!strcmp(argv[i], "--link-bw") && i + 1 < argc)
 			rc = cmd_parse_double("calibrate", "--link-bw", argv[++i], 0.001, 1e6, &link_bw);
 		else
 			rc = cmd_usage_error("calibrate", cmd_calibrate_usage, "unknown option \"%s\"",
 					     argv[i]);
 	}
+	if (rc == FGO_OK && machine && !fit_only)
+		rc = cmd_usage_error("calibrate", cmd_calibrate_usage,
+				     "--machine names the runs to fit: it goes with --fit only");
 	const struct fgo_backend *be = rc == FGO_OK ? backend_find(backend) : NULL;
-	if (rc == FGO_OK && !be) {
+	if (rc == FGO_OK && !be && fit_only && machine && strcmp(backend, "auto") != 0) {
+		/* another machine's runs: the backend is only their key here */
+	} else if (rc == FGO_OK && !be) {
 		error("backend \"%s\" is not available here (cpu, gpu or auto)", backend);
 		rc = FGO_EUSAGE;
 	}
@@ -609,7 +623,7 @@ int cmd_calibrate(int argc, char **argv)
 		return rc;
 	if (fit_only) {
 		if (rank == 0)
-			rc = fit_models(cmd_db_path(db), be->name, link_bw, "fit");
+			rc = fit_models(cmd_db_path(db), be ? be->name : backend, machine, link_bw, "fit");
 		MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 		return rc;
 	}
@@ -696,7 +710,7 @@ int cmd_calibrate(int argc, char **argv)
 		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev, &fl,
 				   env.devices);
 		if (rc == FGO_OK)
-			rc = fit_models(cmd_db_path(db), be->name, link_bw, "calibrate");
+			rc = fit_models(cmd_db_path(db), be->name, NULL, link_bw, "calibrate");
 	}
 	device_results_free(&dev);
 	if (rc == FGO_OK && rank == 0 && got.failures)

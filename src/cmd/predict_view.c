@@ -9,24 +9,28 @@
 
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "tune/model_refit.h"
 #include "tune/predict.h"
+#include "tune/predict_world.h"
 #include "views/views.h"
 
-/* The newest ok run of every configuration of the algorithm. */
+/* The newest ok run of every configuration of the algorithm, newest first. */
 static const char query[] =
 	"WITH latest AS ("
-	"  SELECT r.*, s.devices AS devices,"
+	"  SELECT r.*, s.devices AS devices, s.host AS host, s.backend AS backend,"
 	"    row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
 	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0 AND r.algorithm = ?1"
 	"    AND (?2 IS NULL OR r.dtype = ?2) AND (?3 IS NULL OR r.world = ?3)"
 	"    AND (?4 IS NULL OR s.tag = ?4)"
-	") SELECT " VIEW_CONFIG_COLUMNS ", t_fused_ms, devices FROM latest WHERE recency = 1";
+	") SELECT " VIEW_CONFIG_COLUMNS ", t_fused_ms, devices, host, backend FROM latest"
+	" WHERE recency = 1 ORDER BY id DESC";
 
 struct loaded {
 	struct predict_obs *obs;
 	size_t n, cap;
 	int cus;   /* from a "(N SMs)" devices text, 0 when none says */
+	char host[128], backend[32]; /* of the newest run: whose cost model applies */
 };
 
 static int load(struct fgo_store *store, const struct predict_view_opts *o, struct loaded *l)
@@ -59,6 +63,10 @@ static int load(struct fgo_store *store, const struct predict_view_opts *o, stru
 		int cus = 0;
 		if (!l->cus && sms && sscanf(sms, "(%d SMs)", &cus) == 1 && cus > 0)
 			l->cus = cus;
+		if (l->n == 1) {
+			view_text(st, VIEW_CONFIG_NCOLS + 2, l->host, sizeof l->host);
+			view_text(st, VIEW_CONFIG_NCOLS + 3, l->backend, sizeof l->backend);
+		}
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
@@ -107,6 +115,80 @@ static void support_text(const struct predict_result *r, const struct predict_ca
 		n += (size_t)snprintf(out + n, len - n, "%s%ldx%ldx%ld #%d +%.1f%%", i ? "; " : "",
 				      sh->m, sh->n, sh->k, s->place, (s->rel - 1) * 100);
 	}
+}
+
+/* The model's table: predicted, the model's own time and the correction
+ * from the near shapes. */
+static int print_model(const struct predict_view_opts *o, const struct predict_result *r)
+{
+	static const char *const headers[] = { "#",	     "config",     "predicted_us",
+					       "vs_first",   "model_us",   "correction",
+					       "coverage",   "measured near", "reproduce" };
+	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	for (size_t i = 0; t && i < r->count && (int)i < o->top; i++) {
+		const struct predict_candidate *c = &r->cand[i];
+		char tile[96], support[512], line[512];
+		view_tile_text(&c->cfg, tile, sizeof tile);
+		support_text(r, c, support, sizeof support);
+		config_reproduce_line(&c->cfg, line, sizeof line);
+		table_add(t, "%zu", i + 1);
+		table_add(t, "%s", tile);
+		table_add(t, "%.1f", c->predicted_ms * 1e3);
+		table_add(t, "%+.1f%%", (c->score - 1) * 100);
+		table_add(t, "%.1f", c->model_ms * 1e3);
+		table_add(t, "%.3f", c->correction);
+		table_add(t, "%.0f%%", c->coverage * 100);
+		table_add(t, "%s", c->nsupport ? support : "(no: the shapes' correction)");
+		table_add(t, "%s", line);
+	}
+	int rc = t && table_print(t, o->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
+	table_free(t);
+	return rc;
+}
+
+/* The cost model of the runs' machine: the stored fit of each core, or
+ * where none is stored one fitted now to the stored runs (not kept: the
+ * store is read-only here). Says which. *pm->ncores 0: no model. */
+static void model_for(struct fgo_store *store, const struct loaded *l, int top_cus,
+		      struct predict_model *pm)
+{
+	static const char *const cores[MODEL_CORES] = { "wgmma", "mma16", "mma32", "simt" };
+	char err[512], at[32];
+	memset(pm, 0, sizeof *pm);
+	for (int c = 0; c < MODEL_CORES; c++) {
+		struct model_fit f;
+		int found = 0;
+		if (store_model_get(store, l->host, l->backend, cores[c], &pm->machine, &f, at, &found,
+				    err, sizeof err) != FGO_OK || !found)
+			continue;
+		snprintf(pm->core[pm->ncores].core, sizeof pm->core[0].core, "%s", cores[c]);
+		memcpy(pm->core[pm->ncores++].coef, f.coef, sizeof f.coef);
+		note("cost model %s of %s (%s), fitted %s on %zu runs: error rms %.1f%%, median %.1f%%,"
+		     " max %.1f%%",
+		     cores[c], l->host, l->backend, at, f.runs, 100 * f.rms_rel_err,
+		     100 * f.median_rel_err, 100 * f.max_rel_err);
+	}
+	if (pm->ncores == 0) {
+		struct model_core_fit fits[MODEL_CORES];
+		int n = 0;
+		if (model_refit(store, l->host, l->backend, NULL, fits, &n, err, sizeof err) != FGO_OK ||
+		    model_machine_load(store, l->host, l->backend, &pm->machine, err, sizeof err) !=
+			    FGO_OK)
+			return;
+		for (int i = 0; i < n; i++) {
+			if (!fits[i].fitted)
+				continue;
+			memcpy(pm->core[pm->ncores].core, fits[i].core, sizeof fits[i].core);
+			memcpy(pm->core[pm->ncores++].coef, fits[i].fit.coef, sizeof fits[i].fit.coef);
+			note("cost model %s of %s (%s) fitted now on %zu runs (not stored: `fgobench"
+			     " calibrate --fit` keeps it): error rms %.1f%%, median %.1f%%, max %.1f%%",
+			     fits[i].core, l->host, l->backend, fits[i].fit.runs,
+			     100 * fits[i].fit.rms_rel_err, 100 * fits[i].fit.median_rel_err,
+			     100 * fits[i].fit.max_rel_err);
+		}
+	}
+	if (top_cus > 0)
+		pm->machine.cus = top_cus;
 }
 
 static int print(const struct predict_view_opts *o, const struct predict_result *r)
@@ -165,7 +247,14 @@ int predict_view(const struct predict_view_opts *o)
 	snprintf(problem, sizeof problem, "%s %s W=%d M=%ld N=%ld K=%ld", q.algorithm,
 		 dtype_name(q.dtype), q.world, q.m, q.n, q.k);
 	int cus = o->cus ? o->cus : l.cus ? l.cus : 1;
-	if (predict_rank(l.obs, l.n, &q, cus, &r)) {
+	struct predict_model pm;
+	model_for(store, &l, o->cus, &pm);
+	if (pm.ncores == 0)
+		note("no cost model of %s (%s backend) yet (it needs %d ok runs of a core;"
+		     " `fgobench calibrate` fits it): ranked from the nearest shapes' measurements",
+		     l.host, l.backend, MODEL_MIN_RUNS);
+	if (pm.ncores ? predict_rank_model(l.obs, l.n, &q, &pm, &r)
+		      : predict_rank(l.obs, l.n, &q, cus, &r)) {
 		error("out of memory ranking the configurations");
 		rc = FGO_EFAIL;
 		goto out;
@@ -191,10 +280,280 @@ int predict_view(const struct predict_view_opts *o)
 		warning("the nearest measured shape is far (distance %.2f): treat the ranking as a guess"
 			" and measure (`fgobench tune`)",
 			near->distance);
-	rc = print(o, &r);
+	rc = pm.ncores ? print_model(o, &r) : print(o, &r);
 out:
 	predict_free(&r);
 	free(l.obs);
 	store_close(store);
 	return cmd_finish_stdout(rc);
+}
+
+/* ---- best --predict --world W: the fused families at W from one GPU ---- */
+
+/* The machine whose gemm runs at W=1 (of dtype, when given) are newest:
+ * FGO_OK with host, backend and dtype set, FGO_EUSAGE when none. */
+static int world_machine(struct fgo_store *store, const char *dtype, char *host, size_t hlen,
+			 char *backend, size_t blen, char *dt, size_t dlen)
+{
+	sqlite3_stmt *st;
+	if (view_prepare(store,
+			 "SELECT s.host, s.backend, r.dtype FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+			 " WHERE r.algorithm = 'gemm' AND r.world = 1 AND r.status = 'ok'"
+			 " AND r.t_fused_ms > 0 AND (?1 IS NULL OR r.dtype = ?1) ORDER BY r.id DESC LIMIT 1",
+			 &st))
+		return FGO_EFAIL;
+	if (dtype)
+		sqlite3_bind_text(st, 1, dtype, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_ROW ? FGO_OK : FGO_EUSAGE;
+	if (rc == FGO_OK) {
+		view_text(st, 0, host, hlen);
+		view_text(st, 1, backend, blen);
+		view_text(st, 2, dt, dlen);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The stored link_bw of the machine and what it is ("measured" or
+ * "stated"); 0 when none. */
+static double world_link(struct fgo_store *store, const char *host, const char *backend,
+			 char *source, size_t len)
+{
+	sqlite3_stmt *st;
+	double v = 0;
+	snprintf(source, len, "none");
+	if (view_prepare(store,
+			 "SELECT value, unit FROM ceilings WHERE machine = ?1 AND backend = ?2"
+			 " AND what = 'link_bw' AND detail = '' ORDER BY measured_at DESC, id DESC LIMIT 1",
+			 &st))
+		return 0;
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, backend, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *unit = (const char *)sqlite3_column_text(st, 1);
+		v = sqlite3_column_double(st, 0);
+		snprintf(source, len, "%s", unit && strstr(unit, "stated") ? "stated" : "measured");
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The best measured time (and its tile) of algorithm at a shape, world
+ * and dtype on the machine, from runs that did not share a GPU; 0 when
+ * none. With baseline, the best measured baseline too. */
+static double world_measured(struct fgo_store *store, const char *host, const char *backend,
+			     const char *algorithm, const char *dtype, int world, long m, long n,
+			     long k, int *blk_m, int *blk_n, double *baseline)
+{
+	sqlite3_stmt *st;
+	double v = 0;
+	if (view_prepare(store,
+			 "SELECT r.t_fused_ms, r.blk_m, r.blk_n,"
+			 " (SELECT min(x.t_baseline_ms) FROM runs x JOIN sweeps y ON y.id = x.sweep_id"
+			 "  WHERE x.algorithm = r.algorithm AND x.dtype = r.dtype AND x.world = r.world"
+			 "  AND x.m = r.m AND x.n = r.n AND x.k = r.k AND x.status = 'ok'"
+			 "  AND y.host = s.host AND y.backend = s.backend AND x.t_baseline_ms > 0)"
+			 " FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+			 " WHERE r.algorithm = ?3 AND r.dtype = ?4 AND r.world = ?5 AND r.m = ?6 AND r.n = ?7"
+			 " AND r.k = ?8 AND r.status = 'ok' AND r.t_fused_ms > 0 AND s.host = ?1"
+			 " AND s.backend = ?2 AND NOT (s.devices LIKE '%x %' AND s.mpi_ranks >"
+			 "  CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))"
+			 " ORDER BY r.t_fused_ms LIMIT 1",
+			 &st))
+		return 0;
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, backend, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, algorithm, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, dtype, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, world);
+	sqlite3_bind_int64(st, 6, m);
+	sqlite3_bind_int64(st, 7, n);
+	sqlite3_bind_int64(st, 8, k);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_double(st, 0);
+		*blk_m = sqlite3_column_int(st, 1);
+		*blk_n = sqlite3_column_int(st, 2);
+		if (baseline)
+			*baseline = sqlite3_column_double(st, 3);
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The per-rank GEMM's time: measured at that shape, else the cost model's
+ * best candidate there. 0 (why in source) when neither can say. */
+static double world_gemm(struct fgo_store *store, const char *host, const char *backend,
+			 const char *dtype, long m, long n, long k, long *units, char *source,
+			 size_t slen)
+{
+	int bm = 0, bn = 0;
+	double ms = world_measured(store, host, backend, "gemm", dtype, 1, m, n, k, &bm, &bn, NULL);
+	if (ms > 0) {
+		*units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+		snprintf(source, slen, "measured");
+		return ms;
+	}
+	struct predict_view_opts go = { .algorithm = "gemm", .dtype = dtype, .world = 1 };
+	struct loaded l = { 0 };
+	struct predict_result r = { 0 };
+	struct predict_model pm;
+	struct fgo_config q;
+	snprintf(source, slen, "none");
+	int save = fgo_mute;
+	fgo_mute = 1; /* the model's notes were said once already */
+	if (load(store, &go, &l) == FGO_OK && l.n > 0) {
+		model_for(store, &l, 0, &pm);
+		q = l.obs[0].cfg;
+		q.m = m;
+		q.n = n;
+		q.k = k;
+		if (pm.ncores && predict_rank_model(l.obs, l.n, &q, &pm, &r) == FGO_OK && r.count) {
+			ms = r.cand[0].predicted_ms;
+			*units = ((m + r.cand[0].cfg.blk_m - 1) / r.cand[0].cfg.blk_m) *
+				 ((n + r.cand[0].cfg.blk_n - 1) / r.cand[0].cfg.blk_n);
+			snprintf(source, slen, "model");
+		}
+	}
+	fgo_mute = save;
+	predict_free(&r);
+	free(l.obs);
+	return ms;
+}
+
+int predict_world_view(const struct predict_view_opts *o)
+{
+	struct fgo_store *store = NULL;
+	char host[128], backend[32], dtype[8], link_source[16], err[512];
+	int rc = store_open(cmd_db_path(o->db), FGO_STORE_WRITE, &store, err, sizeof err);
+	if (rc != FGO_OK) {
+		error("%s", err);
+		return rc;
+	}
+	if ((rc = world_machine(store, o->dtype, host, sizeof host, backend, sizeof backend, dtype,
+				sizeof dtype)) != FGO_OK) {
+		if (rc == FGO_EUSAGE)
+			error("no ok gemm runs at W=1%s%s to predict from: sweep the per-rank GEMMs on"
+			      " one GPU first (M x N/W x K, or K/W)",
+			      o->dtype ? " of " : "", o->dtype ? o->dtype : "");
+		goto out;
+	}
+	struct model_machine mach;
+	double link = world_link(store, host, backend, link_source, sizeof link_source);
+	if ((rc = model_machine_load(store, host, backend, &mach, err, sizeof err)) != FGO_OK) {
+		error("%s", err);
+		goto out;
+	}
+	if (!(link > 0)) {
+		error("no link bandwidth of %s (%s backend) is stored: `fgobench calibrate` measures it"
+		      " where a second GPU is, `fgobench calibrate --fit --link-bw GB/S` states it"
+		      " (one GPU's egress to all its peers at once)",
+		      host, backend);
+		rc = FGO_EUSAGE;
+		goto out;
+	}
+	note("prediction, not a measurement: the fused families at W=%d, %s M=%ld N=%ld K=%ld, from"
+	     " %s (%s backend): per-rank GEMMs measured there (or the cost model's best), link"
+	     " %.0f GB/s (%s), memory %.0f GB/s",
+	     o->world, dtype, o->m, o->n, o->k, host, backend, link, link_source, mach.mem_gbps);
+	static const char *const headers[] = {
+		"algorithm", "W", "per-rank GEMM", "gemm_us", "gemm_from", "comm_MB", "comm_us",
+		"reduce_us", "fused_us", "baseline_us", "speedup", "measured_fused_us",
+		"measured_speedup", "fused_off"
+	};
+	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	int rows = 0;
+	for (const struct fgo_algo *const *a = fgo_algos; t && *a; a++) {
+		if (!(*a)->needs_comm || (o->algorithm && strcmp(o->algorithm, (*a)->name)))
+			continue;
+		struct fgo_config cfg;
+		char why[FGO_REASON_MAX], gsrc[16], shape[96];
+		long gm, gn, gk, units = 1;
+		config_defaults(&cfg);
+		snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", (*a)->name);
+		dtype_parse(dtype, &cfg.dtype);
+		cfg.world = o->world;
+		cfg.m = o->m;
+		cfg.n = o->n;
+		cfg.k = o->k;
+		cfg.blk_m = cfg.blk_n = cfg.blk_k = 16;
+		if ((*a)->comm_ctas == FGO_COMM_CTAS_REQUIRED)
+			cfg.gemm_sms = cfg.comm_sms = 1;
+		if (config_validate(&cfg, why, sizeof why)) {
+			note("%s at W=%d: %s", cfg.algorithm, o->world, why);
+			continue;
+		}
+		predict_world_gemm_shape(&cfg, &gm, &gn, &gk);
+		double gemm = world_gemm(store, host, backend, dtype, gm, gn, gk, &units, gsrc, sizeof gsrc);
+		snprintf(shape, sizeof shape, "%ldx%ldx%ld", gm, gn, gk);
+		if (!(gemm > 0)) {
+			note("%s at W=%d: the per-rank GEMM %s has no gemm run and no cost model to say"
+			     " its time (sweep it, or `fgobench calibrate --fit`)",
+			     cfg.algorithm, o->world, shape);
+			continue;
+		}
+		struct world_inputs in = { gemm, link, mach.mem_gbps, units };
+		struct world_prediction p;
+		predict_world(&cfg, &in, &p);
+		int bm, bn;
+		double base_meas = 0;
+		double meas = world_measured(store, host, backend, cfg.algorithm, dtype, o->world, o->m,
+					     o->n, o->k, &bm, &bn, &base_meas);
+		struct store_world_prediction row = {
+			host, backend, cfg.algorithm, dtype, gsrc, link_source, o->world, o->m, o->n, o->k,
+			gm, gn, gk, gemm, link, p.comm_bytes, p.comm_ms, p.reduce_ms, p.fused_ms,
+			p.baseline_ms, p.speedup, meas, base_meas
+		};
+		if (store_world_prediction_put(store, &row, err, sizeof err) != FGO_OK)
+			warning("the prediction was not stored: %s", err);
+		table_add(t, "%s", cfg.algorithm);
+		table_add(t, "%d", o->world);
+		table_add(t, "%s", shape);
+		table_add(t, "%.1f", gemm * 1e3);
+		table_add(t, "%s", gsrc);
+		table_add(t, "%.2f", p.comm_bytes / 1e6);
+		table_add(t, "%.1f", p.comm_ms * 1e3);
+		table_add(t, "%.1f", p.reduce_ms * 1e3);
+		table_add(t, "%.1f", p.fused_ms * 1e3);
+		table_add(t, "%.1f", p.baseline_ms * 1e3);
+		table_add(t, "%.2f", p.speedup);
+		if (meas > 0) {
+			table_add(t, "%.1f", meas * 1e3);
+			table_add(t, base_meas > 0 ? "%.2f" : "-", base_meas / meas);
+			table_add(t, "%+.0f%%", (p.fused_ms / meas - 1) * 100);
+		} else {
+			table_add(t, "-");
+			table_add(t, "-");
+			table_add(t, "-");
+		}
+		rows++;
+	}
+	if (!t) {
+		rc = FGO_EFAIL;
+		goto out;
+	}
+	if (rows == 0) {
+		error("no fused family could be predicted at W=%d for this shape (see the notes)", o->world);
+		rc = FGO_EUSAGE;
+	} else {
+		rc = table_print(t, o->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
+	}
+	table_free(t);
+out:
+	store_close(store);
+	return cmd_finish_stdout(rc);
+}
+
+int predict_has_runs(const struct predict_view_opts *o)
+{
+	struct fgo_store *store = NULL;
+	struct loaded l = { 0 };
+	int save = fgo_mute, any = 0;
+	fgo_mute = 1;
+	if (view_open(o->db, &store) == FGO_OK) {
+		any = load(store, o, &l) == FGO_OK && l.n > 0;
+		store_close(store);
+	}
+	fgo_mute = save;
+	free(l.obs);
+	return any;
 }

@@ -22,4 +22,15 @@ struct predict_view_opts {
  * from or the problem is ambiguous (message printed), FGO_EFAIL. */
 int predict_view(const struct predict_view_opts *o);
 
+/* best --predict --world W (W > 1): every fused family (or o->algorithm)
+ * at W ranks and o's shape, predicted from one GPU (src/tune/predict_world.h):
+ * the per-rank GEMMs measured (or the cost model's best), the family's bytes
+ * and the stored link_bw; printed with its inputs, stored in
+ * world_predictions, beside the best measured run at W where the store has
+ * one (not of ranks sharing a GPU). Exit status as predict_view. */
+int predict_world_view(const struct predict_view_opts *o);
+
+/* Whether the store has ok runs of o's algorithm (dtype, world when given). */
+int predict_has_runs(const struct predict_view_opts *o);
+
 #endif

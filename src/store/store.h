@@ -149,6 +149,18 @@ int store_model_get(struct fgo_store *st, const char *machine, const char *backe
 		    const char *core, struct model_machine *m, struct model_fit *f,
 		    char fitted_at[32], int *found, char *err, size_t len);
 
+/* One row of world_predictions (best --predict --world). */
+struct store_world_prediction {
+	const char *machine, *backend, *algorithm, *dtype;
+	const char *gemm_source, *link_source;
+	int world;
+	long m, n, k, gemm_m, gemm_n, gemm_k;
+	double gemm_ms, link_gbps, comm_bytes, comm_ms, reduce_ms, fused_ms, baseline_ms, speedup;
+	double measured_fused_ms, measured_baseline_ms; /* <= 0: none measured */
+};
+int store_world_prediction_put(struct fgo_store *st, const struct store_world_prediction *p,
+			       char *err, size_t len);
+
 /* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
 void store_timestamp(char out[32]);
 

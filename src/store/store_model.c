@@ -1,5 +1,6 @@
 /* store_model.c: the cost model's fits in the store (model_fits, schema 5):
- * one row per fit, the newest per machine, backend and core in use. */
+ * one row per fit, the newest per machine, backend and core in use; and
+ * the world-size predictions made from them (world_predictions). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,4 +92,45 @@ int store_model_get(struct fgo_store *st, const char *machine, const char *backe
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return store_sql_fail(db, err, len, "read the model fits");
 	return FGO_OK;
+}
+
+int store_world_prediction_put(struct fgo_store *st, const struct store_world_prediction *p,
+			       char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	char now[32];
+	store_timestamp(now);
+	if (store_sql_prepare(db,
+		    "INSERT INTO world_predictions (made_at, machine, backend, algorithm, dtype, world,"
+		    " m, n, k, gemm_m, gemm_n, gemm_k, gemm_ms, gemm_source, link_gbps, link_source,"
+		    " comm_bytes, comm_ms, reduce_ms, fused_ms, baseline_ms, speedup,"
+		    " measured_fused_ms, measured_baseline_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		    " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+		    &q, "store the prediction", err, len))
+		return FGO_EFAIL;
+	const double reals[] = { p->gemm_ms, p->link_gbps, p->comm_bytes, p->comm_ms, p->reduce_ms,
+				 p->fused_ms, p->baseline_ms, p->speedup };
+	int b = store_sql_bind_text(q, 1, now) | store_sql_bind_text(q, 2, p->machine) |
+		store_sql_bind_text(q, 3, p->backend) | store_sql_bind_text(q, 4, p->algorithm) |
+		store_sql_bind_text(q, 5, p->dtype) | sqlite3_bind_int(q, 6, p->world) |
+		sqlite3_bind_int64(q, 7, p->m) | sqlite3_bind_int64(q, 8, p->n) |
+		sqlite3_bind_int64(q, 9, p->k) | sqlite3_bind_int64(q, 10, p->gemm_m) |
+		sqlite3_bind_int64(q, 11, p->gemm_n) | sqlite3_bind_int64(q, 12, p->gemm_k) |
+		sqlite3_bind_double(q, 13, p->gemm_ms) | store_sql_bind_text(q, 14, p->gemm_source) |
+		sqlite3_bind_double(q, 15, p->link_gbps) | store_sql_bind_text(q, 16, p->link_source);
+	for (int i = 2; i < (int)FGO_ARRAY_SIZE(reals); i++)
+		b |= sqlite3_bind_double(q, 15 + i, reals[i]);
+	b |= p->measured_fused_ms > 0 ? sqlite3_bind_double(q, 23, p->measured_fused_ms)
+				      : sqlite3_bind_null(q, 23);
+	b |= p->measured_baseline_ms > 0 ? sqlite3_bind_double(q, 24, p->measured_baseline_ms)
+					 : sqlite3_bind_null(q, 24);
+	for (int i = 0; i < (int)FGO_ARRAY_SIZE(reals); i++)
+		if (!isfinite(reals[i]))
+			b |= SQLITE_MISMATCH;
+	if (b != SQLITE_OK) {
+		sqlite3_finalize(q);
+		return store_sql_fail(db, err, len, "store the prediction");
+	}
+	return store_sql_run_once(db, q, "store the prediction", err, len);
 }

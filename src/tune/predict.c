@@ -213,6 +213,134 @@ int predict_rank(const struct predict_obs *obs, size_t n, const struct fgo_confi
 	return FGO_OK;
 }
 
+double predict_model_ms(const struct predict_model *pm, const struct fgo_config *cfg)
+{
+	const char *core = model_core(cfg);
+	double x[MODEL_TERMS];
+	for (int c = 0; c < pm->ncores; c++)
+		if (!strcmp(pm->core[c].core, core))
+			return model_terms(cfg, &pm->machine, x) ? model_time(x, pm->core[c].coef) : 0;
+	return 0;
+}
+
+/* cfg's tunables at shape (m, n, k). */
+static struct fgo_config at_shape(const struct fgo_config *cfg, long m, long n, long k)
+{
+	struct fgo_config c = *cfg;
+	c.m = m;
+	c.n = n;
+	c.k = k;
+	return c;
+}
+
+/* log(measured / model) of obs[i], or NAN when the model has no time for it. */
+static double log_ratio(const struct predict_model *pm, const struct predict_obs *o)
+{
+	double model = predict_model_ms(pm, &o->cfg);
+	return model > 0 && o->ms > 0 ? log(o->ms / model) : NAN;
+}
+
+/* The shapes' correction for a configuration not measured near the query:
+ * the weighted mean of log(measured / model) of everything measured at
+ * the near shapes, each shape weighing weight(distance) in all. */
+static double shape_log_correction(const struct predict_obs *obs, size_t n,
+				   const struct fgo_config *q, const struct predict_result *r,
+				   const struct predict_model *pm)
+{
+	double sum = 0, wsum = 0;
+	for (int s = 0; s < r->nnear; s++) {
+		const struct predict_shape *sh = &r->near[s];
+		double at = 0;
+		int count = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!same_problem(&obs[i].cfg, q) || !same_shape(&obs[i].cfg, sh->m, sh->n, sh->k))
+				continue;
+			double lr = log_ratio(pm, &obs[i]);
+			if (isfinite(lr)) {
+				at += lr;
+				count++;
+			}
+		}
+		if (count) {
+			sum += weight(sh->distance) * at / count;
+			wsum += weight(sh->distance);
+		}
+	}
+	return wsum > 0 ? sum / wsum : 0;
+}
+
+static int by_predicted(const void *a, const void *b)
+{
+	const struct predict_candidate *x = a, *y = b;
+	if (x->predicted_ms != y->predicted_ms)
+		return x->predicted_ms < y->predicted_ms ? -1 : 1;
+	return (x->coverage < y->coverage) - (x->coverage > y->coverage);
+}
+
+int predict_rank_model(const struct predict_obs *obs, size_t n, const struct fgo_config *query,
+		       const struct predict_model *pm, struct predict_result *out)
+{
+	memset(out, 0, sizeof *out);
+	struct predict_shape *shapes = shapes_of(obs, n, query, &out->nshapes);
+	out->cand = malloc(sizeof *out->cand * (n + 1));
+	if (!shapes || !out->cand) {
+		free(shapes);
+		predict_free(out);
+		return FGO_EFAIL;
+	}
+	out->nnear = out->nshapes < PREDICT_NEAR ? out->nshapes : PREDICT_NEAR;
+	memcpy(out->near, shapes, sizeof *shapes * (size_t)out->nnear);
+	free(shapes);
+	double shape_lc = shape_log_correction(obs, n, query, out, pm);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fgo_config *c = &obs[i].cfg;
+		if (!same_problem(c, query) || same_shape(c, query->m, query->n, query->k) ||
+		    !(obs[i].ms > 0))
+			continue;
+		struct predict_candidate cand;
+		memset(&cand, 0, sizeof cand);
+		cand.cfg = at_shape(c, query->m, query->n, query->k);
+		char reason[FGO_REASON_MAX];
+		if (config_validate(&cand.cfg, reason, sizeof reason))
+			continue;
+		size_t j = 0;
+		while (j < out->count && !same_tunables(&out->cand[j].cfg, &cand.cfg))
+			j++;
+		if (j < out->count || !((cand.model_ms = predict_model_ms(pm, &cand.cfg)) > 0))
+			continue;
+		/* its own measurements at the near shapes */
+		double sum = 0, wsum = 0, wall = 0;
+		for (int s = 0; s < out->nnear; s++) {
+			const struct predict_shape *sh = &out->near[s];
+			const struct predict_obs *best = NULL;
+			wall += weight(sh->distance);
+			for (size_t k = 0; k < n; k++)
+				if (same_problem(&obs[k].cfg, query) &&
+				    same_shape(&obs[k].cfg, sh->m, sh->n, sh->k) &&
+				    same_tunables(&obs[k].cfg, &cand.cfg) && obs[k].ms > 0 &&
+				    (!best || obs[k].ms < best->ms))
+					best = &obs[k];
+			double lr = best ? log_ratio(pm, best) : NAN;
+			if (!isfinite(lr))
+				continue;
+			sum += weight(sh->distance) * lr;
+			wsum += weight(sh->distance);
+			cand.support[cand.nsupport++] = (struct predict_support){
+				s, place_at(obs, n, query, sh, best->ms), best->ms / sh->best_ms
+			};
+		}
+		cand.coverage = wall > 0 ? wsum / wall : 0;
+		cand.correction = exp(wsum > 0 ? sum / wsum : shape_lc);
+		cand.predicted_ms = cand.model_ms * cand.correction;
+		out->cand[out->count++] = cand;
+	}
+	qsort(out->cand, out->count, sizeof *out->cand, by_predicted);
+	for (size_t i = 0; i < out->count; i++)
+		out->cand[i].score = out->cand[i].predicted_ms / out->cand[0].predicted_ms;
+	return FGO_OK;
+}
+
 void predict_free(struct predict_result *r)
 {
 	free(r->cand);

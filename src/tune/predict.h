@@ -10,13 +10,22 @@
  * efficiency at the query, predicts its relative time at the query. The
  * PREDICT_NEAR measured shapes nearest in (log2 M, log2 N, log2 K) vote,
  * weighted 1 / (0.5 + distance)^2; a configuration measured on less than
- * half of that weight ranks after those measured on more. */
+ * half of that weight ranks after those measured on more.
+ *
+ * With a cost model (predict_model: src/model.h's coefficients of each
+ * core, fitted to the machine's runs) the ranking is the model's instead:
+ * every configuration measured at any shape of the problem is a candidate,
+ * its time at the query the model's, times a correction from the nearest
+ * measured shapes: the weighted geometric mean of measured / model of the
+ * same configuration there, or, where it was not measured near, of every
+ * configuration measured at those shapes. */
 #ifndef FGO_PREDICT_H
 #define FGO_PREDICT_H
 
 #include <stddef.h>
 
 #include "config.h"
+#include "model.h"
 
 #define PREDICT_NEAR 4
 
@@ -48,7 +57,25 @@ struct predict_candidate {
 	double coverage;       /* share of the near shapes' weight it was measured on */
 	int nsupport;
 	struct predict_support support[PREDICT_NEAR];
+	/* with a model (else 0): */
+	double model_ms;       /* the model's time at the query */
+	double correction;     /* measured / model near the query (see above) */
+	double predicted_ms;   /* model_ms x correction: what the ranking is by */
 };
+
+/* The cost model of the machine the runs are of: the coefficients of each
+ * core it has a fit for. */
+struct predict_model {
+	struct model_machine machine;
+	int ncores;
+	struct {
+		char core[8];  /* model_core's name */
+		double coef[MODEL_TERMS];
+	} core[4];
+};
+
+/* cfg's model time at its shape, or 0 when pm has no fit of its core. */
+double predict_model_ms(const struct predict_model *pm, const struct fgo_config *cfg);
 
 struct predict_result {
 	int nshapes;                             /* measured shapes besides the query's */
@@ -66,6 +93,10 @@ struct predict_result {
  * FGO_OK (count 0 when nothing applies), FGO_EFAIL when memory runs out. */
 int predict_rank(const struct predict_obs *obs, size_t n, const struct fgo_config *query,
 		 int cus, struct predict_result *out);
+/* The same ranked by the model pm (see above); candidates whose core pm
+ * has no fit for are left out. */
+int predict_rank_model(const struct predict_obs *obs, size_t n, const struct fgo_config *query,
+		       const struct predict_model *pm, struct predict_result *out);
 void predict_free(struct predict_result *r);
 
 /* Euclidean distance of two shapes in (log2 M, log2 N, log2 K). */

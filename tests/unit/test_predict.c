@@ -145,6 +145,94 @@ static void test_efficiency(void)
 	predict_free(&r);
 }
 
+/* The model's ranking: runs made by a known cost model, each tile with a
+ * quality of its own (its time the model's x the quality, as a real core's
+ * tiles differ in ways no term has); the model with the right coefficients
+ * and the near shapes' correction ranks the true best first at a shape
+ * never measured, and a tile never measured near gets the shapes'
+ * correction. */
+static void test_model_rank(void)
+{
+	static const int mtiles[][2] = { { 64, 64 }, { 64, 128 }, { 128, 128 }, { 128, 256 } };
+	static const double quality[] = { 1.3, 1.0, 0.9, 1.15 };
+	static const long mshapes[][3] = { { 512, 4096, 4096 }, { 1024, 4096, 4096 },
+					   { 2048, 4096, 8192 }, { 4096, 4096, 4096 },
+					   { 128, 8192, 8192 } };
+	struct predict_model pm;
+	memset(&pm, 0, sizeof pm);
+	pm.machine = (struct model_machine){ { 60, 790, 790 }, 3000, 0, 132 };
+	pm.ncores = 1;
+	snprintf(pm.core[0].core, sizeof pm.core[0].core, "wgmma");
+	const double coef[MODEL_TERMS] = { 0.004, 1.3, 1.1, 0.08, 1.5, 0.6, 1.2, 1.4 };
+	memcpy(pm.core[0].coef, coef, sizeof coef);
+	struct predict_obs obs[64];
+	size_t n = 0;
+	for (size_t s = 0; s < FGO_ARRAY_SIZE(mshapes); s++)
+		for (size_t t = 0; t < FGO_ARRAY_SIZE(mtiles); t++) {
+			struct fgo_config c = shape_cfg(mshapes[s][0], mshapes[s][1], mshapes[s][2],
+						       mtiles[t][0], mtiles[t][1], 64);
+			c.dtype = FGO_BF16;
+			c.world = 1;
+			c.mma = FGO_MMA_WGMMA;
+			c.num_warps = 8;
+			c.num_stages = 4;
+			obs[n].cfg = c;
+			obs[n].ms = predict_model_ms(&pm, &c) * quality[t];
+			n++;
+		}
+	struct fgo_config q = obs[0].cfg;
+	q.m = 3072;
+	q.n = 4096;
+	q.k = 6144;
+	/* the truth at the query */
+	int best = 0;
+	double best_ms = INFINITY;
+	for (int t = 0; t < 4; t++) {
+		struct fgo_config c = obs[t].cfg;
+		c.m = q.m;
+		c.n = q.n;
+		c.k = q.k;
+		double ms = predict_model_ms(&pm, &c) * quality[t];
+		if (ms < best_ms) {
+			best_ms = ms;
+			best = t;
+		}
+	}
+	struct predict_result r;
+	int rc = predict_rank_model(obs, n, &q, &pm, &r);
+	T_CHECK("model-rank-1.1", rc == FGO_OK && r.count == 4, "rc %d, %zu candidates", rc, r.count);
+	T_CHECK("model-rank-1.2", r.count && r.cand[0].cfg.blk_m == mtiles[best][0] &&
+		r.cand[0].cfg.blk_n == mtiles[best][1],
+		"first %dx%d, truth %dx%d", r.count ? r.cand[0].cfg.blk_m : 0,
+		r.count ? r.cand[0].cfg.blk_n : 0, mtiles[best][0], mtiles[best][1]);
+	T_CHECK("model-rank-1.3", r.count && fabs(r.cand[0].predicted_ms / best_ms - 1) < 1e-9 &&
+		r.cand[0].nsupport == PREDICT_NEAR,
+		"predicted %g, truth %g", r.count ? r.cand[0].predicted_ms : 0, best_ms);
+	predict_free(&r);
+
+	/* 64x64 measured at one shape only, far away: ranked by the shapes'
+	 * correction (the mean quality, 1.0875), not its own */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (obs[i].cfg.blk_m != 64 || obs[i].cfg.blk_n != 64 || obs[i].cfg.m == 128)
+			obs[m++] = obs[i];
+	rc = predict_rank_model(obs, m, &q, &pm, &r);
+	const struct predict_candidate *c64 = NULL;
+	for (size_t i = 0; i < r.count; i++)
+		if (r.cand[i].cfg.blk_m == 64 && r.cand[i].cfg.blk_n == 64)
+			c64 = &r.cand[i];
+	T_CHECK("model-rank-2.1", rc == FGO_OK && c64 && c64->nsupport == 0 &&
+		fabs(c64->correction - exp((log(1.0) + log(0.9) + log(1.15)) / 3)) < 1e-9,
+		"64x64: %s, correction %g", c64 ? "found" : "missing", c64 ? c64->correction : 0);
+	predict_free(&r);
+
+	/* a core without a fit: no candidates from it */
+	snprintf(pm.core[0].core, sizeof pm.core[0].core, "mma16");
+	rc = predict_rank_model(obs, m, &q, &pm, &r);
+	T_CHECK("model-rank-3.1", rc == FGO_OK && r.count == 0, "%zu candidates", r.count);
+	predict_free(&r);
+}
+
 static void set_fused(struct fgo_result *r, double ms)
 {
 	r->status = FGO_STATUS_OK;
@@ -206,7 +294,9 @@ static void test_view(void)
 	text[len] = 0;
 	if (f)
 		fclose(f);
-	T_CONTAINS("view-1.3", text, "#,config,predicted,coverage,support,reproduce\n1,64x64x32 s2 w4 g8 sm0+0,+0.0%,100%,256x512x256 #1 +0.0%; 512x256x256 #1 +0.0%;"
+	/* 30 runs of one core: a cost model fitted on the spot ranks them */
+	T_CONTAINS("view-1.3", text, "#,config,predicted_us,vs_first,model_us,correction,coverage,measured near,reproduce\n1,64x64x32 s2 w4 g8 sm0+0,");
+	T_CONTAINS("view-1.3b", text, ",100%,256x512x256 #1 +0.0%; 512x256x256 #1 +0.0%;"
 		   " 256x256x256 #1 +0.0%; 2048x512x256 #2 +30.0%,mpirun");
 	T_CONTAINS("view-1.4", text, "-m 384 -n 384 -k 256 --BLK_M 64 --BLK_N 64 --BLK_K 32");
 	T_CHECK("view-1.5", strstr(text, "\n3,") == NULL, "--top 2 printed a third row: %s", text);
@@ -228,6 +318,7 @@ int main(void)
 {
 	test_rank();
 	test_efficiency();
+	test_model_rank();
 	test_view();
 	T_DONE();
 }
