@@ -1,0 +1,48 @@
+# 99_model.sh: the cost model on the CPU backend (issue 25): calibrate --fit
+# with nothing to fit says so; after a sweep it fits the CPU's core (mma16)
+# and stores the fit; --link-bw is stored as stated; best --predict ranks by
+# the model and says its error; best --predict --world 2 predicts every fused
+# family at W=2 from the gemm runs at W=1 (ranks as GPUs), stores each
+# prediction and sets it beside the measured W=2 runs; without a link it
+# says how to state one. Bad flags: exit 2.
+. tests/e2e/lib.sh
+
+expect_exit model-1.1 0 "$FGO" calibrate --fit
+expect_err model-1.2 "to fit the cost model to yet: sweep, then \`fgobench calibrate --fit\`"
+expect_eq model-1.3 0 "$(sql "select count(*) from model_fits")"
+
+expect_exit model-2.1 0 mpi 2 sweep tests/e2e/model.json --quiet
+expect_exit model-2.2 0 "$FGO" calibrate --fit
+check model-2.3 "the fit is printed with its error" grep -q '^model mma16  18 runs: error rms [0-9.]*%, median' "$T/out"
+expect_eq model-2.4 "mma16 18 fit" "$(sql "select core, runs, source from model_fits" | tr '|' ' ')"
+expect_eq model-2.5 1 "$(sql "select count(*) from model_fits where c_launch >= 0 and c_compute >= 0 and rms_rel_err > 0 and cus = 1")"
+
+# the model ranks a shape never measured
+expect_exit model-3.1 0 "$FGO" best --predict --algorithm gemm -m 192 -n 384 -k 384 --format csv
+check model-3.2 "ranked by the model: predicted_us, model_us, correction" \
+	grep -q '^#,config,predicted_us,vs_first,model_us,correction,coverage,measured near,reproduce$' "$T/out"
+expect_err model-3.3 "cost model mma16 of"
+expect_eq model-3.4 3 "$(tail -n +2 "$T/out" | wc -l)"
+
+# the fused families at W=2 from the gemm runs at W=1: no link yet
+expect_exit model-4.1 2 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2
+expect_err model-4.2 "\`fgobench calibrate --fit --link-bw GB/S\` states it"
+expect_exit model-4.3 0 "$FGO" calibrate --fit --link-bw 3
+expect_eq model-4.4 "3.0 GB/s stated" "$(sql "select printf('%.1f', value), unit from ceilings where what = 'link_bw' order by id desc limit 1" | tr '|' ' ')"
+expect_exit model-4.5 0 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2 --format csv
+expect_err model-4.6 "prediction, not a measurement: the fused families at W=2"
+for a in all_scatter all_reduce_one_shot; do
+	row=$(grep "^$a,2," "$T/out")
+	check "model-4.7.$a" "$a is predicted from a measured per-rank GEMM and set beside its W=2 run ($row)" \
+		sh -c "echo '$row' | grep -q ',measured,' && [ \"\$(echo '$row' | cut -d, -f12)\" != - ]"
+done
+check model-4.8 "every fused family has a row" [ "$(tail -n +2 "$T/out" | wc -l)" -ge 6 ]
+expect_eq model-4.9 "$(tail -n +2 "$T/out" | wc -l)" "$(sql "select count(*) from world_predictions where world = 2 and link_source = 'stated' and gemm_source = 'measured'")"
+expect_eq model-4.10 2 "$(sql "select count(*) from world_predictions where measured_fused_ms > 0")"
+
+# bad input
+expect_exit model-5.1 2 "$FGO" calibrate --fit --link-bw -1
+expect_exit model-5.2 2 "$FGO" calibrate --machine other
+expect_err model-5.3 "--machine names the runs to fit: it goes with --fit only"
+expect_exit model-5.4 2 "$FGO" best --predict -m 256 -n 512 -k 512
+expect_err model-5.5 "or the shape and --world W > 1 for the fused families at W"
