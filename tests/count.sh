@@ -5,7 +5,8 @@
 #   run_one NAME COMMAND...   runs COMMAND, counts its "PASS id" / "FAIL id"
 #                             lines; one that dies without a FAIL line
 #                             counts as one failure; prints FAIL and SKIP
-#                             lines and a summary line
+#                             lines and a summary line (its seconds: run_seconds
+#                             when set, for a command run before)
 passed=${passed:-0}
 failed=${failed:-0}
 run_one() {
@@ -25,5 +26,5 @@ run_one() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	printf '%-44s %4d passed %3d failed  (%ss)\n' "$name${count_suffix:-}" "$p" "$f" \
-		$(($(date +%s) - start))
+		"${run_seconds:-$(($(date +%s) - start))}"
 }
