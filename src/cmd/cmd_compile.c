@@ -373,7 +373,7 @@ static int compile_spec(const struct compile_opts *opt)
 		struct gpu_shape shape;
 		res[i].status = -1;
 		if (plan.items[i].valid && algo && algo->gpu_source && embedded_text(algo->gpu_source) &&
-		    gpu_shape_check(&plan.items[i].cfg, 0, &shape, err, sizeof err) == FGO_OK)
+		    gpu_shape_check(&plan.items[i].cfg, opt->arch, 0, &shape, err, sizeof err) == FGO_OK)
 			work[n++] = i;
 	}
 	m.total = n;

@@ -36,7 +36,7 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 		out->status = GPU_COMPILE_SKIPPED;
 		return FGO_EUSAGE;
 	}
-	if (gpu_shape_check(cfg, smem_limit, &out->shape, err, len) != FGO_OK) {
+	if (gpu_shape_check(cfg, arch, smem_limit, &out->shape, err, len) != FGO_OK) {
 		out->status = GPU_COMPILE_INVALID;
 		return FGO_EUSAGE;
 	}
