@@ -49,9 +49,9 @@ __device__ __forceinline__ struct fgo_bare_uint3 fgo_bare_grid_dim(void)
 	};
 	return r;
 }
-struct __attribute__((aligned(16))) uint4 {
-	unsigned int x, y, z, w;
-};
+/* a vector type, as HIP's is underneath: kept in registers (a struct
+ * array of these ended up in scratch) */
+typedef unsigned int uint4 __attribute__((ext_vector_type(4)));
 
 __device__ __forceinline__ uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z,
 					   unsigned int w)
