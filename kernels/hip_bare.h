@@ -59,14 +59,7 @@ __device__ __forceinline__ uint4 make_uint4(unsigned int x, unsigned int y, unsi
 	uint4 r = { x, y, z, w };
 	return r;
 }
-__device__ __forceinline__ float fabs(float x)
-{
-	return __builtin_fabsf(x);
-}
-__device__ __forceinline__ double fabs(double x)
-{
-	return __builtin_fabs(x);
-}
+#define fabs(x) __builtin_fabs(x)
 
 #define threadIdx (fgo_bare_thread_idx())
 #define blockIdx (fgo_bare_block_idx())
@@ -102,18 +95,10 @@ __device__ __forceinline__ unsigned int atomicCAS(unsigned int *p, unsigned int 
 					     __HIP_MEMORY_SCOPE_AGENT);
 	return cmp;
 }
-template <typename T> __device__ __forceinline__ T atomicAdd(T *p, T v)
-{
-	return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-template <typename T> __device__ __forceinline__ T atomicMin(T *p, T v)
-{
-	return __hip_atomic_fetch_min(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-template <typename T> __device__ __forceinline__ T atomicMax(T *p, T v)
-{
-	return __hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
+/* macros, not templates: any element type, and C-parsable for cppcheck */
+#define atomicAdd(p, v) __hip_atomic_fetch_add((p), (v), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#define atomicMin(p, v) __hip_atomic_fetch_min((p), (v), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#define atomicMax(p, v) __hip_atomic_fetch_max((p), (v), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
 
 #define __float_as_uint(f) __builtin_bit_cast(unsigned int, (float)(f))
 #define __uint_as_float(u) __builtin_bit_cast(float, (unsigned int)(u))
