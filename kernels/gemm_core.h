@@ -11,9 +11,11 @@
  *
  * where acc is float[ELEMS], ELEMS = BLK_M * BLK_N / THREADS, in a layout
  * only the core knows. fp16 and bf16 on NVIDIA use the tensor-core core
- * (core_mma.h: mma.sync m16n8k16, ldmatrix, cp.async pipeline); fp32, and
- * every dtype on AMD until its MFMA core lands, use the SIMT core
- * (core_simt.h), which is also the reference the others are checked against.
+ * (core_mma.h: mma.sync m16n8k16, ldmatrix, cp.async pipeline); on AMD
+ * CDNA2/CDNA3 (gfx90a, gfx942) every dtype uses the matrix-core core
+ * (core_mfma.h: v_mfma 16x16 or 32x32 by MMA); fp32 on NVIDIA and every
+ * other AMD target use the SIMT core (core_simt.h), which is also the
+ * reference the others are checked against.
  * With MMA=64 (Hopper, sm_90a) the core is core_wgmma.h instead: TMA, a
  * producer warpgroup and wgmma consumers, whole tiles at a time, behind
  * its own interface (wgmma_gemm with where A comes from and where C goes).
@@ -25,7 +27,21 @@
 #include "schedule.h"
 #include "tile_shape.h"
 
-#define THREADS (NUM_WARPS * 32)
+/* The AMD targets with the matrix cores core_mfma.h uses (the host's list:
+ * gpu_arch_mfma in src/gpu/gpu_shape.c): CDNA2 and CDNA3. */
+#if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+#define FGO_MFMA_TARGET 1
+#else
+#define FGO_MFMA_TARGET 0
+#endif
+
+/* A warp is a wavefront of 64 lanes on AMD (the host sizes the launch the
+ * same way: src/gpu/gpu_shape.c) */
+#if defined(__AMDGCN__)
+#define THREADS (NUM_WARPS * FGO_LANES_AMD)
+#else
+#define THREADS (NUM_WARPS * FGO_LANES_NVIDIA)
+#endif
 #define K_ITERS ((int)((K_ + BLK_K - 1) / BLK_K))
 #define ELEMS (BLK_M * BLK_N / THREADS)
 
@@ -74,6 +90,8 @@ __device__ __forceinline__ void store_pair(elem_t *c, long ldc, long r, long col
 #else
 #if DTYPE != 0 && (defined(__CUDACC_RTC__) || defined(__CUDACC__))
 #include "core_mma.h"
+#elif FGO_MFMA_TARGET && (MMA == 16 || MMA == 32)
+#include "core_mfma.h"
 #else
 #include "core_simt.h"
 #endif

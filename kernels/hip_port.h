@@ -65,7 +65,9 @@ __device__ __forceinline__ unsigned long long fgo_now_ns(void)
  * hiprtc (FGO_HIPRTC, set by src/gpu_jit.c: 5.2 defines no macro of its
  * own) nothing is included, and bf16 is the project's own 16-bit type on
  * every AMD path (hipcc too), so both compilers see the same code. */
-#if !defined(__HIPCC_RTC__) && !defined(FGO_HIPRTC)
+#if defined(FGO_HIP_BARE)
+#include "hip_bare.h" /* clang alone, no ROCm: the few HIP names the kernels use */
+#elif !defined(__HIPCC_RTC__) && !defined(FGO_HIPRTC)
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 #endif
@@ -118,7 +120,9 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int 
  * functions for the host, where this is never called. */
 __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 {
-#if defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC_RTC__)
+#if defined(FGO_HIP_BARE)
+	return (unsigned long long)__builtin_amdgcn_s_memrealtime() * 10ull;
+#elif defined(__HIP_DEVICE_COMPILE__) || defined(__HIPCC_RTC__)
 	return (unsigned long long)wall_clock64() * 10ull;
 #else
 	return 0;

@@ -26,6 +26,17 @@
 #define FGO_MMA_STAGE_BYTES(bm, bn, bk)                                                \
 	(2 * ((bm) * ((bk) + FGO_SMEM_PAD) + (bk) * ((bn) + FGO_SMEM_PAD)))
 
+/* Bytes of the MFMA core (AMD, core_mfma.h): `stages` stages of the A panel
+ * BLK_M x BLK_K and the B panel BLK_K x BLK_N, elements of es bytes, rows
+ * padded by 16 bytes. */
+#define FGO_MFMA_SMEM_BYTES(bm, bn, bk, es, stages)                                    \
+	((stages) * (es) * ((bm) * ((bk) + 16 / (es)) + (bk) * ((bn) + 16 / (es))))
+
+/* Lanes of a warp (NVIDIA) or a wavefront (AMD CDNA): a CTA has num_warps
+ * times as many threads. */
+#define FGO_LANES_NVIDIA 32
+#define FGO_LANES_AMD 64
+
 /* Bytes of the SIMT core: the A and B panels once, as fp32. */
 #define FGO_SIMT_SMEM_BYTES(bm, bn, bk) (4 * ((bm) * (bk) + (bk) * (bn)))
 

@@ -50,11 +50,12 @@ struct fgo_config {
 #define FGO_GIVEN_MMA 32
 
 /* The matrix instruction a configuration's GEMM core uses. The stored
- * value is the instruction's K for mma.sync (NVIDIA) and MFMA (AMD), and 64
- * for Hopper's wgmma (its M: m64nNk16), so runs stored before wgmma existed
- * keep their meaning and key. */
-#define FGO_MMA_SYNC 16  /* mma.sync m16n8k16 (NVIDIA), MFMA K16 (AMD) */
-#define FGO_MMA_K32 32   /* MFMA K32 (AMD) */
+ * value is 16 for mma.sync (NVIDIA) and for AMD's 16 x 16 MFMA, 32 for the
+ * 32 x 32 MFMA (M = N of the instruction on AMD), and 64 for Hopper's wgmma
+ * (its M: m64nNk16), so runs stored before wgmma existed keep their meaning
+ * and key. */
+#define FGO_MMA_SYNC 16  /* mma.sync m16n8k16 (NVIDIA), v_mfma_f32_16x16x16 (AMD) */
+#define FGO_MMA_K32 32   /* v_mfma_f32_32x32x8 (AMD gfx90a, gfx942) */
 #define FGO_MMA_WGMMA 64 /* wgmma.mma_async m64nNk16 (Hopper, sm_90a) */
 
 /* "16", "32", "wgmma" (or "64") -> *mma; 0 ok, -1 unknown. */

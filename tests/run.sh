@@ -43,30 +43,31 @@ collect() {
 	run_seconds=
 	count_log=$log
 }
+# (lane, not name: run_one sets name)
 running=0
 for script in tests/e2e/*.sh; do
 	[ -f "$script" ] || continue
-	name=$(basename "$script" .sh)
-	case "$name" in lib) continue ;; esac
-	case " $solo " in *" $name "*) continue ;; esac
+	lane=$(basename "$script" .sh)
+	case "$lane" in lib) continue ;; esac
+	case " $solo " in *" $lane "*) continue ;; esac
 	if [ "$running" -ge "$jobs" ]; then
 		first=${queue%% *}
 		queue=${queue#* }
 		collect "$first"
 		running=$((running - 1))
 	fi
-	(start=$(date +%s); sh "$script" >"$lanes/$name.log" 2>&1; rc=$?
-	 echo "$(($(date +%s) - start))" >"$lanes/$name.time"
-	 echo "$rc" >"$lanes/$name.rc") &
-	queue="$queue$name "
+	(start=$(date +%s); sh "$script" >"$lanes/$lane.log" 2>&1; rc=$?
+	 echo "$(($(date +%s) - start))" >"$lanes/$lane.time"
+	 echo "$rc" >"$lanes/$lane.rc") &
+	queue="$queue$lane "
 	running=$((running + 1))
 done
-for name in $queue; do
-	collect "$name"
+for lane in $queue; do
+	collect "$lane"
 done
 wait
-for name in $solo; do
-	[ -f "tests/e2e/$name.sh" ] && run_one "tests/e2e/$name.sh" sh "tests/e2e/$name.sh"
+for lane in $solo; do
+	[ -f "tests/e2e/$lane.sh" ] && run_one "tests/e2e/$lane.sh" sh "tests/e2e/$lane.sh"
 done
 if command -v cppcheck >/dev/null 2>&1; then
 	run_one "cppcheck src/" sh -c 'cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \

@@ -107,13 +107,13 @@ static const char *extent_name(char *buf, size_t len, char dim, long extent, lon
 }
 
 /* A tile side is never too large while it is the core's smallest: 16 for
- * mma.sync (m16n8k16) and the others, 64 for wgmma (m64nNk16, and its
- * 64-column TMA boxes), so a 16- or 64-row tile is how a GPU handles M=1
- * (decode); the loads fill the rows past the edge with zeros and the
- * stores clip them. */
+ * mma.sync (m16n8k16) and the others, 32 for AMD's 32x32x8 MFMA (mma=32),
+ * 64 for wgmma (m64nNk16, and its 64-column TMA boxes), so a 16-, 32- or
+ * 64-row tile is how a GPU handles M=1 (decode); the loads fill the rows
+ * past the edge with zeros and the stores clip them. */
 static int smallest_side(const struct fgo_config *cfg)
 {
-	return cfg->mma == FGO_MMA_WGMMA ? 64 : 16;
+	return cfg->mma == FGO_MMA_WGMMA ? 64 : cfg->mma == FGO_MMA_K32 ? 32 : 16;
 }
 
 int kit_fit_core(struct fgo_config *cfg, const char *arch)

@@ -33,7 +33,16 @@ const char cmd_compile_usage[] =
 	"usage or a bad spec. Only GPU builds (`make GPU=cuda` or `make GPU=hip`)\n"
 	"compile.\n"
 	"\n"
-	"  --arch A       target architecture (default sm_90a; gfx90a in a HIP build)\n"
+	"AMD targets: gfx942 (MI300X, MI325X) and gfx90a (MI250X) run the MFMA core\n"
+	"(mma=16: v_mfma_f32_16x16x16, mma=32: v_mfma_f32_32x32x8); a HIP build\n"
+	"compiles with clang-19 where ROCm is not installed (hiprtc where it is;\n"
+	"$FGOBENCH_HIP_COMPILER chooses) and reads back, per kernel, the arch and\n"
+	"accumulation VGPRs (regs, acc_regs), all of its LDS (smem), scratch bytes a\n"
+	"lane and waves a SIMD can hold (an estimate from the register and LDS use;\n"
+	"none of it has run on AMD hardware yet).\n"
+	"\n"
+	"  --arch A       target architecture: sm_90a (the default), sm_80, ...; in a HIP\n"
+	"                 build gfx942 or gfx90a (the default)\n"
 	"  --cache DIR    the kernel cache (default $FGOBENCH_CACHE or ~/.cache/fgobench)\n"
 	"  -j N           compiler processes at a time (default: the CPUs here)\n"
 	"  --quiet        no progress lines\n"
@@ -73,8 +82,10 @@ struct compile_opts {
 struct outcome {
 	size_t item;       /* plan index */
 	int status;        /* enum gpu_compile_status; -1 not reported */
-	int registers;     /* 0: unknown */
-	unsigned int smem; /* dynamic shared memory per CTA */
+	int registers;     /* 0: unknown (AMD: arch VGPRs) */
+	unsigned int smem; /* dynamic shared memory per CTA (AMD: all of its LDS) */
+	int amd;           /* the AMD fields below were read from the code object */
+	int agprs, scratch, waves;
 	double seconds;
 	char detail[FGO_REASON_MAX * 3]; /* the reason or the compiler log excerpt */
 };
@@ -127,7 +138,11 @@ static void compile_one(const struct fgo_plan *plan, size_t i, const char *arch,
 	gpu_compile_config(algo, &it->cfg, arch, 0, 0, &c, o->detail, sizeof o->detail);
 	o->status = (int)c.status;
 	o->registers = c.registers;
-	o->smem = c.shape.smem_bytes;
+	o->smem = c.amd ? (unsigned int)c.lds : c.shape.smem_bytes;
+	o->amd = c.amd;
+	o->agprs = c.agprs;
+	o->scratch = c.scratch;
+	o->waves = c.waves;
 	o->seconds = c.seconds;
 	if (c.status == GPU_COMPILE_COMPILED || c.status == GPU_COMPILE_CACHED)
 		o->detail[0] = 0;
@@ -296,9 +311,10 @@ static int compile_all(const struct fgo_plan *plan, const size_t *work, size_t n
 static int print_outcomes(const struct fgo_plan *plan, const struct outcome *res,
 			  enum fgo_format fmt)
 {
-	static const char *const headers[] = { "item",  "algorithm", "dtype", "world",  "M",
-					       "N",     "K",         "tile",  "stages", "warps",
-					       "status", "regs",     "smem",  "seconds", "detail" };
+	static const char *const headers[] = { "item",   "algorithm", "dtype",   "world", "M",
+					       "N",      "K",         "tile",    "stages", "warps",
+					       "status", "regs",      "smem",    "acc_regs", "scratch",
+					       "waves",  "seconds",   "detail" };
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
 	for (size_t i = 0; i < plan->count; i++) {
 		const struct fgo_config *c = &plan->items[i].cfg;
@@ -318,6 +334,16 @@ static int print_outcomes(const struct fgo_plan *plan, const struct outcome *res
 			table_add(t, "%u", o->smem);
 		else
 			table_add(t, "%s", "");
+		/* AMD: accumulation registers, scratch a lane, waves a SIMD */
+		if (built && o->amd) {
+			table_add(t, "%d", o->agprs);
+			table_add(t, "%d", o->scratch);
+			table_add(t, "%d", o->waves);
+		} else {
+			table_add(t, "%s", "");
+			table_add(t, "%s", "");
+			table_add(t, "%s", "");
+		}
 		if (built)
 			table_add(t, "%.2f", o->seconds);
 		else
@@ -373,7 +399,7 @@ static int compile_spec(const struct compile_opts *opt)
 		struct gpu_shape shape;
 		res[i].status = -1;
 		if (plan.items[i].valid && algo && algo->gpu_source && embedded_text(algo->gpu_source) &&
-		    gpu_shape_check(&plan.items[i].cfg, 0, &shape, err, sizeof err) == FGO_OK)
+		    gpu_shape_check(&plan.items[i].cfg, opt->arch, 0, &shape, err, sizeof err) == FGO_OK)
 			work[n++] = i;
 	}
 	m.total = n;

@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "gpu/gpu_shape.h"
 #include "run/session.h"
 #include "store/store.h"
 
@@ -31,7 +32,11 @@ static const char *cores_of(const char *backend, const char *arch)
 		       " (mma=16, when asked for); fp32: the SIMT core";
 	if (!strncmp(arch, "sm_", 3))
 		return "fp16, bf16: mma.sync (mma=16); fp32: the SIMT core";
-	return "fp16, bf16, fp32: the SIMT core (no MFMA core yet: mma picks nothing)";
+	if (gpu_arch_mfma(arch))
+		return "fp16, bf16, fp32: the MFMA core (mma=16: v_mfma_f32_16x16x16, the default;"
+		       " mma=32: v_mfma_f32_32x32x8; fp32 on 16x16x4 / 32x32x2; compiled and"
+		       " layout-checked without AMD hardware, not yet run on it)";
+	return "fp16, bf16, fp32: the SIMT core (no matrix cores fgobench uses on this target)";
 }
 
 static void describe_backend(const struct fgo_backend *be, MPI_Comm node)

@@ -12,7 +12,9 @@
 
 #include "embed.h"
 #include "fgo.h"
+#include "gpu/gpu_amd_image.h"
 #include "gpu/gpu_jit.h"
+#include "gpu/gpu_jit_clang.h"
 #include "hip_port.h"
 
 const char *gpu_compile_status_name(enum gpu_compile_status s)
@@ -36,7 +38,7 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 		out->status = GPU_COMPILE_SKIPPED;
 		return FGO_EUSAGE;
 	}
-	if (gpu_shape_check(cfg, smem_limit, &out->shape, err, len) != FGO_OK) {
+	if (gpu_shape_check(cfg, arch, smem_limit, &out->shape, err, len) != FGO_OK) {
 		out->status = GPU_COMPILE_INVALID;
 		return FGO_EUSAGE;
 	}
@@ -56,6 +58,15 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 	}
 	out->status = cached ? GPU_COMPILE_CACHED : GPU_COMPILE_COMPILED;
 	out->registers = gpu_cubin_registers(out->image, out->bytes, "fgo_main");
+	struct gpu_amd_kernel k;
+	if (gpu_amd_kernel_info(out->image, out->bytes, "fgo_main", &k)) {
+		out->amd = 1;
+		out->registers = k.vgprs - k.agprs; /* arch VGPRs, aligned to where the AGPRs start */
+		out->agprs = k.agprs;
+		out->scratch = k.scratch;
+		out->lds = k.lds + (int)out->shape.smem_bytes;
+		out->waves = gpu_amd_waves_per_simd(&k, (int)out->shape.threads, (int)out->shape.smem_bytes);
+	}
 	if (!keep_image) {
 		free(out->image);
 		out->image = NULL;
@@ -107,6 +118,13 @@ int gpu_compile_arch_check(const char *arch, char *err, size_t len)
 
 	if (strncmp(arch, "gfx", 3) != 0 || arch[3] < '0' || arch[3] > '9')
 		base = 0;
+	/* clang (no ROCm) says itself what it cannot target, without aborting */
+	if (strcmp(gpu_hip_compiler(), "hiprtc") != 0) {
+		if (base)
+			return FGO_OK;
+		snprintf(err, len, "unknown architecture \"%s\" (expected an AMD target: gfx942, gfx90a)", arch);
+		return FGO_EUSAGE;
+	}
 	for (const char *const *f = comgr_files; *f && !comgr; f++)
 		comgr = dlopen(*f, RTLD_NOW | RTLD_LOCAL);
 	if (comgr) {

@@ -26,7 +26,13 @@ enum gpu_compile_status {
 struct gpu_compiled {
 	enum gpu_compile_status status;
 	struct gpu_shape shape;  /* launch shape (valid from INVALID's check on) */
-	int registers;           /* per thread of fgo_main, read from the image (0: unknown) */
+	int registers;           /* per thread of fgo_main, read from the image (0: unknown);
+				    on AMD its arch VGPRs */
+	int amd;                 /* the image is an AMDGPU code object: the fields below are read */
+	int agprs;               /* AMD: accumulation VGPRs a lane */
+	int scratch;             /* AMD: scratch bytes a lane (spills, stack) */
+	int lds;                 /* AMD: LDS bytes a workgroup, static + dynamic */
+	int waves;               /* AMD: wavefronts a SIMD holds (gpu_amd_waves_per_simd; 0: none fit) */
 	size_t bytes;            /* size of the image (0: none) */
 	double seconds;          /* spent compiling, or reading the cache */
 	void *image;             /* the cubin / code object when keep_image (malloc'd) */

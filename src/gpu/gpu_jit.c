@@ -19,6 +19,7 @@
 #include "atomic_file.h"
 #include "embed.h"
 #include "fgo.h"
+#include "gpu/gpu_jit_clang.h"
 #include "hip_port.h"
 
 /* The headers kernels may include: every embedded header under kernels/, by the
@@ -211,12 +212,20 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 		snprintf(err, len, "no kernel source %s in this build", source);
 		return FGO_EUSAGE;
 	}
-	hiprtcVersion(&major, &minor);
 #if defined(FGO_GPU_HIP)
-	/* hiprtc: arch is the gfx target (gfx90a, gfx942); hiprtc finds the
-	 * HIP headers itself (no -I) */
-	snprintf(opts, sizeof opts, "%s --offload-arch=%s -std=c++17 -DFGO_HIPRTC=1", defines, arch);
+	/* clang without ROCm (gpu_jit_clang.c), or hiprtc: arch is the gfx
+	 * target (gfx90a, gfx942); hiprtc finds the HIP headers itself (no -I) */
+	const char *hip_cc = gpu_hip_compiler();
+	const int use_clang = strcmp(hip_cc, "hiprtc") != 0;
+	if (use_clang)
+		snprintf(opts, sizeof opts, "%s --offload-arch=%s clang=%s", defines, arch,
+			 gpu_clang_version(hip_cc));
+	else
+		snprintf(opts, sizeof opts, "%s --offload-arch=%s -std=c++17 -DFGO_HIPRTC=1", defines, arch);
+	if (!use_clang)
+		hiprtcVersion(&major, &minor);
 #else
+	hiprtcVersion(&major, &minor);
 	snprintf(opts, sizeof opts, "%s --gpu-architecture=%s -I" FGO_CUDA_INCLUDE " --std=c++17 -default-device",
 		 defines, arch);
 #endif
@@ -236,6 +245,20 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 		return FGO_OK;
 	}
 
+#if defined(FGO_GPU_HIP)
+	if (use_clang) {
+		int rc = gpu_clang_compile(hip_cc, source, text, n_headers, header_names, headers, defines,
+					   arch, image, size, err, len);
+		if (rc != FGO_OK)
+			return rc;
+		char mkd[512];
+		if (make_dirs(dir, mkd, sizeof mkd) == FGO_OK)
+			write_entry(path, *image, *size);
+		if (state == ENTRY_DAMAGED)
+			note_damaged(path);
+		return FGO_OK;
+	}
+#endif
 	hiprtcProgram prog;
 	const char *argv[64];
 	char work[2048];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fgo.h"
+#include "mfma_layout.h"
 #include "schedule.h"
 #include "tile_shape.h"
 
@@ -60,14 +61,67 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 	return FGO_OK;
 }
 
-int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_shape *shape,
-		    char *reason, size_t len)
+int gpu_arch_amd(const char *arch)
 {
-	int nw = cfg->num_warps, threads = 32 * nw;
+	return arch && strncmp(arch, "gfx", 3) == 0;
+}
+
+int gpu_arch_mfma(const char *arch)
+{
+	static const char *const targets[] = { "gfx90a", "gfx940", "gfx941", "gfx942" };
+	size_t base = arch ? strcspn(arch, ":") : 0;
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(targets); i++)
+		if (base == strlen(targets[i]) && strncmp(arch, targets[i], base) == 0)
+			return 1;
+	return 0;
+}
+
+const char *gpu_core_name(enum gpu_core core)
+{
+	static const char *const names[] = { "simt", "mma.sync", "wgmma", "mfma" };
+	return (unsigned)core < FGO_ARRAY_SIZE(names) ? names[core] : "?";
+}
+
+/* AMD's LDS per workgroup on gfx9 (CDNA): 64 KiB. */
+#define AMD_LDS_BYTES 65536
+
+/* The MFMA core (kernels/core_mfma.h): NUM_WARPS wavefronts, each a
+ * square-ish part of the tile as whole mma x mma instruction tiles
+ * (kernels/mfma_layout.h, the same functions the core sizes itself with). */
+static int mfma_shape_check(const struct fgo_config *cfg, const char *arch, struct gpu_shape *shape,
+			    char *reason, size_t len)
+{
+	const int es = (int)dtype_size(cfg->dtype), nw = cfg->num_warps, mn = cfg->mma;
+	const struct mfma_tile t = mfma_tile_make(cfg->blk_m, cfg->blk_n, nw, mn, es);
+
+	shape->core = GPU_CORE_MFMA;
+	shape->smem_bytes = (unsigned int)FGO_MFMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->blk_k, es,
+							      cfg->num_stages);
+	if (!mfma_tile_ok(&t, cfg->blk_m, cfg->blk_n, nw))
+		REFUSE("num_warps=%d wavefronts split the tile %d x %d, and BLK_M=%d, BLK_N=%d are not multiples of %d x %d (%d per wavefront each way, mma=%d)",
+		       nw, t.waves_m, t.waves_n, cfg->blk_m, cfg->blk_n, mn * t.waves_m, mn * t.waves_n, mn, mn);
+	if (cfg->blk_k % mfma_k(mn, es) || cfg->blk_k % (16 / es))
+		REFUSE("BLK_K=%d must be a multiple of the instruction's K (%d) and of a 16-byte chunk (%d elements)",
+		       cfg->blk_k, mfma_k(mn, es), 16 / es);
+	/* accumulators live in the AGPRs: 256 a lane */
+	if (t.mi * t.ni * t.regs > 256)
+		REFUSE("a wavefront tile of %d x %d needs %d fp32 accumulators a lane (at most 256 AGPRs on %s)",
+		       t.wave_m, t.wave_n, t.mi * t.ni * t.regs, arch);
+	return FGO_OK;
+}
+
+int gpu_shape_check(const struct fgo_config *cfg, const char *arch, int smem_limit,
+		    struct gpu_shape *shape, char *reason, size_t len)
+{
+	const int amd = gpu_arch_amd(arch);
+	int nw = cfg->num_warps, threads = (amd ? 64 : 32) * nw;
 
 	shape->threads = (unsigned int)threads;
 	if (threads > 1024)
-		REFUSE("num_warps=%d is %d threads, a CTA has at most 1024", nw, threads);
+		REFUSE("num_warps=%d is %d threads, a %s has at most 1024", nw, threads,
+		       amd ? "workgroup (64-lane wavefronts)" : "CTA");
+	if (amd && cfg->mma == FGO_MMA_WGMMA)
+		REFUSE("mma=wgmma is Hopper's (sm_90a); on %s use mma=16 or 32", arch);
 	if (cfg->split_k > 1 && cfg->mma != FGO_MMA_WGMMA)
 		REFUSE("split_k=%d runs on the wgmma core (mma=wgmma) in this version; on mma=%s use"
 		       " split_k=1", cfg->split_k, mma_name(cfg->mma));
@@ -79,7 +133,12 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 	if (cfg->mma == FGO_MMA_WGMMA) {
 		if (wgmma_shape_check(cfg, shape, reason, len) != FGO_OK)
 			return FGO_EUSAGE;
-	} else if (cfg->dtype == FGO_FP32) {
+	} else if (gpu_arch_mfma(arch)) {
+		if (mfma_shape_check(cfg, arch, shape, reason, len) != FGO_OK)
+			return FGO_EUSAGE;
+	} else if (amd && cfg->mma != FGO_MMA_SYNC) {
+		REFUSE("mma=%d needs the matrix cores of gfx90a or gfx942, not %s", cfg->mma, arch);
+	} else if (cfg->dtype == FGO_FP32 || amd) {
 		/* every thread owns BLK_M*BLK_N/threads outputs in registers */
 		int outputs = cfg->blk_m * cfg->blk_n;
 		shape->core = GPU_CORE_SIMT;
@@ -104,6 +163,9 @@ int gpu_shape_check(const struct fgo_config *cfg, int smem_limit, struct gpu_sha
 			REFUSE("a warp tile of %d x %d needs %d fp32 accumulators per thread (at most 256)",
 			       cfg->blk_m / wm, cfg->blk_n / wn, cfg->blk_m / wm * (cfg->blk_n / wn) / 32);
 	}
+	if (amd && (int)shape->smem_bytes > (smem_limit > 0 ? smem_limit : AMD_LDS_BYTES))
+		REFUSE("needs %u bytes of LDS (num_stages=%d), a workgroup on %s has at most %d",
+		       shape->smem_bytes, cfg->num_stages, arch, smem_limit > 0 ? smem_limit : AMD_LDS_BYTES);
 	if (smem_limit > 0 && (int)shape->smem_bytes > smem_limit)
 		REFUSE("needs %u bytes of shared memory (num_stages=%d), the GPU allows %d per block",
 		       shape->smem_bytes, cfg->num_stages, smem_limit);

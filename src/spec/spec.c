@@ -37,7 +37,7 @@ void plan_fit_target(struct fgo_plan *plan, const char *arch)
 		/* the best core only where the item's own tile suits it (a spec's
 		 * 32-row tile stays on mma.sync, where it is valid) */
 		if (config_validate(&best, why, sizeof why) ||
-		    gpu_shape_check(&best, 0, &shape, why, sizeof why) != FGO_OK)
+		    gpu_shape_check(&best, arch, 0, &shape, why, sizeof why) != FGO_OK)
 			continue;
 		it->cfg = best;
 		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);

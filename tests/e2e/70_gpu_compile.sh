@@ -10,9 +10,15 @@
 #              a bad --arch;
 #              a damaged cache entry (garbage, cut short, the old format, one
 #              byte, a symbolic link) compiled again and replaced, one note
-#   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
+#   compile-3  with clang-19 (no ROCm): calibrate.hip and check.hip for gfx942
+#              and gfx90a (the families' kernels are compile-5's)
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
-#              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc)
+#              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc:
+#              Debian's HIP 5.2, on the MFMA core)
+#   compile-5  the MFMA core through clang-19: sweeps/ci_compile_amd.json for
+#              gfx942 and gfx90a (22 kernels each), every code object's ISA
+#              holding the v_mfma of the size asked for, no scratch, LDS <= 64 KiB,
+#              a wave per SIMD; each dtype's instruction by name
 # A missing toolkit prints "SKIP ..." (counted neither way); with
 # FGOBENCH_REQUIRE_GPU_TOOLS=1 (CI) it is a failure instead. The specs
 # compile into build/kernel-cache, kept between runs: a kernel whose source,
@@ -34,6 +40,11 @@ missing() { # ID WHAT
 
 # csv_status FILE STATUS: rows of `compile --format csv` output with that status
 csv_status() { awk -F, -v s="$2" 'NR > 1 && $11 == s' "$1" | wc -l; }
+# csv_counts FILE: "compiled+cached error invalid skipped" of a compile
+csv_counts() {
+	echo "$(($(csv_status "$1" compiled) + $(csv_status "$1" cached))) $(csv_status "$1" error)" \
+		"$(csv_status "$1" invalid) $(csv_status "$1" skipped)"
+}
 
 # ---- the CPU build ----
 expect_exit compile-1.1 0 "$FGO" compile --help
@@ -118,11 +129,6 @@ else
 	expect_exit compile-2.cache.11 0 "$GFGO" compile "$T/two.json" --cache "$T/cache" --format csv
 	expect_eq compile-2.cache.12 "2 0" "$(csv_status "$T/out" cached) $(grep -c 'note:' "$T/err")"
 
-	# csv_counts FILE: "compiled+cached error invalid skipped" of a compile
-	csv_counts() {
-		echo "$(($(csv_status "$1" compiled) + $(csv_status "$1" cached))) $(csv_status "$1" error)" \
-			"$(csv_status "$1" invalid) $(csv_status "$1" skipped)"
-	}
 	# csv_pairs FILE: the distinct algorithm,dtype pairs that have a kernel
 	csv_pairs() { awk -F, 'NR > 1 && ($11 == "compiled" || $11 == "cached") {print $2 "," $3}' "$1" | sort -u | wc -l; }
 	# csv_reason FILE TEXT: refused rows whose reason holds TEXT
@@ -213,54 +219,31 @@ else
 	expect_err compile-2.12 'unknown architecture "sm_91"'
 fi
 
-# ---- the AMD path, hipcc ----
-HIPCC=${HIPCC:-hipcc}
-if ! command -v "$HIPCC" >/dev/null 2>&1; then
-	missing compile-3 "no hipcc (apt-get install hipcc): the AMD compile of kernels/*.hip was not checked"
+# ---- the AMD path, clang-19 without ROCm ----
+CLANG_HIP=${CLANG_HIP:-clang++-19}
+if ! command -v "$CLANG_HIP" >/dev/null 2>&1 || ! command -v ld.lld-19 >/dev/null 2>&1; then
+	missing compile-3 "no clang-19 (apt-get install clang-19 lld-19 llvm-19): the AMD compile of the tool's own kernels was not checked"
 else
-	mkdir -p "$T/k"
-	cp kernels/* "$T/k/"
-	# the -D options gpu_jit_defines writes for a typical configuration
-	# (world 2, M=256, N=256 split in two, K=256, tile 64x64x32, 4 warps)
-	defines="-DWORLD=2 -DM_=256L -DN_=128L -DK_=256L -DNFULL=256L -DMFULL=256L -DLDA=256L -DLDB=128L
-		-DBLOCKS=1 -DBLK_M=64 -DBLK_N=64 -DBLK_K=32 -DNUM_STAGES=2 -DNUM_WARPS=4 -DMMA=16
-		-DGSIZE_M=8 -DGEMM_SMS=4 -DCOMM_SMS=2 -DCOMM_BLK_M=0 -DCOMM_BLK_N=0
-		-DXCHG_OFF=0ull -DXCHG_FLAG0=0L"
-	# every kernel and dtype at once (a few seconds each), then the verdicts
-	# in order; calibrate.hip and check.hip take only their thread counts
-	# (src/gpu/gpu_calibrate.c, src/gpu/gpu_check.c; the dtype is a kernel argument);
-	# the variants of shared sources (the algorithms' gpu_variant) once each
-	cases=""
-	for src in kernels/*.hip; do
-		name=$(basename "$src" .hip)
-		case $name in
-		calibrate | check) cases="$cases $name:x:" ;;
-		*) cases="$cases $name:0: $name:1: $name:2:" ;;
-		esac
-	done
-	cases="$cases all_reduce:2:TWO_SHOT all_gather_gemm:1:PUSH"
-	for c in $cases; do
-		name=${c%%:*} rest=${c#*:}
-		dtype=${rest%%:*} variant=${rest#*:}
-		if [ "$dtype" = x ]; then d="-DCALIB_THREADS=256 -DCHECK_THREADS=256"; else d="-DDTYPE=$dtype $defines"; fi
-		[ -z "$variant" ] || d="$d -D$variant=1"
-		# shellcheck disable=SC2086
-		("$HIPCC" --offload-arch=gfx90a -c -x hip $d -I"$T/k" "$T/k/$name.hip" \
-			-o "$T/$name.$dtype$variant.o" >"$T/hip.$name.$dtype$variant.log" 2>&1
-		 echo $? >"$T/hip.$name.$dtype$variant.rc") &
+	# calibrate.hip and check.hip (no sweep's kernels: they take only their
+	# thread counts) for both CDNA targets, as gpu_jit_clang.c runs clang
+	for arch in gfx942 gfx90a; do
+		for name in calibrate check; do
+			("$CLANG_HIP" -x hip --offload-arch=$arch -nogpulib -nogpuinc --cuda-device-only \
+				--no-gpu-bundle-output -O3 -std=c++17 -DFGO_HIP_BARE=1 -DCALIB_THREADS=256 \
+				-DCHECK_THREADS=256 -Ikernels -c kernels/$name.hip -o "$T/$name.$arch.co" \
+				>"$T/clang.$name.$arch.log" 2>&1
+			 echo $? >"$T/clang.$name.$arch.rc") &
+		done
 	done
 	wait
-	for c in $cases; do
-		name=${c%%:*} rest=${c#*:}
-		dtype=${rest%%:*} variant=${rest#*:}
-		id="compile-3.$name"
-		[ "$dtype" = x ] || id="$id.dtype$dtype"
-		[ -z "$variant" ] || id="$id.$variant"
-		if [ "$(cat "$T/hip.$name.$dtype$variant.rc")" = 0 ]; then
-			pass "$id"
-		else
-			fail "$id" "hipcc --offload-arch=gfx90a failed: $(grep -m3 'error' "$T/hip.$name.$dtype$variant.log" | tr '\n' ' ' | head -c 600)"
-		fi
+	for arch in gfx942 gfx90a; do
+		for name in calibrate check; do
+			if [ "$(cat "$T/clang.$name.$arch.rc")" = 0 ]; then
+				pass "compile-3.$name.$arch"
+			else
+				fail "compile-3.$name.$arch" "clang-19 --offload-arch=$arch failed: $(grep -m3 'error' "$T/clang.$name.$arch.log" | tr '\n' ' ' | head -c 600)"
+			fi
+		done
 	done
 fi
 
@@ -275,12 +258,67 @@ else
 		fail compile-4.1 "make GPU=hip failed: $(tail -c 600 "$T/hip-build.log")"
 	fi
 	HFGO=$PWD/build/hip/fgobench
-	expect_exit compile-4.2 0 "$HFGO" compile sweeps/smoke.json --arch gfx90a \
+	expect_exit compile-4.2 0 env FGOBENCH_HIP_COMPILER=hiprtc "$HFGO" compile sweeps/smoke.json --arch gfx90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/hip-smoke.csv"
 	expect_eq compile-4.3 0 "$(awk -F, 'NR > 1 && $11 !~ /^(compiled|cached)$/' "$T/hip-smoke.csv" | wc -l)"
 	# one row per configuration the spec plans
 	expect_eq compile-4.4 "$("$FGO" sweep sweeps/smoke.json --dry-run --format csv | tail -n +2 | wc -l)" \
 		"$(tail -n +2 "$T/hip-smoke.csv" | wc -l)"
-	expect_exit compile-4.5 2 "$HFGO" compile sweeps/smoke.json --arch sm_90a --cache "$T/cache"
+	expect_exit compile-4.5 2 env FGOBENCH_HIP_COMPILER=hiprtc "$HFGO" compile sweeps/smoke.json --arch sm_90a --cache "$T/cache"
+	expect_exit compile-4.6 2 env FGOBENCH_HIP_COMPILER=clang++-19 "$HFGO" compile sweeps/smoke.json --arch sm_90a --cache "$T/cache"
+
+	# the MFMA core (kernels/core_mfma.h) through clang-19, no ROCm: CI's
+	# set (sweeps/ci_compile_amd.json: every family with mma=16 and 32 in
+	# bf16, gemm in fp16, bf16 and fp32) for gfx942 and gfx90a, each into a
+	# cache of its own, then every code object disassembled: the instruction
+	# of the size asked for, and the resources the code object declares
+	if ! command -v "$CLANG_HIP" >/dev/null 2>&1 || ! command -v llvm-objdump-19 >/dev/null 2>&1; then
+		missing compile-5 "no clang-19 / llvm-objdump-19: the MFMA core was not compiled"
+	else
+		for arch in gfx942 gfx90a; do
+			expect_exit "compile-5.$arch.1" 0 env FGOBENCH_HIP_COMPILER="$CLANG_HIP" "$HFGO" compile \
+				sweeps/ci_compile_amd.json --arch $arch --cache "$T/amd-$arch" --quiet --format csv -j 2
+			cp "$T/out" "$T/amd-$arch.csv"
+			expect_eq "compile-5.$arch.2" "22 0 0 0" "$(csv_counts "$T/amd-$arch.csv")"
+			expect_eq "compile-5.$arch.3" 9 "$(awk -F, 'NR > 1 {print $2}' "$T/amd-$arch.csv" | sort -u | wc -l)"
+			# regs, smem, acc_regs, scratch, waves: columns 12 to 16
+			check "compile-5.$arch.4" "no scratch, LDS <= 64 KiB, a wave per SIMD, registers read" \
+				awk -F, 'NR > 1 && ($15 != 0 || $13 > 65536 || $16 < 1 || $12 < 1) {bad = 1} END {exit bad}' "$T/amd-$arch.csv"
+			n16=0 n32=0 other=0
+			for e in "$T/amd-$arch"/*.bin; do
+				tail -c +33 "$e" >"$T/co"
+				llvm-objdump-19 -d --mcpu=$arch "$T/co" >"$T/isa" 2>/dev/null
+				if grep -q 'v_mfma_f32_16x16x' "$T/isa" && ! grep -q 'v_mfma_f32_32x32x' "$T/isa"; then
+					n16=$((n16 + 1))
+				elif grep -q 'v_mfma_f32_32x32x' "$T/isa" && ! grep -q 'v_mfma_f32_16x16x' "$T/isa"; then
+					n32=$((n32 + 1))
+				else
+					other=$((other + 1))
+				fi
+			done
+			expect_eq "compile-5.$arch.5" "11 11 0" "$n16 $n32 $other"
+		done
+		# each dtype's instruction, by name, on gemm (the ISA of both targets)
+		one="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --BLK_M 64 --BLK_N 64 --BLK_K 32 --num_warps 4"
+		for c in gfx942:fp16:16:v_mfma_f32_16x16x16_f16 gfx942:bf16:32:v_mfma_f32_32x32x8_bf16 \
+			gfx942:fp32:16:v_mfma_f32_16x16x4_f32 gfx90a:bf16:16:v_mfma_f32_16x16x16bf16_1k \
+			gfx90a:fp16:32:v_mfma_f32_32x32x8f16 gfx90a:fp32:32:v_mfma_f32_32x32x2f32; do
+			arch=${c%%:*} rest=${c#*:}
+			dt=${rest%%:*} rest=${rest#*:}
+			mma=${rest%%:*} insn=${rest#*:}
+			rm -rf "$T/one"
+			# shellcheck disable=SC2086
+			FGOBENCH_HIP_COMPILER="$CLANG_HIP" "$HFGO" compile sweeps/gpu_smoke.json $one --dtype $dt \
+				--mma $mma --arch $arch --cache "$T/one" --format csv >/dev/null 2>&1
+			for e in "$T/one"/*.bin; do tail -c +33 "$e" >"$T/co"; done
+			check "compile-5.isa.$arch.$dt.$mma" "$insn in the code object" \
+				sh -c "llvm-objdump-19 -d --mcpu=$arch '$T/co' | grep -q '$insn '"
+		done
+		# the LDS limit and the wavefront split are refused with the reason
+		# shellcheck disable=SC2086
+		expect_exit compile-5.6 0 "$HFGO" compile sweeps/gpu_smoke.json $one --dtype fp16 --BLK_M 128 \
+			--BLK_N 128 --num_stages 4 --arch gfx942 --cache "$T/one" --format csv
+		check compile-5.7 "4 stages of 128 x 128 exceed the LDS" grep -q 'invalid,.*a workgroup on gfx942 has at most 65536' "$T/out"
+	fi
 fi

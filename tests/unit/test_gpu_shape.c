@@ -37,28 +37,28 @@ static void check_mma(void)
 	char why[256] = "";
 	struct gpu_shape s;
 	struct fgo_config c = gemm(FGO_BF16, 128, 256, 64, 3, 8);
-	T_EQ_INT("mma-ok", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("mma-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("mma-core", s.core, GPU_CORE_MMA);
 	T_EQ_INT("mma-threads", s.threads, 256);
 	/* 3 stages of (128 x (64+8) + 64 x (256+8)) 16-bit elements */
 	T_EQ_INT("mma-smem", s.smem_bytes, 3 * 2 * (128 * 72 + 64 * 264));
 
 	c = gemm(FGO_BF16, 256, 128, 64, 4, 8);
-	T_EQ_INT("mma-smem-limit", gpu_shape_check(&c, 200000, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("mma-smem-limit", gpu_shape_check(&c, NULL, 200000, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("mma-smem-limit-reason", why, "shared memory");
-	T_EQ_INT("mma-smem-unknown-limit", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("mma-smem-unknown-limit", gpu_shape_check(&c, NULL, 0, &s, why, sizeof why), FGO_OK);
 
 	c = gemm(FGO_FP16, 32, 32, 32, 2, 8); /* 8 warps: 4 x 2, warp tile 8 x 16 */
-	T_EQ_INT("mma-warp-tile-too-small", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("mma-warp-tile-too-small", gpu_shape_check(&c, NULL, 0, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("mma-warp-tile-reason", why, "16 per warp");
 
 	c = gemm(FGO_BF16, 128, 128, 32, 2, 4);
 	c.mma = 32;
-	T_EQ_INT("mma-amd-shape", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("mma-amd-shape", gpu_shape_check(&c, NULL, 0, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("mma-amd-shape-reason", why, "m16n8k16");
 
 	c = gemm(FGO_BF16, 256, 256, 32, 2, 4); /* 4 warps of 128 x 128: 512 accumulators */
-	T_EQ_INT("mma-too-many-accumulators", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("mma-too-many-accumulators", gpu_shape_check(&c, NULL, 0, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("mma-accumulators-reason", why, "accumulators");
 }
 
@@ -71,7 +71,7 @@ static void check_wgmma(void)
 	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
 	c.world = 1;
 	c.mma = FGO_MMA_WGMMA;
-	T_EQ_INT("wgmma-ok", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-core", s.core, GPU_CORE_WGMMA);
 	T_EQ_INT("wgmma-threads", s.threads, 384);
 	/* 3 stages of a 128-row A and a 256-row B panel of 128 bytes and two
@@ -79,7 +79,7 @@ static void check_wgmma(void)
 	/* (+ the staged and freed barriers of two consumers) */
 	T_EQ_INT("wgmma-smem", s.smem_bytes, 3 * (128 * 128 + 256 * 128 + 16) + 128 * 256 * 2 + 32 + 1024);
 	c.num_stages = 4; /* 4 x 48 KiB and the 64 KiB of C do not fit in 227 KiB */
-	T_EQ_INT("wgmma-smem-limit", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("wgmma-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-smem-limit-reason", why, "shared memory");
 
 #define WG_BAD(id, text, change)                                                          \
@@ -87,7 +87,7 @@ static void check_wgmma(void)
 		struct fgo_config b_ = c;                                                 \
 		b_.num_stages = 3;                                                        \
 		change;                                                                   \
-		T_EQ_INT(id, gpu_shape_check(&b_, 232448, &s, why, sizeof why), FGO_EUSAGE); \
+		T_EQ_INT(id, gpu_shape_check(&b_, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE); \
 		T_CONTAINS(id "-reason", why, text);                                      \
 	} while (0)
 	WG_BAD("wgmma-fp32", "fp16 or bf16", b_.dtype = FGO_FP32);
@@ -105,22 +105,22 @@ static void check_wgmma(void)
 	c.blk_m = 128; /* one consumer of 128 rows x 128: two m64 instructions */
 	c.blk_n = 128;
 	c.num_warps = 8;
-	T_EQ_INT("wgmma-one-consumer", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-one-consumer", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-one-consumer-threads", s.threads, 256);
 	c.world = 4; /* all_scatter: this rank's 64 of 256 columns */
 	snprintf(c.algorithm, sizeof c.algorithm, "all_scatter");
-	T_EQ_INT("wgmma-all-scatter", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-all-scatter", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	c.n = 4 * 68; /* 68 columns a rank: its block of C would not start on 16 bytes */
-	T_EQ_INT("wgmma-all-scatter-align", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("wgmma-all-scatter-align", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-all-scatter-align-reason", why, "multiples of 8");
 	c.n = 4096;
 	snprintf(c.algorithm, sizeof c.algorithm, "all_gather_gemm_push");
-	T_EQ_INT("wgmma-all-gather", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-all-gather", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	/* the Stream-K forms keep their communication CTAs */
 	snprintf(c.algorithm, sizeof c.algorithm, "sk_all_scatter");
 	c.gemm_sms = 120;
 	c.comm_sms = 8;
-	T_EQ_INT("wgmma-stream-k", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-stream-k", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	c.gemm_sms = 0;
 	c.comm_sms = 0;
 	/* the K-sharded families: their K slice (K/W) must start rows on 16 bytes */
@@ -129,9 +129,9 @@ static void check_wgmma(void)
 	for (size_t i = 0; i < sizeof k_sharded / sizeof *k_sharded; i++) {
 		snprintf(c.algorithm, sizeof c.algorithm, "%s", k_sharded[i]);
 		c.k = 4096;
-		T_EQ_INT(k_sharded[i], gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_OK);
+		T_EQ_INT(k_sharded[i], gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 		c.k = 4 * 1028; /* 1028 of K a rank: rows of 2056 bytes */
-		T_EQ_INT("wgmma-k-slice-align", gpu_shape_check(&c, 232448, &s, why, sizeof why), FGO_EUSAGE);
+		T_EQ_INT("wgmma-k-slice-align", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 		T_CONTAINS("wgmma-k-slice-align-reason", why, "multiples of 8");
 	}
 }
@@ -141,18 +141,64 @@ static void check_simt(void)
 	char why[256] = "";
 	struct gpu_shape s;
 	struct fgo_config c = gemm(FGO_FP32, 64, 64, 32, 2, 4);
-	T_EQ_INT("simt-ok", gpu_shape_check(&c, 49152, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("simt-ok", gpu_shape_check(&c, NULL, 49152, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("simt-core", s.core, GPU_CORE_SIMT);
 	T_EQ_INT("simt-smem", s.smem_bytes, 4 * (64 * 32 + 32 * 64));
 	c = gemm(FGO_FP32, 256, 256, 32, 2, 1); /* 2048 outputs per thread */
-	T_EQ_INT("simt-too-many-outputs", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("simt-too-many-outputs", gpu_shape_check(&c, NULL, 0, &s, why, sizeof why), FGO_EUSAGE);
 	c = gemm(FGO_FP32, 64, 64, 32, 2, 64);
-	T_EQ_INT("threads-over-1024", gpu_shape_check(&c, 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_EQ_INT("threads-over-1024", gpu_shape_check(&c, NULL, 0, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("threads-reason", why, "1024");
 }
 
 /* The persistent grid: tiles of the family's own tile space, the comm CTAs
  * beside them, and the residency rule for CTAs that wait on each other. */
+/* AMD (gfx90a, gfx942): the MFMA core for every dtype, 64-lane wavefronts,
+ * 64 KiB of LDS; other AMD targets the SIMT core. */
+static void check_mfma(void)
+{
+	char why[256] = "";
+	struct gpu_shape s;
+	struct fgo_config c = gemm(FGO_BF16, 128, 128, 32, 2, 4);
+	T_EQ_INT("mfma-arch", gpu_arch_mfma("gfx942") + gpu_arch_mfma("gfx90a:xnack-") +
+				      gpu_arch_mfma("gfx1100") + gpu_arch_mfma("sm_90a") + gpu_arch_mfma(NULL), 2);
+	T_EQ_INT("mfma-ok", gpu_shape_check(&c, "gfx942", 0, &s, why, sizeof why), FGO_OK);
+	T_EQ_STR("mfma-core", gpu_core_name(s.core), "mfma");
+	T_EQ_INT("mfma-threads", s.threads, 256);
+	/* 2 stages of (128 x (32 + 8) + 32 x (128 + 8)) 16-bit elements */
+	T_EQ_INT("mfma-lds", s.smem_bytes, 2 * 2 * (128 * 40 + 32 * 136));
+	c.mma = 32;
+	T_EQ_INT("mfma-32-ok", gpu_shape_check(&c, "gfx90a", 0, &s, why, sizeof why), FGO_OK);
+	c.dtype = FGO_FP32;
+	c.num_stages = 1; /* two stages of fp32 panels are 70656 bytes: over 64 KiB */
+	T_EQ_INT("mfma-fp32-ok", gpu_shape_check(&c, "gfx942", 0, &s, why, sizeof why), FGO_OK);
+	T_EQ_STR("mfma-fp32-core", gpu_core_name(s.core), "mfma");
+	T_EQ_INT("mfma-fp32-lds", s.smem_bytes, 4 * (128 * 36 + 32 * 132));
+	c.dtype = FGO_FP16;
+	c.num_stages = 4; /* 75776 bytes */
+	T_EQ_INT("mfma-lds-64k", gpu_shape_check(&c, "gfx942", 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mfma-lds-64k-why", why, "bytes of LDS (num_stages=4), a workgroup on gfx942 has at most 65536");
+	c = gemm(FGO_FP16, 32, 64, 32, 2, 4);
+	c.mma = 32; /* one 32-row instruction tile, 4 wavefronts along 64 columns: 16 each */
+	T_EQ_INT("mfma-32-split", gpu_shape_check(&c, "gfx942", 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mfma-32-split-why", why, "num_warps=4 wavefronts split the tile");
+	c = gemm(FGO_FP16, 64, 64, 32, 2, 32);
+	T_EQ_INT("mfma-threads-1024", gpu_shape_check(&c, "gfx942", 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mfma-threads-1024-why", why, "2048 threads");
+	c = gemm(FGO_FP16, 256, 256, 32, 1, 1);
+	T_EQ_INT("mfma-agprs", gpu_shape_check(&c, "gfx942", 0, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("mfma-agprs-why", why, "at most 256 AGPRs");
+	c = gemm(FGO_BF16, 64, 64, 64, 2, 8);
+	c.mma = FGO_MMA_WGMMA;
+	T_EQ_INT("mfma-no-wgmma", gpu_shape_check(&c, "gfx942", 0, &s, why, sizeof why), FGO_EUSAGE);
+	/* an AMD target without the matrix cores: SIMT, 64-lane wavefronts */
+	c = gemm(FGO_FP16, 64, 64, 32, 2, 4);
+	T_EQ_INT("amd-simt-ok", gpu_shape_check(&c, "gfx1100", 0, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("amd-simt", s.core * 1000 + (int)s.threads, GPU_CORE_SIMT * 1000 + 256);
+	c.mma = 32;
+	T_EQ_INT("amd-simt-no-32", gpu_shape_check(&c, "gfx1100", 0, &s, why, sizeof why), FGO_EUSAGE);
+}
+
 static void check_grid(void)
 {
 	char why[256] = "";
@@ -205,6 +251,7 @@ int main(void)
 	check_mma();
 	check_wgmma();
 	check_simt();
+	check_mfma();
 	check_grid();
 	T_DONE();
 }
