@@ -116,7 +116,7 @@ static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
 	struct rig r;
 	struct probe P;
 	struct sched_walk w;
-	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL, NULL };
 	char id[128];
 	int streamk = form >= 2, sms = streamk ? ctas : 0;
 
@@ -193,7 +193,7 @@ static void check_error(void)
 {
 	struct rig r;
 	struct probe P;
-	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL, NULL };
 	struct sched_walk w = sched_walk_make(5, 3, 4, 1, 1, 1);
 	rig_make(&r, 5, 1, 4);
 	memset(&P, 0, sizeof P);
