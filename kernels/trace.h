@@ -91,8 +91,9 @@ static inline void fgo_trace_host_rec(struct fgo_trace_rank *t, int cta, unsigne
 
 #if defined(FGO_TRACE) && (defined(__CUDACC_RTC__) || defined(__CUDACC__) || \
 			   defined(__HIPCC_RTC__) || defined(__HIPCC__))
+#include "hip_port.h" /* fgo_now_ns */
 #ifndef FGO_TRACE_CAP
-#define FGO_TRACE_CAP 1024
+#define FGO_TRACE_CAP 4096
 #endif
 extern "C" {
 __device__ char *fgo_trace_buf; /* the host sets it (module global) before each launch */

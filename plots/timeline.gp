@@ -1,4 +1,4 @@
-# timeline.gp: the template of `fgobench plot timeline FILE`: one row per CTA
+# timeline.gp: the template of 'fgobench plot timeline FILE': one row per CTA
 # (and per lane of a CTA whose threads record side by side), ranks stacked
 # top to bottom, one colour per event kind, time in microseconds from the
 # launch's first event (every rank's zero is the barrier before the launch).

@@ -55,7 +55,8 @@ static int by_time(const void *a, const void *b)
 }
 
 /* The events of one CTA, in time order, paired per lane with a stack each:
- * an end closes the innermost open span of its kind. */
+ * an end closes the innermost open span of its kind; a begin never closed
+ * or an end with no begin is counted unpaired. */
 static int cta_spans(struct fgo_spans *out, const struct fgo_trace_rank *r, int cta)
 {
 	unsigned int n = r->head[cta].count;
@@ -95,8 +96,6 @@ static int cta_spans(struct fgo_spans *out, const struct fgo_trace_rank *r, int 
 			out->unpaired++;
 			continue;
 		}
-		/* begins above it were never closed */
-		out->unpaired += depth[lane] - 1 - d;
 		const struct fgo_trace_event *b = &ev[open[lane][d]];
 		struct fgo_span s = {
 			.rank = r->rank, .cta = cta, .lane = lane, .kind = kind,
@@ -104,7 +103,11 @@ static int cta_spans(struct fgo_spans *out, const struct fgo_trace_rank *r, int 
 			.t1 = ((double)ev[i].ts - (double)r->ref_ns) * 1e-3, .sm = sm,
 		};
 		memcpy(s.a, b->a, sizeof s.a);
-		depth[lane] = d;
+		/* out of the stack; begins of other kinds above it stay open (two
+		 * spans that begin at one instant come in either order) */
+		for (int k = d; k + 1 < depth[lane]; k++)
+			open[lane][k] = open[lane][k + 1];
+		depth[lane]--;
 		if (trace_spans_push(out, &s) != FGO_OK) {
 			free(ev);
 			return FGO_EFAIL;
