@@ -41,5 +41,8 @@ int plot_worlds(const struct plot_query *q, int *worlds, int max, int *n);
  * one colour per event kind; the image paths on stdout. dir exists.
  * FGO_OK, FGO_EUSAGE (not a trace) or FGO_EFAIL, the message printed. */
 int plot_timeline(const char *file, const char *dir);
+/* The base name plot_timeline gives file's drawing: timeline_NAME, NAME
+ * the file's own name without its folder and .json, file-safe. */
+void plot_timeline_base(const char *file, char *out, size_t len);
 
 #endif

@@ -24,8 +24,7 @@ static int by_track(const void *a, const void *b, void *arg)
 	return x->lane < y->lane ? -1 : x->lane > y->lane;
 }
 
-/* The file's own name without folder and .json, file-safe. */
-static void base_of(const char *file, char *out, size_t len)
+void plot_timeline_base(const char *file, char *out, size_t len)
 {
 	const char *slash = strrchr(file, '/');
 	char name[200];
@@ -63,7 +62,7 @@ int plot_timeline(const char *file, const char *dir)
 		if (sp.s[i].t0 < t_min)
 			t_min = sp.s[i].t0;
 
-	base_of(file, base, sizeof base);
+	plot_timeline_base(file, base, sizeof base);
 	rc = plot_open_data(dir, base, &af, err, sizeof err);
 	/* rows: one per track, a blank row between ranks; y tics name each
 	 * rank's first row and about a dozen CTAs of it */

@@ -45,7 +45,7 @@ check mig-2.10 "no side files after reading" sh -c "! ls '$old'-* 2>/dev/null | 
 
 # Writing: the resumed sweep upgrades the store and finishes the sweep.
 expect_exit mig-3.1 0 mpi 2 sweep tests/e2e/tiny.json --tag mig --resume --db "$old" --quiet
-expect_eq mig-3.2 "4 4" "$(sql "select (select value from meta where key = 'schema_version'), user_version from pragma_user_version" "$old" | tr '|' ' ')"
+expect_eq mig-3.2 "5 5" "$(sql "select (select value from meta where key = 'schema_version'), user_version from pragma_user_version" "$old" | tr '|' ' ')"
 expect_eq mig-3.3 "1 done $planned $planned" "$(sql "select count(*), max(status), (select count(*) from runs), (select count(*) from runs where status = 'ok') from sweeps" "$old" | tr '|' ' ')"
 expect_eq mig-3.4 "$runs_before" "$(sql "select $v1_runs from runs where id <= (select max(id) from runs) - 3 order by id" "$old" | md5sum)"
 expect_eq mig-3.5 "$samples_before" "$(sql "select run_id, kind, iteration, ms from samples where run_id <= (select max(id) from runs) - 3 order by 1, 2, 3" "$old" | md5sum)"
@@ -55,9 +55,9 @@ expect_eq mig-3.7 ok "$(sql "pragma integrity_check" "$old")"
 expect_eq mig-3.8 "" "$(sql "pragma foreign_key_check" "$old")"
 
 # A store newer than this fgobench: refused, exit 2, untouched.
-sqlite3 "$old" "pragma user_version = 5"
+sqlite3 "$old" "pragma user_version = 6"
 sum=$(md5sum < "$old")
 expect_exit mig-4.1 2 "$FGO" list --db "$old"
-expect_err mig-4.2 "schema version 5, this fgobench reads up to 4"
+expect_err mig-4.2 "schema version 6, this fgobench reads up to 5"
 expect_exit mig-4.3 2 mpi 2 sweep tests/e2e/tiny.json --db "$old" --quiet
 expect_eq mig-4.4 "$sum" "$(md5sum < "$old")"

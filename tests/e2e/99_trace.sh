@@ -124,6 +124,11 @@ expect_eq trace-5.2 "$want" "$got"
 check trace-5.3 "5 problems traced" [ "$(echo $got | wc -w)" -eq 5 ]
 check trace-5.4 "each into DIR/run-ID.json" sh -c "for i in $got; do python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/traces/run-'\$i.json || exit 1; done"
 
+# report: the Timelines section, each trace drawn beside it
+expect_exit trace-5.5 0 "$FGO" report --tag traced -o "$T/rep" --format html
+check trace-5.6 "the report has a Timelines section naming the files" sh -c "grep -q '^## Timelines' '$T/rep/index.md' && grep -q 'traces/run-' '$T/rep/index.md'"
+check trace-5.7 "the report shows each timeline" sh -c "[ \$(ls '$T/rep/'timeline_run-*.png | wc -l) -eq 5 ] && grep -q 'timeline_run-' '$T/rep/index.html'"
+
 # bad usage
 expect_exit trace-6.1 2 mpi 2 sweep tests/e2e/tiny.json --trace worst
 expect_err trace-6.2 "--trace takes \"best\""
