@@ -107,7 +107,8 @@ int plot_timeline(const char *file, const char *dir)
 		rc = plot_commit_data(&af, err, sizeof err);
 	if (rc == FGO_OK) {
 		char title[400], shown[256], ymax[32], height[32];
-		sink_plot(file, shown, sizeof shown);
+		const char *slash = strrchr(file, '/');
+		sink_plot(slash ? slash + 1 : file, shown, sizeof shown);
 		snprintf(title, sizeof title, "%s: %d rank%s, %d rows (CTA x lane), %zu spans", shown, world,
 			 world == 1 ? "" : "s", tracks, sp.n);
 		snprintf(ymax, sizeof ymax, "%d", row + 1);
