@@ -10,7 +10,9 @@
 #              a bad --arch;
 #              a damaged cache entry (garbage, cut short, the old format, one
 #              byte, a symbolic link) compiled again and replaced, one note
-#   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype
+#              and traced kernels (compile --trace): their own entries
+#   compile-3  with hipcc: every kernels/*.hip for AMD (gfx90a), each dtype,
+#              and the traced all_scatter, all_reduce and sk_all_scatter
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
 #              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc)
 # A missing toolkit prints "SKIP ..." (counted neither way); with
@@ -79,6 +81,26 @@ else
 	expect_exit compile-2.5 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
 	expect_eq compile-2.6 "cached" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
 	expect_eq compile-2.7 "1" "$(find "$T/cache" -type f | wc -l)"
+
+	# traced kernels (`run --trace`, compile --trace): their own cache
+	# entries, with the trace hooks (kernels/trace.h) in; the plain ones
+	# without. On the Hopper core: all_reduce_one_shot (the side warps'
+	# reductions) and sk_all_scatter (Stream-K hand-overs, comm CTAs).
+	trace_one="--algorithm all_scatter --dtype fp16 --world 2 -m 256 -n 256 -k 256 --BLK_M 64 --num_warps 4"
+	# shellcheck disable=SC2086
+	expect_exit compile-2.trace.1 0 "$GFGO" compile sweeps/gpu_smoke.json $trace_one --cache "$T/tcache" --format csv
+	# shellcheck disable=SC2086
+	expect_exit compile-2.trace.2 0 "$GFGO" compile sweeps/gpu_smoke.json $trace_one --trace --cache "$T/tcache" --format csv
+	expect_eq compile-2.trace.3 "compiled" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
+	cat >"$T/trace.json" <<'EOF2'
+{"dtype": "bf16", "mma": "wgmma", "world": 2, "M": 512, "N": 1024, "K": 1024,
+ "BLK_M": 128, "BLK_N": 256, "BLK_K": 64, "num_stages": 3, "num_warps": 12,
+ "blocks": [{"algorithm": "all_reduce_one_shot"},
+            {"algorithm": "sk_all_scatter", "gemm_sms": 6, "comm_sms": 2}]}
+EOF2
+	expect_exit compile-2.trace.4 0 "$GFGO" compile "$T/trace.json" --trace --cache "$T/tcache" --format csv
+	expect_eq compile-2.trace.5 "2" "$(csv_status "$T/out" compiled)"
+	expect_eq compile-2.trace.6 "4 3" "$(find "$T/tcache" -name '*.bin' | wc -l) $(grep -l fgo_trace_ref "$T/tcache"/*.bin | wc -l)"
 
 	# the cache verifies what it reads (src/gpu/gpu_jit.c): an entry overwritten
 	# with garbage, cut short, or of an fgobench before the checksum (the
@@ -237,7 +259,9 @@ else
 		*) cases="$cases $name:0: $name:1: $name:2:" ;;
 		esac
 	done
-	cases="$cases all_reduce:2:TWO_SHOT all_gather_gemm:1:PUSH"
+	# and the traced kernels of the three traced families (kernels/trace.h)
+	cases="$cases all_reduce:2:TWO_SHOT all_gather_gemm:1:PUSH all_scatter:1:FGO_TRACE"
+	cases="$cases all_reduce:1:FGO_TRACE sk_all_scatter:1:FGO_TRACE"
 	for c in $cases; do
 		name=${c%%:*} rest=${c#*:}
 		dtype=${rest%%:*} variant=${rest#*:}

@@ -233,7 +233,7 @@ static void check_no_progress(void)
 {
 	struct rig r;
 	struct probe P;
-	struct kit_walk_ops ops = { fake_gemm, fake_finish, broken_first, broken_next };
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, broken_first, broken_next, NULL };
 	struct sched_walk w = sched_walk_make(1, 4, 2, 1, 1, 1);
 	rig_make(&r, 1, 1, 2);
 	memset(&P, 0, sizeof P);
