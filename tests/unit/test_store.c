@@ -18,7 +18,7 @@ static void check_new_store(const char *path, struct fgo_store **out)
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'application'"));
 	T_EQ_STR("meta-application", got, "fgobench");
 	snprintf(got, sizeof got, "%s", q_text(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
-	T_EQ_STR("meta-schema-version", got, "4");
+	T_EQ_STR("meta-schema-version", got, "5");
 	T_EQ_INT("user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 	snprintf(got, sizeof got, "%s", q_text(db, "PRAGMA journal_mode"));
 	T_EQ_STR("journal-wal", got, "wal");
