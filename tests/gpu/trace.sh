@@ -18,10 +18,12 @@
 #            $OUT/summary.md: GEMM-busy, comm hidden, tail, skew, waits per
 #            configuration (python3's sqlite3 on $OUT/trace.db); every JSON
 #            loaded and checked (tiles once each, spans nested)
-#   plot     `plot timeline` of each rep-1 JSON into $OUT/plots (PNG and SVG)
-#            when gnuplot is here; the GPU machines have none: then run
-#            `OUT=DIR STEPS=plot sh tests/gpu/trace.sh` where it is, with
-#            FGOBENCH_BUILD=. (the CPU build draws; no GPU needed)
+#   plot     `plot timeline` of each rep-1 JSON into $PLOTS (default
+#            $OUT/plots; PNG and SVG) when gnuplot is here; the GPU machines
+#            have none: then, where it is, with the CPU build (no GPU needed)
+#            and OUT the folder brought back (it may be read-only):
+#              OUT=DIR PLOTS=/tmp/plots STEPS=plot FGOBENCH_BUILD=. sh tests/gpu/trace.sh
+# $OUT/all.tgz holds everything when the runs were made here.
 #   OUT=/some/dir sh tests/gpu/trace.sh
 set -u
 here=$(dirname "$0")
@@ -32,6 +34,8 @@ step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 reps=${REPS:-3}
 iters=${ITERS:-20}
 log=$OUT/trace.log
+[ -w "$OUT" ] || log=/dev/null
+plots=${PLOTS:-$OUT/plots}
 build=${FGOBENCH_BUILD:-build/cuda}
 fgo=$build/fgobench
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -166,15 +170,17 @@ fi
 if step plot; then
 	if command -v gnuplot >/dev/null 2>&1; then
 		for j in "$OUT"/trace-*-r1.json; do
-			[ -f "$j" ] && { "$fgo" plot timeline "$j" -o "$OUT/plots" >>"$log" 2>&1 || rc=1; }
+			[ -f "$j" ] && { "$fgo" plot timeline "$j" -o "$plots" >>"$log" 2>&1 || rc=1; }
 		done
-		ls "$OUT/plots" 2>/dev/null | tee -a "$log"
+		ls "$plots" 2>/dev/null | tee -a "$log"
 	else
-		echo "plot: no gnuplot here; draw where it is: OUT=$OUT STEPS=plot FGOBENCH_BUILD=. sh tests/gpu/trace.sh" | tee -a "$log"
+		echo "plot: no gnuplot here; draw where it is: OUT=DIR PLOTS=/tmp/plots STEPS=plot FGOBENCH_BUILD=. sh tests/gpu/trace.sh" | tee -a "$log"
 	fi
 fi
 
 echo "exit $rc" | tee -a "$log"
-tgz=$(mktemp /tmp/fgobench-trace-tgz.XXXXXX)
-tar czf "$tgz" -C "$OUT" --exclude ./all.tgz . && chmod 644 "$tgz" && mv "$tgz" "$OUT/all.tgz"
+if step run; then
+	tgz=$(mktemp /tmp/fgobench-trace-tgz.XXXXXX)
+	tar czf "$tgz" -C "$OUT" --exclude ./all.tgz . && chmod 644 "$tgz" && mv "$tgz" "$OUT/all.tgz"
+fi
 exit $rc
