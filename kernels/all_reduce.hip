@@ -45,8 +45,16 @@ template <class Team>
 __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 				       const struct sched_grid *g, long tile)
 {
+	/* traced by the team's thread 0: lane 0 for the CTA, 2 for the side warps */
+	const bool tr = t.tid() == 0;
+	const int lane = t.size() == THREADS ? 0 : 2;
+	(void)tr;
+	(void)lane;
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT, tile * WORLD, -1, -1, -1, -1);
 	if (!team_wait(t, L, tile * WORLD, WORLD, 1))
 		return false;
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT | FGO_TR_END, tile * WORLD, -1, -1, -1, -1);
+	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE, tile, WORLD, -1, -1, -1);
 	long tm, tn;
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	long at = tm * BLK_M * N_ + tn * BLK_N;
@@ -62,6 +70,7 @@ __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
 	sum_over_ranks(t, L, L->work_off, at, dst, N_, rows, cols);
 #endif
+	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	return true;
 }
 
@@ -94,6 +103,7 @@ struct sum_side {
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 
@@ -126,8 +136,10 @@ __device__ __forceinline__ void partial(const struct launch *L, const struct sch
 	long tm, tn;
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	if (L->mode != MODE_COMM_ONLY) {
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM, tile, tm, tn, 0, K_ / BLK_K);
 		gemm_tile(heap_at(L, L->rank, L->a_off), heap_at(L, L->rank, L->b_off), tm * BLK_M,
 			  tn * BLK_N, acc);
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM | FGO_TR_END, tile, tm, tn, 0, K_ / BLK_K);
 		store_tile(heap_at(L, L->rank, L->work_off), N_, tm * BLK_M, tn * BLK_N, acc);
 	}
 	if (L->mode != MODE_GEMM_ONLY)
@@ -136,6 +148,7 @@ __device__ __forceinline__ void partial(const struct launch *L, const struct sch
 
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	const int gemm = gemm_ctas();

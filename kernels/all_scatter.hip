@@ -52,6 +52,7 @@ struct scatter_out {
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	struct wg_local_a in;
@@ -72,6 +73,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const elem_t *a = heap_at(&L, rank, a_off), *b = heap_at(&L, rank, b_off);
 	const struct sched_grid g = tile_grid();
@@ -86,13 +88,17 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
 		long r0 = tm * BLK_M, c0 = tn * BLK_N;
 		const long own = (long)rank * N_; /* this rank's first column of C */
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM, tile, tm, tn, 0, g.k_iters);
 		gemm_tile(a, b, r0, c0, acc);
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM | FGO_TR_END, tile, tm, tn, 0, g.k_iters);
 		store_tile(heap_at(&L, rank, c_off) + own, NFULL, r0, c0, acc);
 		if (mode == MODE_GEMM_ONLY)
 			continue;
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_PUT, -1, BLK_M * BLK_N * (int)sizeof(elem_t), tile, -1, -1);
 		for (int s = 1; s < WORLD; s++)
 			store_tile(heap_at(&L, sched_peer(rank, WORLD, s), c_off) + own, NFULL, r0, c0, acc);
 		cta_publish_peers(&L, (long)rank * g.tiles + tile);
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_PUT | FGO_TR_END, -1, BLK_M * BLK_N * (int)sizeof(elem_t), tile, -1, -1);
 	}
 }
 #endif

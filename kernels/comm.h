@@ -11,6 +11,7 @@
 #define FGO_COMM_H
 
 #include "gemm_core.h"
+#include "trace.h" /* FGO_TRACE_*: nothing unless the kernel is traced */
 
 /* Everything a kernel was launched with (FGO_KERNEL_PARAMS). */
 struct launch {
@@ -418,18 +419,25 @@ __device__ __forceinline__ bool streamk_gemm(const struct launch *L, const struc
 				finish(s.tile, tm, tn, acc);
 			continue;
 		}
+		const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
+		FGO_TRACE_IF(tr, 0, FGO_TR_GEMM, s.tile, tm, tn, s.k0, s.k1);
 		gemm_tile_k(a, b, tm * BLK_M, tn * BLK_N, (int)s.k0, (int)s.k1, acc);
+		FGO_TRACE_IF(tr, 0, FGO_TR_GEMM | FGO_TR_END, s.tile, tm, tn, s.k0, s.k1);
 		if (s.role == SCHED_HAND_OVER) {
+			FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER, s.tile, s.k0, s.k1, -1, -1);
 			slot_store(slots + (long)cta * BLK_M * BLK_N, acc);
 			team_publish_gpu(cta_team(), L, slot_flag0 + cta);
+			FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER | FGO_TR_END, s.tile, s.k0, s.k1, -1, -1);
 			continue;
 		}
 		if (s.role == SCHED_TAKE_OVER) {
+			FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER, s.tile, s.take_first, s.take_last, -1, -1);
 			if (!team_wait_gpu(cta_team(), L, slot_flag0 + s.take_first,
 					   s.take_last - s.take_first + 1))
 				return false;
 			for (int c = s.take_first; c <= s.take_last; c++)
 				slot_add(slots + (long)c * BLK_M * BLK_N, acc);
+			FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, s.take_first, s.take_last, -1, -1);
 		}
 		finish(s.tile, tm, tn, acc);
 	}

@@ -57,6 +57,7 @@
 #define WG_AB_TYPES ".bf16.bf16"
 #endif
 #include "wgmma_ops.h"
+#include "trace.h" /* FGO_TRACE_*: nothing unless the kernel is traced */
 
 #define WG_CONSUMERS (NUM_WARPS / 4 - 1)
 #define WG_ROWS (BLK_M / WG_CONSUMERS)  /* tile rows per consumer warpgroup */
@@ -461,6 +462,9 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
 				for (int c = 0; c < WG_CONSUMERS; c++) {
 					mbar_wait(staged + 8 * c, phase, WG_BAR_STAGED + c, watch);
+					/* traced: the tile leaves (stores, flags), storer lane 1 */
+					if (c == 0)
+						FGO_TRACE_EV(1, FGO_TR_PUT, -1, BLK_M * BLK_N * (int)sizeof(elem_t), v, -1, -1);
 					out.store(wg_part_of(tm, tn, c, sc), q);
 					tma_store_commit();
 				}
@@ -470,6 +474,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				} else {
 					tma_store_wait_read();
 				}
+				FGO_TRACE_EV(1, FGO_TR_PUT | FGO_TR_END, -1, BLK_M * BLK_N * (int)sizeof(elem_t), v, -1, -1);
 				for (int c = 0; c < WG_CONSUMERS; c++)
 					mbar_arrive(freed + 8 * c);
 				phase ^= 1;
@@ -515,6 +520,8 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			 * the consumer waits only for slice k - 1 and frees its
 			 * stage, so the tensor cores never drain between slices. */
 			int held = -1; /* the stage the group in flight reads */
+			/* traced: the segment's MACs, consumer 0's thread 0 (lane 0) */
+			FGO_TRACE_IF(c == 0 && t == 0, 0, FGO_TR_GEMM, sg.tile, tm, tn, sg.k0, sg.k1);
 			wg_fence_acc(acc);
 			for (int k = (int)sg.k0; k < (int)sg.k1; k++) {
 				mbar_wait(full + 8 * s, phase, s, watch);
@@ -538,6 +545,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			}
 			wgmma_wait<0>();
 			wg_fence_acc(acc);
+			FGO_TRACE_IF(c == 0 && t == 0, 0, FGO_TR_GEMM | FGO_TR_END, sg.tile, tm, tn, sg.k0, sg.k1);
 			if (held >= 0 && t == 0)
 				mbar_arrive(empty + 8 * held);
 			if (!walk.ends(sg)) { /* another CTA ends this tile */

@@ -20,15 +20,20 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 					      long done0)
 {
 	const long own = (long)L->rank * N_; /* this rank's first column of C */
+	const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
 	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles; tile += COMM_SMS) {
+		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT, done0 + tile, L->rank, -1, -1, -1);
 		if (!cta_wait(L, done0 + tile, 1, 1))
 			return;
+		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT | FGO_TR_END, done0 + tile, L->rank, -1, -1, -1);
 		long tm, tn;
 		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 		const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
+		FGO_TRACE_IF(tr, 0, FGO_TR_PUT, -1, tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t), tile, -1, -1);
 		copy_to_peers(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL, tile_rows(tm, M_),
 			      tile_cols(tn, N_));
 		cta_publish_peers(L, (long)L->rank * g->tiles + tile);
+		FGO_TRACE_IF(tr, 0, FGO_TR_PUT | FGO_TR_END, -1, tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t), tile, -1, -1);
 	}
 }
 
@@ -50,6 +55,7 @@ struct finished_out {
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	const long done0 = (long)WORLD * g.tiles;
@@ -81,6 +87,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PAR
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	const long own = (long)rank * N_; /* this rank's first column of C */

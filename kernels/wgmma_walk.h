@@ -156,6 +156,8 @@ struct wg_walk {
 #else
 	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
+		const bool tr = c == 0 && threadIdx.x % 128 == 0; /* traced by lane 0 */
+		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER, s.tile, s.k0, s.k1, -1, -1);
 		float4 *sum = sum_of(s.tile, c);
 #pragma unroll
 		for (int e = 0; e < WG_ACC / 4; e++) /* reductions in L2, 16 bytes each */
@@ -164,11 +166,14 @@ struct wg_walk {
 		struct wg_one_consumer_team team;
 		team.c = c;
 		team_publish_gpu(team, L, flag_of(s.tile, c) + s.slice);
+		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER | FGO_TR_END, s.tile, s.k0, s.k1, -1, -1);
 	}
 	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
 	{
 		struct wg_one_consumer_team team;
 		team.c = c;
+		const bool tr = c == 0 && threadIdx.x % 128 == 0;
+		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER, s.tile, 0, s.slice, -1, -1);
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, flag_of(s.tile, c), SPLIT_K - 1);
 		float4 *sum = sum_of(s.tile, c);
@@ -181,6 +186,7 @@ struct wg_walk {
 			acc[4 * e + 3] += x.w;
 			sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
 		}
+		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, 0, s.slice, -1, -1);
 	}
 #endif
 #elif STREAM_K && DETERMINISTIC
@@ -219,12 +225,15 @@ struct wg_walk {
 	 * the CTA's flag once both consumers' parts are in. */
 	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
+		const bool tr = c == 0 && threadIdx.x % 128 == 0; /* traced by lane 0 */
+		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER, s.tile, s.k0, s.k1, -1, -1);
 		float4 *sum = sum_of(s.tile, c);
 #pragma unroll
 		for (int e = 0; e < WG_ACC / 4; e++)
 			atomicAdd(sum + e * 128,
 				  make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
 		team_publish_gpu(wg_consumer_team(), L, XCHG_FLAG0 + cta);
+		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER | FGO_TR_END, s.tile, s.k0, s.k1, -1, -1);
 	}
 	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
 	{
@@ -232,6 +241,8 @@ struct wg_walk {
 			return;
 		struct wg_one_consumer_team team;
 		team.c = c;
+		const bool tr = c == 0 && threadIdx.x % 128 == 0;
+		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER, s.tile, s.take_first, s.take_last, -1, -1);
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, XCHG_FLAG0 + s.take_first, s.take_last - s.take_first + 1);
 		float4 *sum = sum_of(s.tile, c);
@@ -244,6 +255,7 @@ struct wg_walk {
 			acc[4 * e + 3] += x.w;
 			sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
 		}
+		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, s.take_first, s.take_last, -1, -1);
 	}
 #else
 	__device__ void hand_over(const struct sched_seg &, int, const float (&)[WG_ACC]) const {}

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "trace.h" /* kernels/trace.h: a traced launch's events */
 
 struct fgo_matrix {
 	size_t offset;   /* byte offset in the symmetric heap */
@@ -59,6 +60,8 @@ struct fgo_exec {
 	double deadline;       /* now_seconds() value after which flag waits give up with FGO_ETIMEOUT */
 	char *err;             /* (optional) where a failing kernel says why (kit_fail), or NULL */
 	size_t err_len;
+	struct fgo_trace_rank *trace; /* (optional) a traced launch records its events here
+					 (algos/kit.h kit_trace), or NULL */
 };
 
 /* The GEMM one rank runs, as the GPU kernels see it (their -D M_, N_, K_,

@@ -222,7 +222,7 @@ static int ag_walk(const struct fgo_exec *ex, enum fgo_mode mode, int push)
 	const struct fgo_config *cfg = ex->cfg;
 	struct ag_launch L = { ex, mode, block_grid(cfg), push, 0 };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : ag_walk_gemm,
-				    ag_walk_finish, NULL, NULL };
+				    ag_walk_finish, NULL, NULL, NULL };
 	struct sched_walk w = kit_walk_of(cfg, L.g.tiles * ex->world, sched_ceil_div(cfg->k, cfg->blk_k), 0);
 
 	if (push)

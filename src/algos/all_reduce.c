@@ -61,9 +61,11 @@ static void reduce_tile(const struct fgo_exec *ex, const struct sched_grid *g, l
 {
 	const struct fgo_config *cfg = ex->cfg;
 	ar_tile_at(cfg, g, 0, cfg->m, cfg->n, tile, t);
+	kit_trace_reduce(ex, 0, tile, ex->world);
 	ar_tile_sum(ex, ex->lay->work_offset, t, acc);
 	cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->c.offset, t->row0, t->col0)),
 		       cfg->n, acc, t->rows, t->cols, cfg->dtype);
+	kit_trace_reduce(ex, 1, tile, ex->world);
 }
 
 /* Next tile at or after `from` that this rank owns (g->tiles when none). */
@@ -83,11 +85,14 @@ static void reduce_push(const struct fgo_exec *ex, const struct sched_grid *g, l
 	struct ar_tile t;
 	reduce_tile(ex, g, tile, acc, &t);
 	size_t at = ar_elem_offset(cfg, ex->lay->c.offset, t.row0, t.col0);
+	size_t bytes = (size_t)t.rows * (size_t)t.cols * dtype_size(cfg->dtype);
 	for (int s = 1; s < ex->world; s++) {
 		int q = sched_peer(ex->rank, ex->world, s);
+		kit_trace_put(ex, 0, q, bytes, tile);
 		cpu_tile_copy(kit_heap(ex, q, at), cfg->n, kit_heap(ex, ex->rank, at), cfg->n,
 			      t.rows, t.cols, cfg->dtype);
 		kit_flag_publish(ex, q, g->tiles * ex->world + tile);
+		kit_trace_put(ex, 1, q, bytes, tile);
 	}
 }
 
@@ -158,7 +163,7 @@ static int ar_run(const struct fgo_exec *ex, enum fgo_mode mode, int two_shot)
 	struct ar_launch L = { ex, ar_grid(cfg, cfg->m, cfg->n), mode != FGO_MODE_GEMM_ONLY,
 			       two_shot, 0, NULL };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : walk_gemm, walk_finish,
-				    NULL, NULL };
+				    NULL, NULL, &L.g };
 	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters, 0);
 	int rc;
 
@@ -176,7 +181,8 @@ static int ar_run(const struct fgo_exec *ex, enum fgo_mode mode, int two_shot)
 	/* two-shot: the launch ends when the tiles other ranks own have arrived */
 	for (long tile = 0; two_shot && L.comm && tile < L.g.tiles && rc == FGO_OK; tile++)
 		if (sched_tile_owner(tile, ex->world) != ex->rank)
-			rc = kit_flag_wait(ex, L.g.tiles * ex->world + tile);
+			rc = kit_flag_wait_peer(ex, ex->rank, L.g.tiles * ex->world + tile,
+						sched_tile_owner(tile, ex->world));
 	free(L.sum);
 	return rc;
 }

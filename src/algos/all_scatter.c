@@ -95,11 +95,14 @@ void as_tile_push(const struct fgo_exec *ex, const struct sched_grid *g, long ti
 	struct kit_tile t;
 	kit_tile_at(ex->cfg, g, c->rows, ex->cfg->n / ex->world, tile, &t);
 	char *src = kit_at(ex, ex->rank, c, t.r0, own_col0(ex) + t.c0);
+	size_t bytes = (size_t)t.rows * (size_t)t.cols * dtype_size(ex->cfg->dtype);
 	for (int s = 1; s < ex->world; s++) {
 		int peer = sched_peer(ex->rank, ex->world, s);
+		kit_trace_put(ex, 0, peer, bytes, tile);
 		cpu_tile_copy(kit_at(ex, peer, c, t.r0, own_col0(ex) + t.c0), c->ld, src, c->ld,
 			      t.rows, t.cols, ex->cfg->dtype);
 		kit_flag_publish(ex, peer, (long)ex->rank * g->tiles + tile);
+		kit_trace_put(ex, 1, peer, bytes, tile);
 	}
 }
 
@@ -108,7 +111,7 @@ int as_wait_peers(const struct fgo_exec *ex, const struct sched_grid *g)
 	for (int s = 1; s < ex->world; s++) {
 		int src = sched_peer(ex->rank, ex->world, ex->world - s);
 		for (long tile = 0; tile < g->tiles; tile++) {
-			int rc = kit_flag_wait(ex, (long)src * g->tiles + tile);
+			int rc = kit_flag_wait_peer(ex, ex->rank, (long)src * g->tiles + tile, src);
 			if (rc != FGO_OK)
 				return rc;
 		}
@@ -205,7 +208,7 @@ static int as_walk(const struct fgo_exec *ex, enum fgo_mode mode, int push)
 	struct as_launch L = { ex, as_grid(ex->cfg), push && mode != FGO_MODE_GEMM_ONLY };
 	struct sched_walk w = kit_walk_of(ex->cfg, L.g.tiles, L.g.k_iters, 0);
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : as_walk_gemm,
-				    as_walk_finish, NULL, NULL };
+				    as_walk_finish, NULL, NULL, &L.g };
 	return kit_walk_run(ex, &w, &ops, &L);
 }
 

@@ -98,7 +98,7 @@ int ar_sources_ready(const struct fgo_exec *ex, long first)
 int ar_sources_wait(const struct fgo_exec *ex, long first)
 {
 	for (int p = 0; p < ex->world; p++) {
-		int rc = kit_flag_wait(ex, first + p);
+		int rc = kit_flag_wait_peer(ex, ex->rank, first + p, p);
 		if (rc != FGO_OK)
 			return rc;
 	}

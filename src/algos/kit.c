@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 void kit_matrix(struct fgo_matrix *m, long row0, long rows, long col0, long cols,
 		enum fgo_dtype t, size_t *cursor)
@@ -77,6 +78,30 @@ int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index)
 		sched_yield();
 	}
 	return FGO_OK;
+}
+
+void kit_trace(const struct fgo_exec *ex, unsigned int what, int a0, int a1, int a2, int a3,
+	       int a4)
+{
+	struct fgo_trace_rank *t = ex->trace;
+	struct timespec now;
+	if (!t || t->ctas < 1)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	fgo_trace_host_rec(t, t->cta < 0 ? 0 : t->cta >= t->ctas ? t->ctas - 1 : t->cta, what,
+			   (unsigned long long)now.tv_sec * 1000000000ull +
+				   (unsigned long long)now.tv_nsec,
+			   a0, a1, a2, a3, a4);
+}
+
+int kit_flag_wait_peer(const struct fgo_exec *ex, int rank, long flag_index, int peer)
+{
+	if (!ex->trace || kit_flag_ready_at(ex, rank, flag_index))
+		return kit_flag_wait_at(ex, rank, flag_index);
+	kit_trace(ex, FGO_TR_WAIT, (int)flag_index, peer, -1, -1, -1);
+	int rc = kit_flag_wait_at(ex, rank, flag_index);
+	kit_trace(ex, FGO_TR_WAIT | FGO_TR_END, (int)flag_index, peer, -1, -1, -1);
+	return rc;
 }
 
 int kit_flag_wait(const struct fgo_exec *ex, long flag_index)
@@ -288,6 +313,35 @@ static long seg_blocker(const struct walk_run *R, const struct sched_seg *s)
 	return -1;
 }
 
+/* The traced GEMM of segment s, begin or end: tile, its row and column
+ * in the grid when the family gave it, k range. */
+static void trace_gemm(const struct walk_run *R, const struct sched_seg *s, int end)
+{
+	long tm = -1, tn = -1;
+	if (!R->ex->trace)
+		return;
+	if (R->ops->grid && R->ops->grid->tiles > 0)
+		sched_tile_coords(R->ops->grid, R->ex->cfg->gsize_m, s->tile % R->ops->grid->tiles, &tm,
+				  &tn);
+	kit_trace(R->ex, FGO_TR_GEMM | (end ? FGO_TR_END : 0u), (int)s->tile, (int)tm, (int)tn,
+		  (int)s->k0, (int)s->k1);
+}
+
+/* A traced hand-over or take-over of segment s, begin or end. */
+static void trace_xchg(const struct walk_run *R, unsigned int kind, const struct sched_seg *s,
+		       int end)
+{
+	if (!R->ex->trace)
+		return;
+	if (kind == FGO_TR_HANDOVER)
+		kit_trace(R->ex, kind | (end ? FGO_TR_END : 0u), (int)s->tile, (int)s->k0, (int)s->k1,
+			  -1, -1);
+	else
+		kit_trace(R->ex, kind | (end ? FGO_TR_END : 0u), (int)s->tile,
+			  R->w->split > 1 ? 0 : s->take_first, R->w->split > 1 ? s->slice : s->take_last,
+			  -1, -1);
+}
+
 /* CTA cta computes segment s (its flags are up) and passes it on. */
 static int seg_run(const struct walk_run *R, int cta, const struct sched_seg *s)
 {
@@ -297,7 +351,9 @@ static int seg_run(const struct walk_run *R, int cta, const struct sched_seg *s)
 
 	if (!R->ops->gemm)
 		return sched_seg_ends(w, s) ? R->ops->finish(R->ctx, s->tile, NULL) : FGO_OK;
+	trace_gemm(R, s, 0);
 	rc = R->ops->gemm(R->ctx, s->tile, s->k0, s->k1, R->acc, &rows, &cols);
+	trace_gemm(R, s, 1);
 	if (rc != FGO_OK)
 		return rc;
 	n = (size_t)rows * (size_t)cols;
@@ -322,29 +378,37 @@ static int seg_run(const struct walk_run *R, int cta, const struct sched_seg *s)
 	if (w->split > 1) {
 		float *sum = xchg_tile(R, s->tile);
 		if (s->slice < w->split - 1) {
+			trace_xchg(R, FGO_TR_HANDOVER, s, 0);
 			for (size_t i = 0; i < n; i++)
 				sum[i] += R->acc[i];
 			for (int c = 0; c < 2; c++)
 				kit_flag_publish(R->ex, R->ex->rank, split_flag(R, s->tile, c, s->slice));
+			trace_xchg(R, FGO_TR_HANDOVER, s, 1);
 			return FGO_OK;
 		}
+		trace_xchg(R, FGO_TR_TAKEOVER, s, 0);
 		for (size_t i = 0; i < n; i++) {
 			R->acc[i] += sum[i];
 			sum[i] = 0;
 		}
+		trace_xchg(R, FGO_TR_TAKEOVER, s, 1);
 		return R->ops->finish(R->ctx, s->tile, R->acc);
 	}
 	switch (s->role) {
 	case SCHED_HAND_OVER:
+		trace_xchg(R, FGO_TR_HANDOVER, s, 0);
 		memcpy(xchg_tile(R, cta), R->acc, n * sizeof(float));
 		kit_flag_publish(R->ex, R->ex->rank, (long)R->ex->lay->xchg_flag0 + cta);
+		trace_xchg(R, FGO_TR_HANDOVER, s, 1);
 		return FGO_OK;
 	case SCHED_TAKE_OVER:
+		trace_xchg(R, FGO_TR_TAKEOVER, s, 0);
 		for (int o = s->take_first; o <= s->take_last; o++) {
 			const float *slot = xchg_tile(R, o);
 			for (size_t i = 0; i < n; i++)
 				R->acc[i] += slot[i];
 		}
+		trace_xchg(R, FGO_TR_TAKEOVER, s, 1);
 		return R->ops->finish(R->ctx, s->tile, R->acc);
 	default:
 		return R->ops->finish(R->ctx, s->tile, R->acc);
@@ -378,6 +442,7 @@ int kit_walk_run(const struct fgo_exec *ex, const struct sched_walk *w,
 		for (int c = 0; c < w->ctas && rc == FGO_OK; c++) {
 			if (!live[c] || seg_blocker(&R, &seg[c]) >= 0)
 				continue;
+			kit_trace_as(ex, c);
 			rc = seg_run(&R, c, &seg[c]);
 			ran++;
 			if (!(live[c] = (char)(next(w, c, &seg[c]) != 0)))
@@ -397,6 +462,7 @@ int kit_walk_run(const struct fgo_exec *ex, const struct sched_walk *w,
 		}
 	}
 out:
+	kit_trace_as(ex, 0); /* what the family does after the walk: the first CTA's */
 	free(seg);
 	free(live);
 	free(R.acc);

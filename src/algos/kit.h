@@ -119,6 +119,39 @@ int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index);
  * data-parallel) walked by one virtual CTA, in the GPU's order. */
 struct sched_walk kit_walk_of(const struct fgo_config *cfg, long tiles, long k_iters, int pure);
 
+/* Tracing (kernels/trace.h), a no-op when ex->trace is NULL: one event of
+ * the virtual CTA recording now, timestamped CLOCK_MONOTONIC. The walk
+ * records each segment's GEMM, hand-over and take-over; the families
+ * record their puts, waits and reductions. */
+void kit_trace(const struct fgo_exec *ex, unsigned int what, int a0, int a1, int a2, int a3,
+	       int a4);
+/* Makes cta the virtual CTA that records (the comm CTAs of a family, the
+ * walk's CTAs); returns the one before, for putting it back. */
+static inline int kit_trace_as(const struct fgo_exec *ex, int cta)
+{
+	int was = ex->trace ? ex->trace->cta : 0;
+	if (ex->trace)
+		ex->trace->cta = cta;
+	return was;
+}
+/* The flag wait of kit_flag_wait_at, recorded as FGO_TR_WAIT on the data
+ * of `peer` when it has to wait (a flag already up records nothing). */
+int kit_flag_wait_peer(const struct fgo_exec *ex, int rank, long flag_index, int peer);
+/* A put of `bytes` of tile to peer (FGO_TR_PUT), begin or end. */
+static inline void kit_trace_put(const struct fgo_exec *ex, int end, int peer, size_t bytes,
+				 long tile)
+{
+	if (ex->trace)
+		kit_trace(ex, FGO_TR_PUT | (end ? FGO_TR_END : 0u), peer, (int)bytes, (int)tile, -1,
+			  -1);
+}
+/* A reduction of tile over `sources` ranks (FGO_TR_REDUCE), begin or end. */
+static inline void kit_trace_reduce(const struct fgo_exec *ex, int end, long tile, int sources)
+{
+	if (ex->trace)
+		kit_trace(ex, FGO_TR_REDUCE | (end ? FGO_TR_END : 0u), (int)tile, sources, -1, -1, -1);
+}
+
 /* A family's two steps of the walk, for kit_walk_run. */
 struct kit_walk_ops {
 	/* acc (*rows x *cols, ld *cols) = tile's MAC iterations [k0, k1); FGO_OK,
@@ -134,6 +167,9 @@ struct kit_walk_ops {
 	 * sched_walk_next (tests give a broken one) */
 	int (*first)(const struct sched_walk *w, int cta, struct sched_seg *s);
 	int (*next)(const struct sched_walk *w, int cta, struct sched_seg *s);
+	/* (optional) the tile grid, for the traced GEMM's tile row and column
+	 * (tile % tiles, grouped order); NULL: recorded as -1 */
+	const struct sched_grid *grid;
 };
 
 /* Runs the w->ctas virtual CTAs of walk w on this rank through the

@@ -120,7 +120,7 @@ static int rs_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	struct rs_launch L = { ex, ar_grid(cfg, cfg->m / ex->world, cfg->n),
 			       mode != FGO_MODE_GEMM_ONLY, 0, NULL };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : rs_walk_gemm,
-				    rs_walk_finish, NULL, NULL };
+				    rs_walk_finish, NULL, NULL, NULL };
 	struct sched_walk w = kit_walk_of(cfg, L.g.tiles * ex->world, L.g.k_iters, 0);
 	int rc;
 

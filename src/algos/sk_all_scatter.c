@@ -51,22 +51,30 @@ static long done_flag(const struct sk_launch *L, long tile)
 /* Each comm CTA pushes its tiles, in order, while the next one is finished. */
 static void comm_poll(struct sk_launch *L)
 {
-	for (int c = 0; c < L->comms; c++)
+	for (int c = 0; c < L->comms; c++) {
+		/* traced as comm CTA c, after the GEMM CTAs */
+		int was = kit_trace_as(L->ex, L->ctas + c);
 		while (L->next[c] < L->g.tiles && kit_flag_ready(L->ex, done_flag(L, L->next[c]))) {
 			as_tile_push(L->ex, &L->g, L->next[c]);
 			L->next[c] += L->comms;
 		}
+		kit_trace_as(L->ex, was);
+	}
 }
 
 static int comm_finish(struct sk_launch *L)
 {
-	for (int c = 0; c < L->comms; c++)
+	for (int c = 0; c < L->comms; c++) {
+		kit_trace_as(L->ex, L->ctas + c);
 		for (; L->next[c] < L->g.tiles; L->next[c] += L->comms) {
-			int rc = kit_flag_wait(L->ex, done_flag(L, L->next[c]));
+			int rc = kit_flag_wait_peer(L->ex, L->ex->rank, done_flag(L, L->next[c]),
+						    L->ex->rank);
 			if (rc != FGO_OK)
 				return rc;
 			as_tile_push(L->ex, &L->g, L->next[c]);
 		}
+	}
+	kit_trace_as(L->ex, L->ctas); /* the arrivals, on the first comm CTA */
 	return as_wait_peers(L->ex, &L->g);
 }
 
@@ -107,7 +115,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	};
 	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,
-				    sk_tile_finish, NULL, NULL };
+				    sk_tile_finish, NULL, NULL, &L.g };
 	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters, 1);
 	int rc;
 

@@ -80,6 +80,23 @@ struct fgo_backend {
 		       struct fgo_runnable **out, struct fgo_kernel_info *info,
 		       char *reason, size_t len);
 
+	/* (optional) Prepares cfg as prepare does, with the trace hooks in
+	 * (kernels/trace.h; the GPU compiles the kernel with FGO_TRACE): every
+	 * launch of the runnable then records its events in place of the last
+	 * launch's, after a reference timestamp taken as the launch starts
+	 * (the runner's barrier is just before it). cap: events kept per CTA
+	 * (0: the backend's default). NULL: this backend cannot trace. */
+	int (*prepare_traced)(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+			      const struct fgo_config *cfg, struct fgo_heap *heap, int cap,
+			      struct fgo_runnable **out, struct fgo_kernel_info *info,
+			      char *reason, size_t len);
+
+	/* (optional, with prepare_traced) The events of the traced runnable's
+	 * last launch: *tr points into the runnable (valid until release),
+	 * its rank that of heap->comm. FGO_OK or FGO_EFAIL with the reason. */
+	int (*trace_read)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
+			  struct fgo_trace_rank **tr, char *err, size_t len);
+
 	/* (optional) Compiles cfg's kernel into the kernel cache without loading
 	 * it, so that prepare finds it there: the session calls it for every
 	 * configuration before any timing, the ranks of a node sharing the list.

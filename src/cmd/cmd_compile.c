@@ -16,7 +16,7 @@
 
 const char cmd_compile_usage[] =
 	"usage: fgobench compile SPEC [--arch A] [--cache DIR] [-j N] [--quiet]\n"
-	"       [--format table|md|csv|json] [CONFIG FLAGS]\n"
+	"       [--format table|md|csv|json] [--trace] [CONFIG FLAGS]\n"
 	"\n"
 	"JIT-compiles the GPU kernel of every configuration SPEC expands to (exactly\n"
 	"as `fgobench sweep` expands it) for architecture A into the kernel cache,\n"
@@ -46,6 +46,8 @@ const char cmd_compile_usage[] =
 	"  --cache DIR    the kernel cache (default $FGOBENCH_CACHE or ~/.cache/fgobench)\n"
 	"  -j N           compiler processes at a time (default: the CPUs here)\n"
 	"  --quiet        no progress lines\n"
+	"  --trace        the traced kernels (`run --trace`, `sweep --trace best`: the\n"
+	"                 trace hooks compiled in, 4096 events per CTA) instead\n"
 	"  --format F     table, md, csv or json (default table)\n";
 
 #if defined(FGO_GPU_HIP)
@@ -64,6 +66,9 @@ struct compile_opts {
 	struct fgo_config base; /* configuration flags, for datasets and overrides */
 	struct fgo_config_mask set;
 };
+
+/* --trace: the traced kernels (GPU_TRACE_CAP_DEFAULT events per CTA). */
+static int trace_kernels;
 
 #if defined(FGO_GPU_CUDA) || defined(FGO_GPU_HIP)
 
@@ -135,7 +140,9 @@ static void compile_one(const struct fgo_plan *plan, size_t i, const char *arch,
 		snprintf(o->detail, sizeof o->detail, "%s", it->valid ? "unknown algorithm" : it->reason);
 		return;
 	}
-	gpu_compile_config(algo, &it->cfg, arch, 0, 0, &c, o->detail, sizeof o->detail);
+	gpu_compile_config_traced(algo, &it->cfg, arch, 0, 0,
+				  trace_kernels ? GPU_TRACE_CAP_DEFAULT : 0, &c, o->detail,
+				  sizeof o->detail);
 	o->status = (int)c.status;
 	o->registers = c.registers;
 	o->smem = c.amd ? (unsigned int)c.lds : c.shape.smem_bytes;
@@ -487,6 +494,8 @@ int cmd_compile(int argc, char **argv)
 		default:
 			if (!strcmp(a, "--quiet"))
 				opt.quiet = 1;
+			else if (!strcmp(a, "--trace"))
+				trace_kernels = 1;
 			else if (a[0] == '-' && a[1])
 				rc = cmd_usage_error("compile", cmd_compile_usage, "unknown option \"%s\"", a);
 			else if (!opt.spec)

@@ -13,6 +13,7 @@
 const char cmd_plot_usage[] =
 	"usage: fgobench plot roofline|overlap|heatmap [--world W] [--tag T]\n"
 	"       [--algorithm A] [--dtype D] [-o DIR] [--db F]\n"
+	"       fgobench plot timeline FILE [-o DIR]\n"
 	"\n"
 	"Draws the store's newest ok run of every configuration with gnuplot and\n"
 	"writes, for each world size (or only W), DIR/KIND_wW.dat (the data),\n"
@@ -32,6 +33,12 @@ const char cmd_plot_usage[] =
 	"            fused and baseline times as bars\n"
 	"  heatmap   per algorithm and dtype (file KIND_wW_ALGO_DTYPE), the best tile\n"
 	"            of each (M, NxK) shape, coloured by TFLOP/s\n"
+	"  timeline  the trace-event JSON FILE of `run --trace` or `sweep --trace\n"
+	"            best` (not the store): one row per CTA (and per lane of a CTA\n"
+	"            whose threads record side by side: the wgmma core's consumers,\n"
+	"            storer and side warps), ranks stacked, one colour per event\n"
+	"            kind (kernel, gemm, hand-over, take-over, put, wait, reduce),\n"
+	"            time in microseconds from the first event; DIR/timeline_NAME.*\n"
 	"\n"
 	"  --world W      only world size W (default: every world in the store)\n"
 	"  --tag T        only runs of sweeps tagged T\n"
@@ -40,6 +47,37 @@ const char cmd_plot_usage[] =
 	"  --dtype D      only element type D (fp32, fp16, bf16)\n"
 	"  -o DIR         output directory, created when missing (default fgobench-plots)\n"
 	"  --db F         the store (default $FGOBENCH_DB or ./fgobench.db)\n";
+
+/* `plot timeline FILE [-o DIR]`: the trace file, not the store. */
+static int plot_timeline_cmd(int argc, char **argv)
+{
+	static const char *const opts[] = { "-o" };
+	const char *dir = "fgobench-plots", *file = NULL;
+	char err[512];
+	for (int i = 2; i < argc; i++) {
+		const char *v = NULL;
+		switch (cmd_match_option("plot", argc, argv, &i, opts, 1, &v)) {
+		case -2: return FGO_EUSAGE;
+		case 0: dir = v; break;
+		default:
+			if ((argv[i][0] == '-' && argv[i][1]) || file)
+				return cmd_usage_error("plot", cmd_plot_usage,
+						       "unexpected argument \"%s\" (plot timeline FILE [-o DIR])",
+						       argv[i]);
+			file = argv[i];
+		}
+	}
+	if (!file)
+		return cmd_usage_error("plot", cmd_plot_usage,
+				       "plot timeline needs the FILE `run --trace` wrote");
+	if (sink_check_dir("-o", dir, err, sizeof err) != FGO_OK)
+		return cmd_usage_error("plot", cmd_plot_usage, "%s", err);
+	if (make_dirs(dir, err, sizeof err) != FGO_OK) {
+		error("%s", err);
+		return FGO_EUSAGE;
+	}
+	return cmd_finish_stdout(plot_timeline(file, dir));
+}
 
 static const struct {
 	const char *name;
@@ -62,6 +100,8 @@ int cmd_plot(int argc, char **argv)
 
 	if (cmd_wants_help(argc, argv))
 		return cmd_help(cmd_plot_usage);
+	if (argc > 1 && !strcmp(argv[1], "timeline"))
+		return plot_timeline_cmd(argc, argv);
 	for (int i = 1; i < argc && rc == FGO_OK; i++) {
 		const char *v = NULL;
 		enum fgo_dtype t;
@@ -90,14 +130,14 @@ int cmd_plot(int argc, char **argv)
 					kind = k;
 			if (kind < 0)
 				return cmd_usage_error("plot", cmd_plot_usage,
-						       "unknown plot \"%s\" (roofline, overlap or heatmap)",
+						       "unknown plot \"%s\" (roofline, overlap, heatmap or timeline)",
 						       argv[i]);
 		}
 	}
 	if (rc != FGO_OK)
 		return rc;
 	if (kind < 0)
-		return cmd_usage_error("plot", cmd_plot_usage, "which plot? roofline, overlap or heatmap");
+		return cmd_usage_error("plot", cmd_plot_usage, "which plot? roofline, overlap, heatmap or timeline");
 
 	char err[512];
 	int worlds[WORLDS_MAX], n = 0;

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "fgo.h"
 #include "run/session.h"
+#include "sink.h"
 
 const char cmd_run_usage[] =
 	"usage: fgobench run [-m M] [-n N] [-k K] [--algorithm A] [--datatype D]\n"
@@ -16,11 +17,15 @@ const char cmd_run_usage[] =
 	"       [--num_warps W] [--mma X] [--gsize_m G] [--gemm_sms S] [--comm_sms S]\n"
 	"       [--comm_blk_m B] [--comm_blk_n B] [--validate] [--benchmark]\n"
 	"       [--iterations N] [--warmup N] [--backend B] [--tag T] [--db F]\n"
+	"       [--trace FILE] [--trace-events N]\n"
 	"\n"
 	"Runs one configuration under MPI (mpirun -np W), stores it as a sweep of one\n"
 	"run (tag \"run\" unless --tag) and prints every field of the result.\n"
 	"--validate checks the output against the reference, --benchmark times it;\n"
 	"with neither, both are done. Unset tunables take the defaults below.\n"
+	"--trace FILE runs it once more with the per-CTA trace compiled in and writes\n"
+	"the timeline as Chrome/Perfetto trace-event JSON (`fgobench plot timeline\n"
+	"FILE` draws it); its summary is stored with the run and `show` prints it.\n"
 	"\n";
 
 static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_session *s,
@@ -48,6 +53,10 @@ static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_s
 			*db = argv[++i];
 		else if (!strcmp(a, "--backend") && more)
 			s->backend = argv[++i];
+		else if (!strcmp(a, "--trace") && more)
+			s->trace_file = argv[++i];
+		else if (!strcmp(a, "--trace-events") && more)
+			rc = cmd_parse_int("run", a, argv[++i], 16, 1 << 20, &s->trace_events);
 		else if (!strcmp(a, "--iterations") && more)
 			rc = cmd_parse_int("run", a, argv[++i], 1, 100000, iterations);
 		else if (!strcmp(a, "--warmup") && more)
@@ -65,6 +74,11 @@ static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_s
 	}
 	s->validate = validate || !benchmark;
 	s->benchmark = benchmark || !validate;
+	if (s->trace_file) {
+		char err[FGO_REASON_MAX];
+		if (sink_check_file("--trace", s->trace_file, err, sizeof err) != FGO_OK)
+			return cmd_usage_error("run", cmd_run_usage, "%s", err);
+	}
 	return FGO_OK;
 }
 
@@ -83,6 +97,9 @@ int cmd_run(int argc, char **argv)
 			      "  --warmup N         untimed launches before each measurement (2)\n"
 			      "  --backend B        cpu, gpu or auto\n"
 			      "  --tag T            tag of the stored sweep (default run)\n"
+			      "  --trace FILE       trace the run per CTA into FILE (trace-event JSON)\n"
+			      "  --trace-events N   events kept per CTA when tracing (default: enough\n"
+			      "                     for the configuration on the CPU, 4096 on a GPU)\n"
 			      "  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n",
 			      stdout);
 		}

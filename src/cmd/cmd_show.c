@@ -1,6 +1,8 @@
 /* cmd_show.c: `fgobench show RUN_ID`: every stored field of one run, the
  * environment of its sweep, its samples in brief, and the line that
  * reproduces it. */
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "algo.h"
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "store/store.h"
 #include "views/table.h"
 #include "views/views.h"
 
@@ -22,8 +25,13 @@ const char cmd_show_usage[] =
 	"line); the number of stored samples per measurement; the problem it\n"
 	"shares its inputs, reference and baseline with (seed, how outputs were\n"
 	"checked, the reference's own check, the baseline's samples); and the\n"
-	"`mpirun ... fgobench run` line that reproduces it. With csv or json: one\n"
-	"record with every field.\n"
+	"`mpirun ... fgobench run` line that reproduces it. A traced run (`run\n"
+	"--trace`, `sweep --trace best`) adds its timeline's summary: the JSON file,\n"
+	"GEMM-busy % (share of CTA time in tile GEMMs), the shares of CTA time\n"
+	"(gemm, comm, xchg, wait, idle: they add up to 100), communication hidden\n"
+	"behind GEMM %, tail (last tile end to kernel end), skew between ranks,\n"
+	"traced vs untraced time (the tracing overhead), per-rank times and the\n"
+	"flag waits per peer. With csv or json: one record with every field.\n"
 	"\n"
 	"  --format F  table (field, value lines), md, csv or json (default table)\n"
 	"  --db F      the store (default $FGOBENCH_DB or ./fgobench.db)\n";
@@ -44,9 +52,96 @@ static const char query[] =
 
 static const char config_query[] = "SELECT " VIEW_CONFIG_COLUMNS " FROM runs WHERE id = ?1";
 
+/* A traced run's summary (store_trace_get), as extra fields. */
+#define TRACE_FIELDS 16
+struct extra {
+	int n;
+	const char *name[TRACE_FIELDS];
+	char value[TRACE_FIELDS][1024];
+};
+
+static void extra_add(struct extra *x, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void extra_add(struct extra *x, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	if (x->n >= TRACE_FIELDS)
+		return;
+	x->name[x->n] = name;
+	va_start(ap, fmt);
+	vsnprintf(x->value[x->n], sizeof x->value[x->n], fmt, ap);
+	va_end(ap);
+	x->n++;
+}
+
+/* "" for NaN (not measured), else the number. */
+static const char *num(char *buf, size_t len, double v, const char *fmt)
+{
+	if (isnan(v))
+		buf[0] = 0;
+	else
+		snprintf(buf, len, fmt, v);
+	return buf;
+}
+
+static int trace_fields(sqlite3 *db, long id, struct extra *x)
+{
+	struct fgo_trace_summary s;
+	char file[1024], err[512], a[32];
+	int found = 0;
+	if (store_trace_get(db, id, &s, file, sizeof file, &found, err, sizeof err) != FGO_OK) {
+		error("%s", err);
+		return FGO_EFAIL;
+	}
+	if (!found)
+		return FGO_OK;
+	extra_add(x, "trace_file", "%s", file);
+	extra_add(x, "trace_ctas", "%d", s.ctas);
+	extra_add(x, "trace_events", "%ld (%ld dropped)", s.events, s.dropped);
+	extra_add(x, "trace_tiles", "%ld", s.tiles);
+	extra_add(x, "trace_kernel_us", "%s", num(a, sizeof a, s.kernel_us, "%.3f"));
+	extra_add(x, "trace_gemm_busy_pct", "%s", num(a, sizeof a, s.gemm_pct, "%.2f"));
+	extra_add(x, "trace_shares_pct",
+		  "gemm %.2f + comm %.2f + xchg %.2f + wait %.2f + idle %.2f = %.2f", s.gemm_pct,
+		  s.comm_pct, s.xchg_pct, s.wait_pct, s.idle_pct,
+		  s.gemm_pct + s.comm_pct + s.xchg_pct + s.wait_pct + s.idle_pct);
+	extra_add(x, "trace_comm_hidden_pct", "%s", num(a, sizeof a, s.hidden_pct, "%.2f"));
+	extra_add(x, "trace_tail_us", "%s", num(a, sizeof a, s.tail_us, "%.3f"));
+	extra_add(x, "trace_skew_us", "%s", num(a, sizeof a, s.skew_us, "%.3f"));
+	extra_add(x, "trace_traced_ms", "%s", num(a, sizeof a, s.traced_ms, "%.6g"));
+	extra_add(x, "trace_untraced_ms", "%s", num(a, sizeof a, s.untraced_ms, "%.6g"));
+	extra_add(x, "trace_overhead_pct", "%s", num(a, sizeof a, s.overhead_pct, "%+.2f"));
+	/* one field each for the per-rank times and the waits per peer */
+	char *v = x->value[x->n];
+	size_t at = 0, cap = sizeof x->value[0];
+	v[0] = 0;
+	for (int r = 0; r < s.world && at < cap; r++) {
+		const struct fgo_trace_rank_sum *q = &s.ranks[r];
+		at += (size_t)snprintf(v + at, cap - at, "%sr%d %.1f-%.1f us tail %.1f gemm %.1f%%",
+				       r ? "; " : "", r, q->start_us, q->end_us, q->tail_us,
+				       q->gemm_pct);
+	}
+	x->name[x->n++] = "trace_ranks";
+	v = x->value[x->n];
+	at = 0;
+	v[0] = 0;
+	for (int i = 0; i < s.nwaits && at < cap; i++) {
+		const struct fgo_trace_wait *w = &s.waits[i];
+		if (w->peer >= 0)
+			at += (size_t)snprintf(v + at, cap - at, "%sr%d on r%d %.1f us (%ld)",
+					       i ? "; " : "", w->rank, w->peer, w->us, w->count);
+		else
+			at += (size_t)snprintf(v + at, cap - at, "%sr%d on several %.1f us (%ld)",
+					       i ? "; " : "", w->rank, w->us, w->count);
+	}
+	x->name[x->n++] = "trace_waits";
+	trace_summary_free(&s);
+	return FGO_OK;
+}
+
 /* The fields in one record, plus summary and reproduce, for any format. */
 static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
-				enum fgo_format format)
+				enum fgo_format format, const struct extra *x)
 {
 	int n = sqlite3_column_count(st);
 	const char *summary = algo_find(cfg->algorithm) ? algo_find(cfg->algorithm)->summary : "";
@@ -66,17 +161,23 @@ static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
 			table_add(t, "%s", summary);
 			table_add(t, "%s", "reproduce");
 			table_add(t, "%s", line);
+			for (int i = 0; i < x->n; i++) {
+				table_add(t, "%s", x->name[i]);
+				table_add(t, "%s", x->value[i]);
+			}
 		}
 		return t;
 	}
-	const char **names = calloc((size_t)n + 2, sizeof *names);
+	const char **names = calloc((size_t)(n + 2 + x->n), sizeof *names);
 	if (!names)
 		return NULL;
 	for (int c = 0; c < n; c++)
 		names[c] = sqlite3_column_name(st, c);
 	names[n] = "algorithm_summary";
 	names[n + 1] = "reproduce";
-	struct fgo_table *t = table_new(n + 2, names);
+	for (int i = 0; i < x->n; i++)
+		names[n + 2 + i] = x->name[i];
+	struct fgo_table *t = table_new(n + 2 + x->n, names);
 	free(names);
 	for (int c = 0; t && c < n; c++) {
 		const unsigned char *v = sqlite3_column_text(st, c);
@@ -85,6 +186,8 @@ static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
 	if (t) {
 		table_add(t, "%s", summary);
 		table_add(t, "%s", line);
+		for (int i = 0; i < x->n; i++)
+			table_add(t, "%s", x->value[i]);
 	}
 	return t;
 }
@@ -137,7 +240,11 @@ int cmd_show(int argc, char **argv)
 		goto out;
 	}
 	view_config(cst, 0, &cfg);
-	t = record(st, &cfg, format);
+	static struct extra x; /* 16 KiB: not on the stack */
+	memset(&x, 0, sizeof x);
+	if ((rc = trace_fields(store_db(store), id, &x)))
+		goto out;
+	t = record(st, &cfg, format, &x);
 	if (!t || table_print(t, format, stdout) != 0)
 		rc = FGO_EFAIL;
 out:

@@ -9,13 +9,15 @@
 #include "fgo.h"
 #include "run/interrupt.h"
 #include "run/session.h"
+#include "sink.h"
 #include "views/table.h"
 #include "views/views.h"
 
 const char cmd_sweep_usage[] =
 	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume] [--dry-run]\n"
 	"       [--backend cpu|gpu|auto] [--timeout S] [--heap-size BYTES] [--quiet]\n"
-	"       [--format table|md|csv|json] [CONFIG FLAGS]\n"
+	"       [--format table|md|csv|json] [--trace best [--trace-dir DIR]]\n"
+	"       [CONFIG FLAGS]\n"
 	"\n"
 	"Expands SPEC into configurations, runs each one under MPI (validated, then\n"
 	"timed: fused, GEMM only, comm only, baseline) and stores every run in the\n"
@@ -62,7 +64,14 @@ const char cmd_sweep_usage[] =
 	"  --warmup N         untimed launches before each measurement (default: the spec's, 2)\n"
 	"  --no-validate      skip the reference check\n"
 	"  --quiet            no progress lines\n"
-	"  --format F         output format of --dry-run (table, md, csv, json)\n";
+	"  --format F         output format of --dry-run (table, md, csv, json)\n"
+	"  --trace best       after the sweep, run the fastest ok configuration of each\n"
+	"                     problem once more with the per-CTA trace compiled in: its\n"
+	"                     timeline as trace-event JSON in DIR/run-ID.json and its\n"
+	"                     summary stored with the run (`show ID`, `plot timeline`)\n"
+	"  --trace-dir DIR    where --trace best writes (default traces)\n"
+	"  --trace-events N   events kept per CTA when tracing (default: enough for the\n"
+	"                     configuration on the CPU, 4096 on a GPU)\n";
 
 static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_format fmt)
 {
@@ -117,10 +126,11 @@ int cmd_sweep(int argc, char **argv)
 		.db_path = NULL, .backend = "auto", .validate = 1, .benchmark = 1,
 		.timeout_s = 120, .heap_limit = 0, .progress = 1,
 	};
-	const char *spec = NULL, *db = NULL;
-	int dry_run = 0, iterations = 0, warmup = -1;
+	const char *spec = NULL, *db = NULL, *trace_dir = NULL;
+	int dry_run = 0, iterations = 0, warmup = -1, trace_dir_given = 0, traced = 0;
 	enum fgo_format fmt = FGO_FMT_TABLE;
 	int rc = FGO_OK;
+	char err[1024] = "";
 	for (int i = 1; i < argc && rc == FGO_OK; i++) {
 		const char *a = argv[i];
 		int more = i + 1 < argc;
@@ -148,6 +158,19 @@ int cmd_sweep(int argc, char **argv)
 				rc = cmd_usage_error("sweep", cmd_sweep_usage,
 						     "unknown format \"%s\" (table, md, csv, json)",
 						     argv[i]);
+		} else if (!strcmp(a, "--trace") && more) {
+			if (strcmp(argv[++i], "best"))
+				rc = cmd_usage_error("sweep", cmd_sweep_usage,
+						     "--trace takes \"best\" (got \"%s\"); `run --trace FILE`"
+						     " traces one configuration",
+						     argv[i]);
+			else if (!trace_dir)
+				trace_dir = "traces";
+		} else if (!strcmp(a, "--trace-dir") && more) {
+			trace_dir = argv[++i];
+			trace_dir_given = 1;
+		} else if (!strcmp(a, "--trace-events") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 16, 1 << 20, &s.trace_events);
 		} else if (!strcmp(a, "--resume")) {
 			s.resume = 1;
 		} else if (!strcmp(a, "--dry-run")) {
@@ -171,6 +194,16 @@ int cmd_sweep(int argc, char **argv)
 	if (rc == FGO_OK && !spec)
 		rc = cmd_usage_error("sweep", cmd_sweep_usage,
 				     "missing SPEC (e.g. sweeps/smoke.json)");
+	/* --trace-dir alone names where, --trace best says whether */
+	for (int i = 1; i < argc; i++)
+		traced |= !strcmp(argv[i], "--trace") && i + 1 < argc && !strcmp(argv[i + 1], "best");
+	if (rc == FGO_OK && trace_dir_given && !traced)
+		rc = cmd_usage_error("sweep", cmd_sweep_usage, "--trace-dir needs --trace best");
+	if (rc == FGO_OK && traced) {
+		if (!trace_dir || sink_check_dir("--trace-dir", trace_dir, err, sizeof err) != FGO_OK)
+			rc = cmd_usage_error("sweep", cmd_sweep_usage, "%s", err);
+		s.trace_dir = trace_dir;
+	}
 	if (rc == FGO_OK && strcmp(s.backend, "cpu") && strcmp(s.backend, "gpu") &&
 	    strcmp(s.backend, "auto"))
 		rc = cmd_usage_error("sweep", cmd_sweep_usage,
@@ -178,7 +211,6 @@ int cmd_sweep(int argc, char **argv)
 
 	struct fgo_plan plan;
 	memset(&plan, 0, sizeof plan);
-	char err[1024];
 	if (rc == FGO_OK && spec_load(spec, &base, &set, &plan, err, sizeof err) != FGO_OK) {
 		error("%s", err);
 		rc = FGO_EUSAGE;

@@ -4,10 +4,12 @@
  * over NVLink. A launch runs the algorithm's CPU implementation. Telemetry
  * is the core clock and the hottest thermal zone, where Linux shows them. */
 #include <glob.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -35,6 +37,8 @@ struct fgo_runnable {
 	struct fgo_config cfg;
 	struct fgo_layout lay;
 	struct fgo_heap *heap;
+	int traced;                /* prepare_traced: launches record into tr */
+	struct fgo_trace_rank tr;  /* head and ev malloc'd */
 };
 
 static int cpu_available(void)
@@ -192,6 +196,83 @@ static int cpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	return FGO_OK;
 }
 
+/* The virtual CTAs of cfg's CPU launch: the walk's (gemm_sms Stream-K
+ * CTAs, else one) and the comm CTAs of the sk_* families. */
+static int cpu_ctas(const struct fgo_algo *algo, const struct fgo_config *cfg)
+{
+	int walk = cfg->gemm_sms > 0 && cfg->split_k <= 1 ? cfg->gemm_sms : 1;
+	return walk + (algo->comm_ctas == FGO_COMM_CTAS_REQUIRED ? cfg->comm_sms : 0);
+}
+
+static int cpu_prepare_traced(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+			      const struct fgo_config *cfg, struct fgo_heap *heap, int cap,
+			      struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
+			      size_t len)
+{
+	int rc = cpu_prepare(ctx, algo, cfg, heap, out, info, reason, len);
+	if (rc != FGO_OK)
+		return rc;
+	struct fgo_runnable *run = *out;
+	struct fgo_trace_rank *t = &run->tr;
+	/* enough for every event of one virtual CTA walking every tile: a
+	 * GEMM, a hand-over or take-over, a put to each peer, a reduction and
+	 * a wait on each flag, two events each */
+	size_t want = 256 + 16 * run->lay.flags_count;
+	t->rank = heap->rank;
+	t->ctas = cpu_ctas(algo, cfg);
+	t->cap = cap > 0 ? cap : want > (1u << 18) ? 1 << 18 : (int)want;
+	t->head = calloc((size_t)t->ctas, sizeof *t->head);
+	t->ev = malloc((size_t)t->ctas * (size_t)t->cap * sizeof *t->ev);
+	run->traced = 1;
+	if (!t->head || !t->ev) {
+		snprintf(reason, len, "out of host memory for the trace of %d CTAs", t->ctas);
+		free(t->head);
+		free(t->ev);
+		free(run);
+		*out = NULL;
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}
+
+static int cpu_trace_read(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
+			  struct fgo_trace_rank **tr, char *err, size_t len)
+{
+	(void)ctx;
+	if (!run->traced) {
+		snprintf(err, len, "the configuration was not prepared for tracing");
+		return FGO_EFAIL;
+	}
+	*tr = &run->tr;
+	return FGO_OK;
+}
+
+static unsigned long long monotonic_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
+}
+
+/* A traced launch's frame: every virtual CTA begins at the launch's start
+ * and ends at its end, on the core the rank runs on. */
+static void trace_kernel(struct fgo_runnable *run, enum fgo_mode mode, int end)
+{
+	struct fgo_trace_rank *t = &run->tr;
+	unsigned long long now = monotonic_ns();
+	int core = sched_getcpu();
+	if (!end) {
+		memset(t->head, 0, (size_t)t->ctas * sizeof *t->head);
+		t->ref_ns = now;
+		t->cta = 0;
+	}
+	for (int c = 0; c < t->ctas; c++) {
+		t->head[c].sm = (unsigned int)core;
+		fgo_trace_host_rec(t, c, FGO_TR_KERNEL | (end ? FGO_TR_END : 0u), now, core, (int)mode,
+				   -1, -1, -1);
+	}
+}
+
 static int cpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
 		       const void *src, size_t bytes)
 {
@@ -275,9 +356,15 @@ static int cpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 	/* err is written only on failure: the caller's buffer may hold a reason */
 	ex.err = why;
 	ex.err_len = sizeof why;
+	if (run->traced) {
+		ex.trace = &run->tr;
+		trace_kernel(run, mode, 0);
+	}
 	t0 = now_seconds();
 	rc = run->algo->cpu_run(&ex, mode);
 	*ms = (now_seconds() - t0) * 1e3;
+	if (run->traced)
+		trace_kernel(run, mode, 1);
 	if (rc == FGO_ETIMEOUT)
 		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)",
 			 timeout_s);
@@ -447,6 +534,10 @@ static int cpu_read_floor(struct fgo_backend_ctx *ctx, const size_t *bytes, int 
 static void cpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 {
 	(void)ctx;
+	if (run) {
+		free(run->tr.head);
+		free(run->tr.ev);
+	}
 	free(run);
 }
 
@@ -465,6 +556,8 @@ const struct fgo_backend fgo_backend_cpu = {
 	.heap_alloc = cpu_heap_alloc,
 	.heap_free = cpu_heap_free,
 	.prepare = cpu_prepare,
+	.prepare_traced = cpu_prepare_traced,
+	.trace_read = cpu_trace_read,
 	.copy_in = cpu_copy_in,
 	.launch = cpu_launch,
 	.baseline = cpu_baseline,

@@ -57,6 +57,13 @@ struct fgo_runnable {
 	unsigned int grid, threads, smem;
 	void *scratch;            /* baseline buffers, allocated on first use */
 	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
+	/* prepare_traced: the device buffer of kernels/trace.h, its size, the
+	 * reference kernel (fgo_trace_ref) and the host copy trace_read fills */
+	char *trace_dev;
+	size_t trace_bytes;
+	hipFunction_t trace_ref;
+	char *trace_host;
+	struct fgo_trace_rank tr;
 };
 
 #define CHECK FGO_HIP_CHECK
@@ -280,10 +287,119 @@ static int gpu_device_memory(size_t *bytes, int *count)
 	return FGO_OK;
 }
 
+static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+		   const struct fgo_config *cfg, struct fgo_heap *heap, int trace_cap,
+		   struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason, size_t len);
+static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run);
+
 static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		       const struct fgo_config *cfg, struct fgo_heap *heap,
 		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
 		       size_t len)
+{
+	return prepare(ctx, algo, cfg, heap, 0, out, info, reason, len);
+}
+
+/* The module global fgo_trace_buf (kernels/trace.h) = buf. */
+static int set_trace_global(hipModule_t module, char *buf)
+{
+#if defined(FGO_GPU_CUDA)
+	CUdeviceptr at = 0;
+	size_t bytes = 0;
+	if (cuModuleGetGlobal(&at, &bytes, module, "fgo_trace_buf") != CUDA_SUCCESS ||
+	    bytes != sizeof buf)
+		return FGO_EFAIL;
+	return cuMemcpyHtoD(at, &buf, sizeof buf) == CUDA_SUCCESS ? FGO_OK : FGO_EFAIL;
+#else
+	hipDeviceptr_t at = 0;
+	size_t bytes = 0;
+	if (hipModuleGetGlobal(&at, &bytes, module, "fgo_trace_buf") != hipSuccess ||
+	    bytes != sizeof buf)
+		return FGO_EFAIL;
+	return hipMemcpyHtoD(at, &buf, sizeof buf) == hipSuccess ? FGO_OK : FGO_EFAIL;
+#endif
+}
+
+/* prepare with the trace hooks in: the kernel compiled with FGO_TRACE, a
+ * device buffer for run->grid CTAs of cap events, the module's
+ * fgo_trace_buf pointing at it. */
+static int gpu_prepare_traced(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+			      const struct fgo_config *cfg, struct fgo_heap *heap, int cap,
+			      struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
+			      size_t len)
+{
+	if (cap <= 0)
+		cap = GPU_TRACE_CAP_DEFAULT;
+	int rc = prepare(ctx, algo, cfg, heap, cap, out, info, reason, len);
+	if (rc != FGO_OK)
+		return rc;
+	struct fgo_runnable *run = *out;
+	struct fgo_trace_rank *t = &run->tr;
+	t->rank = heap->rank;
+	t->ctas = (int)run->grid;
+	t->cap = cap;
+	run->trace_bytes = FGO_TRACE_HEAD_BYTES + (size_t)t->ctas * sizeof(struct fgo_trace_cta) +
+			   (size_t)t->ctas * (size_t)cap * sizeof(struct fgo_trace_event);
+	run->trace_host = malloc(run->trace_bytes);
+	if (!run->trace_host || hipMalloc((void **)&run->trace_dev, run->trace_bytes) != hipSuccess ||
+	    hipMemset(run->trace_dev, 0, run->trace_bytes) != hipSuccess) {
+		snprintf(reason, len, "no memory for the trace of %d CTAs x %d events (%zu bytes)",
+			 t->ctas, cap, run->trace_bytes);
+		rc = FGO_EFAIL;
+	} else if (set_trace_global(run->module, run->trace_dev) != FGO_OK ||
+		   fgo_cu(hipModuleGetFunction(&run->trace_ref, run->module, "fgo_trace_ref")) !=
+			   hipSuccess) {
+		snprintf(reason, len, "the traced kernel has no fgo_trace_buf or fgo_trace_ref"
+			 " (kernels/trace.h)");
+		rc = FGO_EFAIL;
+	}
+	if (rc != FGO_OK) {
+		gpu_release(ctx, run);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Before a traced launch, on the stream: the counters zeroed, then the
+ * reference timestamp (fgo_trace_ref), right after the runner's barrier. */
+static int trace_begin(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, char *err,
+		       size_t len)
+{
+	CHECK(hipMemsetAsync(run->trace_dev, 0,
+			     FGO_TRACE_HEAD_BYTES + (size_t)run->tr.ctas * sizeof(struct fgo_trace_cta),
+			     ctx->stream),
+	      "clearing the trace");
+	fgo_drv_result r = hipModuleLaunchKernel(run->trace_ref, 1, 1, 1, 1, 1, 1, 0, ctx->stream,
+						 NULL, NULL);
+	if (fgo_cu(r) != hipSuccess) {
+		snprintf(err, len, "launching fgo_trace_ref failed: %s", fgo_cu_text(r));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}
+
+static int gpu_trace_read(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
+			  struct fgo_trace_rank **tr, char *err, size_t len)
+{
+	if (!run->trace_dev) {
+		snprintf(err, len, "the configuration was not prepared for tracing");
+		return FGO_EFAIL;
+	}
+	CHECK(hipStreamSynchronize(ctx->stream), "finishing the traced launch");
+	CHECK(hipMemcpy(run->trace_host, run->trace_dev, run->trace_bytes, hipMemcpyDeviceToHost),
+	      "reading the trace");
+	struct fgo_trace_rank *t = &run->tr;
+	memcpy(&t->ref_ns, run->trace_host, sizeof t->ref_ns);
+	t->head = (struct fgo_trace_cta *)(void *)(run->trace_host + FGO_TRACE_HEAD_BYTES);
+	t->ev = (struct fgo_trace_event *)(void *)(run->trace_host + FGO_TRACE_HEAD_BYTES +
+						   (size_t)t->ctas * sizeof(struct fgo_trace_cta));
+	*tr = t;
+	return FGO_OK;
+}
+
+static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+		   const struct fgo_config *cfg, struct fgo_heap *heap, int trace_cap,
+		   struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason, size_t len)
 {
 	struct gpu_heap *h = heap->priv;
 	struct fgo_runnable *run = calloc(1, sizeof *run);
@@ -305,7 +421,8 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
 			 run->lay.heap_bytes, heap->bytes);
 	else /* a kernel exists, its launch shape fits, it compiles (or is cached) */
-		rc = gpu_compile_config(algo, cfg, ctx->arch, ctx->smem_optin, 1, &kernel, reason, len);
+		rc = gpu_compile_config_traced(algo, cfg, ctx->arch, ctx->smem_optin, 1, trace_cap,
+					       &kernel, reason, len);
 	if (rc == FGO_OK && fgo_cu(hipModuleLoadData(&run->module, kernel.image)) != hipSuccess) {
 		snprintf(reason, len, "loading the compiled kernel failed");
 		rc = FGO_EFAIL;
@@ -449,6 +566,8 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 	float elapsed = 0;
 
 	CHECK(flush_l2(ctx, run), "flushing L2");
+	if (run->trace_dev && trace_begin(ctx, run, err, len) != FGO_OK)
+		return FGO_EFAIL;
 	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
 	if (enqueue(ctx, run, mode, timeout_s, err, len) != FGO_OK)
 		return FGO_EFAIL;
@@ -623,6 +742,9 @@ static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 		return;
 	hipStreamSynchronize(ctx->stream);
 	gpu_vendor_scratch_free(run->scratch);
+	if (run->trace_dev)
+		hipFree(run->trace_dev);
+	free(run->trace_host);
 	hipModuleUnload(run->module);
 	free(run->maps);
 	free(run);
@@ -651,6 +773,8 @@ const struct fgo_backend fgo_backend_gpu = {
 	.heap_alloc = gpu_heap_alloc,
 	.heap_free = gpu_heap_free,
 	.prepare = gpu_prepare,
+	.prepare_traced = gpu_prepare_traced,
+	.trace_read = gpu_trace_read,
 	.precompile = gpu_precompile,
 	.copy_in = gpu_copy_in,
 	.launch = gpu_launch,

@@ -28,6 +28,13 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 		       const char *arch, int smem_limit, int keep_image, struct gpu_compiled *out,
 		       char *err, size_t len)
 {
+	return gpu_compile_config_traced(algo, cfg, arch, smem_limit, keep_image, 0, out, err, len);
+}
+
+int gpu_compile_config_traced(const struct fgo_algo *algo, const struct fgo_config *cfg,
+			      const char *arch, int smem_limit, int keep_image, int trace_cap,
+			      struct gpu_compiled *out, char *err, size_t len)
+{
 	char defines[1024];
 	int cached = 0, rc;
 	double t0 = now_seconds();
@@ -49,6 +56,10 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 		return FGO_EUSAGE;
 	}
 	gpu_jit_defines(algo, cfg, defines, sizeof defines);
+	if (trace_cap > 0) { /* only then: an untraced kernel's key is what it always was */
+		size_t at = strlen(defines);
+		snprintf(defines + at, sizeof defines - at, " -DFGO_TRACE=1 -DFGO_TRACE_CAP=%d", trace_cap);
+	}
 	rc = gpu_jit_compile(algo->gpu_source, defines, arch, &out->image, &out->bytes, &cached,
 			     err, len);
 	out->seconds = now_seconds() - t0;

@@ -52,6 +52,16 @@ int gpu_compile_config(const struct fgo_algo *algo, const struct fgo_config *cfg
 		       const char *arch, int smem_limit, int keep_image, struct gpu_compiled *out,
 		       char *err, size_t len);
 
+/* The same with the trace hooks compiled in (kernels/trace.h: -DFGO_TRACE=1
+ * -DFGO_TRACE_CAP=trace_cap) when trace_cap > 0; trace_cap 0 is
+ * gpu_compile_config, whose defines and cache keys have no trace in them. */
+int gpu_compile_config_traced(const struct fgo_algo *algo, const struct fgo_config *cfg,
+			      const char *arch, int smem_limit, int keep_image, int trace_cap,
+			      struct gpu_compiled *out, char *err, size_t len);
+
+/* The events per CTA a traced GPU kernel keeps when nobody says. */
+#define GPU_TRACE_CAP_DEFAULT 4096
+
 /* Checks that this build's compiler can target arch. FGO_OK, or FGO_EUSAGE
  * with "unknown architecture ... (supported: ...)" in err. */
 int gpu_compile_arch_check(const char *arch, char *err, size_t len);

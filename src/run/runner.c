@@ -573,6 +573,19 @@ static size_t problem_span(const struct fgo_plan *plan, const size_t *queue, siz
  * new heap (the memory may be the same). */
 static unsigned long heap_generation;
 
+unsigned long runner_heap_generation_next(void)
+{
+	return ++heap_generation;
+}
+
+int runner_time_fused(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_runnable *run,
+		      struct fgo_timing *t, char *reason, size_t len)
+{
+	struct readings rd;
+	memset(&rd, 0, sizeof rd);
+	return measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_FUSED, t, &rd, reason, len);
+}
+
 /* One world size: groups, heap, then rounds of one item per group, each
  * group walking its own queue of whole problems. Before a group starts a
  * problem, rank 0 writes the 'started' rows of all its configurations
@@ -623,7 +636,7 @@ static int run_world(MPI_Comm comm, const struct fgo_plan *plan, const unsigned 
 	memset(&heap, 0, sizeof heap);
 	char heap_err[FGO_REASON_MAX] = "";
 	int heap_rc = FGO_OK;
-	unsigned long heap_gen = ++heap_generation;
+	unsigned long heap_gen = runner_heap_generation_next();
 	if (g.comm != MPI_COMM_NULL) {
 		heap_rc = o->backend->heap_alloc(o->ctx, g.comm, heap_bytes, &heap, heap_err,
 						 sizeof heap_err);

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "backend/result.h"
 #include "spec/spec.h"
+#include "trace/timeline.h"
 
 /* Calibrated ceilings used for sol (0 = not known). */
 struct fgo_ceilings {
@@ -77,6 +78,19 @@ struct fgo_runner_sink {
  * rank 0), FGO_EFAIL when the sink or MPI failed. */
 int runner_run(MPI_Comm comm, const struct fgo_plan *plan, const unsigned char *todo,
 	       const struct fgo_runner_opts *opts, const struct fgo_runner_sink *sink);
+
+/* A traced run of cfg (`run --trace`, `sweep --trace best`), collective
+ * over comm, on its first cfg->world ranks (the others wait): inputs as
+ * the run's, the fused launch timed untraced and then traced the same way
+ * (o->warmup, o->iterations), the traced kernel's output validated when
+ * o->validate, and the events of the last traced launch gathered on rank
+ * 0 into *spans (one timeline: each rank's events from its reference
+ * taken after the barrier before that launch). *traced_ms and *untraced_ms
+ * are the medians. FGO_OK; FGO_EUSAGE when the backend cannot trace or
+ * the configuration cannot run; FGO_EFAIL; the reason on rank 0. */
+int runner_trace(MPI_Comm comm, const struct fgo_config *cfg, const struct fgo_runner_opts *o,
+		 int cap, struct fgo_spans *spans, double *traced_ms, double *untraced_ms,
+		 char *reason, size_t len);
 
 /* Refuses, before anything is allocated, a plan that would need more
  * memory on a node than it has: for each valid item within heap_limit,

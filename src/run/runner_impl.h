@@ -51,6 +51,15 @@ int runner_check_repeatable(const struct fgo_runner_opts *o, MPI_Comm comm, stru
 			    struct fgo_runnable *run, const struct fgo_config *cfg,
 			    const struct fgo_layout *lay, uint64_t digest, struct fgo_result *r);
 
+/* A new heap generation (heaps the problem cache's inputs belong to). */
+unsigned long runner_heap_generation_next(void);
+
+/* The fused launch of run timed as a sweep times it (warm-up, then
+ * o->iterations launches between barriers, the slowest rank's each), into
+ * t (its samples malloc'd). Collective; the agreed result code. */
+int runner_time_fused(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_runnable *run,
+		      struct fgo_timing *t, char *reason, size_t len);
+
 /* dst = a copy of src with its own samples. */
 int runner_timing_copy(struct fgo_timing *dst, const struct fgo_timing *src);
 

@@ -22,6 +22,7 @@ struct progress {
 	const struct fgo_plan *plan;
 	int64_t sweep_id;
 	int64_t *run_ids;      /* per plan item, set when its row is written */
+	double *fused_ms;      /* per plan item: an ok run's fused median (0: none), for --trace */
 	size_t total, done;
 	size_t counts[FGO_TIMEOUT + 1];
 	double started;
@@ -138,6 +139,8 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 		p->phases[i] += r->phase_s[i];
 	p->phases[FGO_PHASE_STORE] += now_seconds() - t0;
 	p->last_run_id = p->run_ids[item];
+	if (r->status == FGO_STATUS_OK && r->fused.n > 0)
+		p->fused_ms[item] = r->fused.median;
 	p->done++;
 	p->counts[r->status]++;
 	if (p->show)
@@ -439,6 +442,7 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	p.plan = plan;
 	p.s = s;
 	p.run_ids = calloc(plan->count + 1, sizeof *p.run_ids);
+	p.fused_ms = calloc(plan->count + 1, sizeof *p.fused_ms);
 	p.show = s->progress;
 	p.tty = isatty(2);
 	unsigned char *todo = calloc(plan->count + 1, 1);
@@ -478,10 +482,16 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 		else
 			interrupt_unwatch();
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+		if (s->trace_file || s->trace_dir) {
+			int traced = session_trace(comm, plan, s, &o, p.run_ids, p.fused_ms);
+			if (rc == FGO_OK)
+				rc = traced;
+		}
 	}
 	be->finish(ctx);
 	MPI_Comm_free(&node);
 	free(todo);
 	free(p.run_ids);
+	free(p.fused_ms);
 	return rc;
 }

@@ -25,6 +25,11 @@ struct fgo_session {
 	int64_t *sweep_id;         /* (optional) receives the sweep id on rank 0 */
 	int64_t *last_run_id;      /* (optional) receives the last run id on rank 0 */
 	const char *resume_command; /* (optional) shown when SIGINT or SIGTERM stops the sweep */
+	const char *trace_file;    /* (optional) `run --trace FILE`: the plan's configuration traced
+				      into FILE once its run is stored */
+	const char *trace_dir;     /* (optional) `sweep --trace best`: the best ok run of each
+				      problem traced into DIR/run-ID.json */
+	int trace_events;          /* events kept per CTA (0: the backend's default) */
 };
 
 /* Runs the plan's valid items on the backend s->backend picks, after fitting
@@ -35,6 +40,15 @@ struct fgo_session {
  * never returns: rank 0 marks the sweep interrupted and exits 128 + the
  * signal (interrupt.h). */
 int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s);
+
+/* session_trace.c, after the runs (collective over comm): traces what
+ * s->trace_file or s->trace_dir asks for (runner_trace), writes each
+ * timeline's JSON and stores its summary with the run (run_ids and
+ * fused_ms per plan item, on rank 0; fused_ms 0 where the run was not
+ * ok). The exit status: 0, or 1 when a trace failed. */
+struct fgo_runner_opts;
+int session_trace(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_session *s,
+		  const struct fgo_runner_opts *o, const int64_t *run_ids, const double *fused_ms);
 
 /* The git revision fgobench was built from ("unknown" outside a checkout). */
 extern const char fgo_git_revision[];

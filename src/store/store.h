@@ -15,6 +15,7 @@
 #include "backend/result.h"
 #include "config.h"
 #include "model.h"
+#include "trace/timeline.h"
 
 #define FGO_SCHEMA_VERSION 5
 
@@ -163,5 +164,16 @@ int store_world_prediction_put(struct fgo_store *st, const struct store_world_pr
 
 /* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
 void store_timestamp(char out[32]);
+
+/* store_trace.c: the summary of a traced run (traces, trace_ranks,
+ * trace_waits), replacing one stored before for the same run. file: the
+ * trace-event JSON as written. */
+int store_trace_put(struct fgo_store *st, int64_t run_id, const char *file,
+		    const struct fgo_trace_summary *s, char *err, size_t len);
+/* The summary of run_id into *s (its ranks and waits malloc'd: free with
+ * trace_summary_free) and its file into file; *found = 0 when the run was
+ * not traced (or the store predates schema 5). */
+int store_trace_get(sqlite3 *db, int64_t run_id, struct fgo_trace_summary *s, char *file,
+		    size_t file_len, int *found, char *err, size_t len);
 
 #endif

@@ -36,4 +36,13 @@ void plot_heatmap_base(int world, const char *algo, const char *dtype, char *out
 /* The world sizes with ok runs matching q's filters (q->world ignored if 0). */
 int plot_worlds(const struct plot_query *q, int *worlds, int max, int *n);
 
+/* plot_timeline.c: DIR/timeline_NAME.{dat,gp,png,svg} of the trace-event
+ * JSON at file (`run --trace`): one row per CTA and lane, ranks stacked,
+ * one colour per event kind; the image paths on stdout. dir exists.
+ * FGO_OK, FGO_EUSAGE (not a trace) or FGO_EFAIL, the message printed. */
+int plot_timeline(const char *file, const char *dir);
+/* The base name plot_timeline gives file's drawing: timeline_NAME, NAME
+ * the file's own name without its folder and .json, file-safe. */
+void plot_timeline_base(const char *file, char *out, size_t len);
+
 #endif

@@ -268,6 +268,8 @@ int report_write(const struct report_opts *o, struct report_result *r, char *err
 	if (rc == FGO_OK && o->plots)
 		rc = report_section_plots(doc, store, &head, o->dir, &r->plots, err, len);
 	if (rc == FGO_OK)
+		rc = report_section_timelines(doc, db, &head, o->dir, o->plots, &r->plots, err, len);
+	if (rc == FGO_OK)
 		rc = report_section_environment(doc, db, &head, err, len);
 	if (rc == FGO_OK && doc_failed(doc)) {
 		snprintf(err, len, "out of memory building the report");

@@ -28,6 +28,11 @@ int report_section_best(struct report_doc *doc, sqlite3 *db, const struct report
 int report_section_plots(struct report_doc *doc, struct fgo_store *store,
 			 const struct report_sweep *s, const char *dir, int *drawn, char *err,
 			 size_t len);
+/* report_timelines.c: the sweep's traced runs, their summaries and trace
+ * files, each drawn into dir (plot_timeline) when plots; *drawn counts the
+ * PNGs. No section when nothing was traced. */
+int report_section_timelines(struct report_doc *doc, sqlite3 *db, const struct report_sweep *s,
+			     const char *dir, int plots, int *drawn, char *err, size_t len);
 /* Host, devices, driver, versions, clocks. */
 int report_section_environment(struct report_doc *doc, sqlite3 *db, const struct report_sweep *s,
 			       char *err, size_t len);

@@ -10,12 +10,14 @@
 #              a bad --arch;
 #              a damaged cache entry (garbage, cut short, the old format, one
 #              byte, a symbolic link) compiled again and replaced, one note
+#              and traced kernels (compile --trace): their own entries
 #   compile-3  with clang-19 (no ROCm): calibrate.hip and check.hip for gfx942
 #              and gfx90a (the families' kernels are compile-5's)
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
 #              then `fgobench compile` of sweeps/smoke.json for gfx90a (hiprtc:
 #              Debian's HIP 5.2, on the MFMA core)
-#   compile-5  the MFMA core through clang-19: sweeps/ci_compile_amd.json for
+#   compile-5  the MFMA core through clang-19 (and the traced kernels of the
+#              three traced families): sweeps/ci_compile_amd.json for
 #              gfx942 and gfx90a (22 kernels each), every code object's ISA
 #              holding the v_mfma of the size asked for, no scratch, LDS <= 64 KiB,
 #              a wave per SIMD; each dtype's instruction by name
@@ -90,6 +92,26 @@ else
 	expect_exit compile-2.5 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
 	expect_eq compile-2.6 "cached" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
 	expect_eq compile-2.7 "1" "$(find "$T/cache" -type f | wc -l)"
+
+	# traced kernels (`run --trace`, compile --trace): their own cache
+	# entries, with the trace hooks (kernels/trace.h) in; the plain ones
+	# without. On the Hopper core: all_reduce_one_shot (the side warps'
+	# reductions) and sk_all_scatter (Stream-K hand-overs, comm CTAs).
+	trace_one="--algorithm all_scatter --dtype fp16 --world 2 -m 256 -n 256 -k 256 --BLK_M 64 --num_warps 4"
+	# shellcheck disable=SC2086
+	expect_exit compile-2.trace.1 0 "$GFGO" compile sweeps/gpu_smoke.json $trace_one --cache "$T/tcache" --format csv
+	# shellcheck disable=SC2086
+	expect_exit compile-2.trace.2 0 "$GFGO" compile sweeps/gpu_smoke.json $trace_one --trace --cache "$T/tcache" --format csv
+	expect_eq compile-2.trace.3 "compiled" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
+	cat >"$T/trace.json" <<'EOF2'
+{"dtype": "bf16", "mma": "wgmma", "world": 2, "M": 512, "N": 1024, "K": 1024,
+ "BLK_M": 128, "BLK_N": 256, "BLK_K": 64, "num_stages": 3, "num_warps": 12,
+ "blocks": [{"algorithm": "all_reduce_one_shot"},
+            {"algorithm": "sk_all_scatter", "gemm_sms": 6, "comm_sms": 2}]}
+EOF2
+	expect_exit compile-2.trace.4 0 "$GFGO" compile "$T/trace.json" --trace --cache "$T/tcache" --format csv
+	expect_eq compile-2.trace.5 "2" "$(csv_status "$T/out" compiled)"
+	expect_eq compile-2.trace.6 "4 3" "$(find "$T/tcache" -name '*.bin' | wc -l) $(grep -l fgo_trace_ref "$T/tcache"/*.bin | wc -l)"
 
 	# the cache verifies what it reads (src/gpu/gpu_jit.c): an entry overwritten
 	# with garbage, cut short, or of an fgobench before the checksum (the
@@ -320,5 +342,16 @@ else
 		expect_exit compile-5.6 0 "$HFGO" compile sweeps/gpu_smoke.json $one --dtype fp16 --BLK_M 128 \
 			--BLK_N 128 --num_stages 4 --arch gfx942 --cache "$T/one" --format csv
 		check compile-5.7 "4 stages of 128 x 128 exceed the LDS" grep -q 'invalid,.*a workgroup on gfx942 has at most 65536' "$T/out"
+		# the traced kernels of the three traced families (kernels/trace.h's
+		# hooks, s_memrealtime) on the MFMA core
+		cat >"$T/trace-amd.json" <<'EOF2'
+{ "name": "trace-amd", "dtype": "fp16", "world": 2, "shapes": [[256, 256, 256]],
+  "BLK_M": 64, "BLK_N": 64, "BLK_K": 32, "num_warps": 4,
+  "blocks": [ { "algorithm": ["all_scatter", "all_reduce_one_shot"] },
+              { "algorithm": "sk_all_scatter", "gemm_sms": 4, "comm_sms": 1 } ] }
+EOF2
+		expect_exit compile-5.8 0 env FGOBENCH_HIP_COMPILER="$CLANG_HIP" "$HFGO" compile "$T/trace-amd.json" \
+			--trace --arch gfx942 --cache "$T/amd-trace" --format csv -j 2
+		expect_eq compile-5.9 "3 0 0 0" "$(csv_counts "$T/out")"
 	fi
 fi

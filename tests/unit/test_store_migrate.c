@@ -369,6 +369,30 @@ static void check_from_v3(const char *schema, const char *fresh_shape)
 		/* the schema-1 fp16 peak came along: the floor is read with it */
 		T_CHECK("v3-upgraded-floor-ceilings", f.matrix_peak[FGO_FP16] == 0.5, "fp16 peak %g",
 			f.matrix_peak[FGO_FP16]);
+		/* schema 5: a traced run's summary stored and read back */
+		struct fgo_trace_rank_sum ranks[2] = { { 0, 0, 90, 4, 60, 75 }, { 1, 2, 100, 5, 55, NAN } };
+		struct fgo_trace_wait waits[1] = { { 1, 0, 12.5, 3 } };
+		struct fgo_trace_summary ts = { .world = 2, .ctas = 4, .events = 40, .tiles = 8,
+						.kernel_us = 100, .gemm_pct = 57.5, .comm_pct = 20,
+						.xchg_pct = 0, .wait_pct = 10, .idle_pct = 12.5,
+						.hidden_pct = 75, .tail_us = 5, .skew_us = 2,
+						.traced_ms = 1.01, .untraced_ms = 1, .overhead_pct = 1,
+						.ranks = ranks, .waits = waits, .nwaits = 1 };
+		rc = store_trace_put(st, 1, "t.json", &ts, err, sizeof err);
+		T_CHECK("v3-upgraded-trace-put", rc == FGO_OK, "rc %d: %s", rc, err);
+		struct fgo_trace_summary got;
+		char file[64];
+		int found = 0;
+		rc = store_trace_get(db, 1, &got, file, sizeof file, &found, err, sizeof err);
+		T_CHECK("v3-upgraded-trace-get",
+			rc == FGO_OK && found && !strcmp(file, "t.json") && got.world == 2 &&
+				got.gemm_pct == 57.5 && got.nwaits == 1 && got.waits[0].us == 12.5 &&
+				got.ranks[1].start_us == 2 && isnan(got.ranks[1].hidden_pct),
+			"rc %d found %d: %s", rc, found, err);
+		trace_summary_free(&got);
+		rc = store_trace_get(db, 2, &got, file, sizeof file, &found, err, sizeof err);
+		T_CHECK("v3-upgraded-trace-none", rc == FGO_OK && !found, "run 2 was not traced");
+		trace_summary_free(&got);
 		T_EQ_STR("v3-upgraded-integrity", q_text(db, "PRAGMA integrity_check"), "ok");
 		store_close(st);
 	}

@@ -124,7 +124,7 @@ static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
 	struct rig r;
 	struct probe P;
 	struct sched_walk w;
-	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL, NULL };
 	char id[128];
 	int split_form = form == 1 || form == 4, streamk = form == 2 || form == 3 || form == 5;
 	int sms = streamk ? ctas : 0;
@@ -246,7 +246,7 @@ static void check_error(void)
 {
 	struct rig r;
 	struct probe P;
-	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL, NULL };
 	struct sched_walk w = sched_walk_make(5, 3, 4, 1, 1, 1);
 	rig_make(&r, 5, 1, 4, 0);
 	memset(&P, 0, sizeof P);
@@ -286,7 +286,7 @@ static void check_no_progress(void)
 {
 	struct rig r;
 	struct probe P;
-	struct kit_walk_ops ops = { fake_gemm, fake_finish, broken_first, broken_next };
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, broken_first, broken_next, NULL };
 	struct sched_walk w = sched_walk_make(1, 4, 2, 1, 1, 1);
 	rig_make(&r, 1, 1, 2, 0);
 	memset(&P, 0, sizeof P);
