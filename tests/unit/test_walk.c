@@ -208,7 +208,7 @@ static void check_deterministic(void)
 {
 	enum { TILES = 5, K = 11, SPLIT = 4 };
 	static float first[TILES][BLK * BLK];
-	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL };
+	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL, NULL };
 	struct rig r;
 	struct probe P;
 
