@@ -13,13 +13,14 @@
 #include "fgo.h"
 #include "run/interrupt.h"
 #include "tune/tune.h"
+#include "tune/tune_model.h"
 #include "tune/tune_run.h"
 #include "views/table.h"
 #include "views/views.h"
 
 const char cmd_tune_usage[] =
 	"usage: fgobench tune --algorithm A -m M -n N -k K [--world W] [--dtype D]\n"
-	"       [--space SPEC.json] [--strategy grid|random|anneal|halving]\n"
+	"       [--space SPEC.json] [--strategy grid|random|anneal|halving|model]\n"
 	"       [--budget RUNS] [--time SECONDS] [--seed S] [--tag T] [--resume]\n"
 	"       [--db F] [--backend B] [--dry-run] [--quiet] [--format F] [TUNABLE FLAGS]\n"
 	"\n"
@@ -38,8 +39,13 @@ const char cmd_tune_usage[] =
 	"from the best one step along one tunable at a time, taking a slower step\n"
 	"with a probability that falls over the budget; halving runs many\n"
 	"configurations at few iterations, the faster half at twice as many, and so\n"
-	"on until the last two run at the full iterations. The same seed makes the\n"
-	"same choices for the same results.\n"
+	"on until the last two run at the full iterations; model ranks the whole\n"
+	"space by this machine's cost model (fitted by `fgobench calibrate`), runs\n"
+	"the best predicted (an eighth of the budget, then a quarter at a time),\n"
+	"refits the model to what ran and ranks the rest again, each prediction\n"
+	"scaled by how far off it was on the configuration's measured neighbours.\n"
+	"No strategy runs a configuration twice. The same seed makes the same\n"
+	"choices for the same results.\n"
 	"\n"
 	"Exit status: 0 when a winner was found and no run failed; 1 when a run\n"
 	"mismatched, failed or timed out, or none was ok; 2 on bad input; 130\n"
@@ -58,12 +64,17 @@ const char cmd_tune_usage[] =
 	"                     family's space: tiles 16-256, BLK_K 16-128, 1-4 stages,\n"
 	"                     4 or 8 warps, gsize_m 1, 4, 8; Stream-K forms add\n"
 	"                     gemm_sms and comm_sms); its iterations and warmup count\n"
-	"  --strategy S       grid, random, anneal or halving (default anneal)\n"
+	"  --strategy S       grid, random, anneal, halving or model (default: model\n"
+	"                     where this host has a cost model of the space's GEMM\n"
+	"                     cores, else anneal; the choice is printed). model\n"
+	"                     without one exits 2: run `fgobench calibrate` (or\n"
+	"                     `calibrate --fit` after a sweep) first\n"
 	"  --budget RUNS      runs at most (default: the whole space for grid, 15% of\n"
 	"                     it and at least 10 for the others)\n"
 	"  --time SECONDS     start no run after this long; alone, the budget is what\n"
 	"                     the time holds at the first run's pace\n"
-	"  --seed S           seed of random, anneal and halving (default 1)\n"
+	"  --seed S           seed of random, anneal and halving, and of the order\n"
+	"                     model takes equal predictions in (default 1)\n"
 	"  --tag T            the session's tag (default tune-ALGO-DTYPE-wW-MxNxK-STRATEGY-sSEED)\n"
 	"  --resume           continue the session with this tag, space, strategy and\n"
 	"                     seed: stored trials are not run again; when the session\n"
@@ -156,9 +167,9 @@ static int parse(int argc, char **argv, struct tune_args *a)
 		if (!used && parse_option(a, argc, argv, &i) != FGO_OK)
 			return FGO_EUSAGE;
 	}
-	static const char *const kinds = "grid, random, anneal or halving";
-	if (tune_kind_parse(a->strategy, &a->o.kind)) {
-		const char *names[] = { "grid", "random", "anneal", "halving" };
+	static const char *const kinds = "grid, random, anneal, halving or model";
+	if (a->strategy && tune_kind_parse(a->strategy, &a->o.kind)) {
+		const char *names[] = { "grid", "random", "anneal", "halving", "model" };
 		for (size_t j = 0; j < FGO_ARRAY_SIZE(names); j++)
 			if (edit_distance(a->strategy, names[j]) <= 2)
 				return cmd_usage_error("tune", cmd_tune_usage,
@@ -181,14 +192,47 @@ static int parse(int argc, char **argv, struct tune_args *a)
 				       "unknown backend \"%s\" (cpu, gpu or auto)", a->o.backend);
 	/* the problem is the flags', never the spec's */
 	a->set.algorithm = a->set.dtype = a->set.world = a->set.m = a->set.n = a->set.k = 1;
-	if (!a->o.tag) {
-		snprintf(a->tag, sizeof a->tag, "tune-%s-%s-w%d-%ldx%ldx%ld-%s-s%llu",
-			 a->base.algorithm, dtype_name(a->base.dtype), a->base.world, a->base.m,
-			 a->base.n, a->base.k, tune_kind_name(a->o.kind),
-			 (unsigned long long)a->o.seed);
-		a->o.tag = a->tag;
-	}
 	return FGO_OK;
+}
+
+/* The strategy when --strategy is model or not given (rank 0 reads the
+ * store, every rank hears): model where every GEMM core of the space has
+ * a cost model fitted on this host, else anneal. On rank 0, m holds the
+ * model for tune_run. FGO_EUSAGE when model was asked for without a fit
+ * or the store cannot be read (message printed). */
+static int choose_strategy(struct tune_args *a, const struct tune_space *s, struct tune_model *m,
+			   int rank)
+{
+	char err[1024];
+	int msg[2] = { FGO_OK, (int)a->o.kind };
+	if (rank == 0) {
+		if (tune_model_load(a->o.db_path, a->o.backend, s, m, err, sizeof err) != FGO_OK) {
+			error("%s", err);
+			msg[0] = FGO_EUSAGE;
+		} else if (m->missing[0] && a->strategy) {
+			error("no cost model of the %s core for %s (%s backend) in %s: run `fgobench"
+			      " calibrate` (or `fgobench calibrate --fit` after a sweep) first",
+			      m->missing, m->machine, m->backend, a->o.db_path);
+			msg[0] = FGO_EUSAGE;
+		} else if (m->missing[0]) {
+			msg[1] = TUNE_ANNEAL;
+			note("strategy anneal (the default without a cost model: %s has none of the %s core"
+			     " for the %s backend; `fgobench calibrate --fit` after a sweep fits one)",
+			     m->machine, m->missing, m->backend);
+		} else {
+			msg[1] = TUNE_MODEL;
+			for (int g = 0; g < m->ncores; g++)
+				note("strategy model%s: the %s cost model of %s (%s backend), fitted %s to %zu"
+				     " runs, rms error %.1f%%",
+				     a->strategy ? "" : " (the default where a cost model is fitted)",
+				     m->core[g], m->machine, m->backend, m->fitted_at[g], m->fit[g].runs,
+				     100 * m->fit[g].rms_rel_err);
+		}
+	}
+	MPI_Bcast(msg, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	a->o.kind = (enum tune_kind)msg[1];
+	a->o.model = rank == 0 && a->o.kind == TUNE_MODEL ? m : NULL;
+	return msg[0];
 }
 
 /* The space as a plan: the spec file, or the family's default. */
@@ -285,16 +329,18 @@ int cmd_tune(int argc, char **argv)
 		return rank == 0 ? cmd_help(cmd_tune_usage) : 0;
 
 	struct tune_args a = {
-		.strategy = "anneal", .warmup = -1, .format = FGO_FMT_TABLE,
-		.o = { .backend = "auto", .seed = 1, .progress = 1, .validate = 1,
+		.warmup = -1, .format = FGO_FMT_TABLE,
+		.o = { .kind = TUNE_ANNEAL, .backend = "auto", .seed = 1, .progress = 1, .validate = 1,
 		       .timeout_s = 120, .heap_limit = 0 },
 	};
 	config_defaults(&a.base);
 	fgo_mute = rank != 0;
 	struct fgo_plan plan;
 	struct tune_space space;
+	struct tune_model model;
 	memset(&plan, 0, sizeof plan);
 	memset(&space, 0, sizeof space);
+	memset(&model, 0, sizeof model);
 	char problem[256], line[2048], resume[2400];
 	int rc = parse(argc, argv, &a);
 	if (rc == FGO_OK)
@@ -323,15 +369,34 @@ int cmd_tune(int argc, char **argv)
 		return rc == FGO_OK && rank == 0 ? cmd_finish_stdout(rc) : rc;
 	}
 
+	a.o.db_path = cmd_db_path(a.db);
+	if (!a.strategy || a.o.kind == TUNE_MODEL)
+		rc = choose_strategy(&a, &space, &model, rank);
+	if (rc != FGO_OK) {
+		tune_model_free(&model);
+		tune_space_free(&space);
+		plan_free(&plan);
+		return rc;
+	}
+	if (!a.o.tag) {
+		snprintf(a.tag, sizeof a.tag, "tune-%s-%s-w%d-%ldx%ldx%ld-%s-s%llu", a.base.algorithm,
+			 dtype_name(a.base.dtype), a.base.world, a.base.m, a.base.n, a.base.k,
+			 tune_kind_name(a.o.kind), (unsigned long long)a.o.seed);
+		a.o.tag = a.tag;
+	}
 	if (!a.budget_given && a.o.time_s <= 0)
 		a.o.budget = default_budget(a.o.kind, space.n);
 	if (a.o.budget > (long)space.n && a.o.kind != TUNE_HALVING)
 		a.o.budget = (long)space.n;
 	cmd_command_line(argc, argv, ranks, line, sizeof line);
-	a.o.db_path = cmd_db_path(a.db);
 	a.o.space_path = a.space ? a.space : "(default space)";
 	a.o.command_line = line;
-	interrupt_resume_command(line, a.o.resume, a.db ? NULL : a.o.db_path, resume, sizeof resume);
+	/* a default strategy is named in the resume line: a fit made meanwhile
+	 * must not turn the session into another */
+	char named[sizeof line + 32];
+	snprintf(named, sizeof named, "%s%s%s", line, a.strategy ? "" : " --strategy ",
+		 a.strategy ? "" : tune_kind_name(a.o.kind));
+	interrupt_resume_command(named, a.o.resume, a.db ? NULL : a.o.db_path, resume, sizeof resume);
 	a.o.resume_command = resume;
 	if (rank == 0 && a.o.progress) {
 		char budget[96];
@@ -362,6 +427,7 @@ int cmd_tune(int argc, char **argv)
 		error("no run of %s was ok in %ld runs (`fgobench list` and `fgobench show` tell why)",
 		      problem, r.runs);
 	}
+	tune_model_free(&model);
 	tune_space_free(&space);
 	plan_free(&plan);
 	return rc;

@@ -4,8 +4,8 @@
  *   - the space: the candidates of a plan (a spec expanded for one problem)
  *     that pass the sweep's validation, each with its coordinates along the
  *     tunables (tune_space.c);
- *   - the search: an ask/tell state machine for four strategies (grid,
- *     random, anneal, halving) under a budget of runs. It remembers every
+ *   - the search: an ask/tell state machine for five strategies (grid,
+ *     random, anneal, halving, model) under a budget of runs. It remembers every
  *     result by (candidate, iterations): a trial asked again is answered
  *     without a run, and results preloaded from the store (--resume) are
  *     answered without running them again, though they count as runs of the
@@ -27,7 +27,9 @@ enum tune_kind {
 	TUNE_RANDOM = 1,  /* uniform without replacement, seeded */
 	TUNE_ANNEAL = 2,  /* simulated annealing, one step along one tunable */
 	TUNE_HALVING = 3, /* successive halving: many at few iterations, the best half at more */
+	TUNE_MODEL = 4,   /* the cost model ranks the space, the top few run, it is refitted, ... */
 };
+#define TUNE_KINDS 5
 
 /* 0 with *k set, -1 for an unknown name. */
 int tune_kind_parse(const char *name, enum tune_kind *k);
@@ -107,6 +109,29 @@ struct tune_state;
 struct tune_state *tune_new(enum tune_kind kind, const struct tune_space *s, uint64_t seed,
 			    int full_iterations, long budget);
 void tune_free(struct tune_state *st);
+
+/* The cost model (src/model.h) that TUNE_MODEL ranks the space by, given
+ * before the first tune_ask (other strategies ignore it). terms: s->n x
+ * MODEL_TERMS, each candidate's model_terms in candidate order; group:
+ * per candidate the index of its GEMM core's fit in coef (NULL: all 0);
+ * coef: ngroups x MODEL_TERMS, the stored fits. Every refit is pulled
+ * toward them with prior_weight at most (model_fit; see
+ * TUNE_MODEL_PRIOR_WEIGHT). Copied. FGO_OK; FGO_EUSAGE
+ * for ngroups outside 1..255 or a group out of range; FGO_EFAIL when
+ * memory runs out. Without a model, TUNE_MODEL sees every candidate
+ * alike and takes them in its seeded order (as random). */
+int tune_set_model(struct tune_state *st, const double *terms, const unsigned char *group,
+		   const double *coef, int ngroups, double prior_weight);
+/* The strongest prior weight a refit of tune sessions uses (model_fit: a
+ * coefficient 10% off the stored fit costs as much as every run 10% off);
+ * each refit picks it or a weaker one, down to 1e-6 of it, by
+ * cross-validation of its results: the stored fit holds where the
+ * results say nothing or agree (the first round's few runs, terms the
+ * same on every candidate), the results win where they contradict it. */
+#define TUNE_MODEL_PRIOR_WEIGHT 1.0
+/* The coefficients of group g as the last refit left them (the stored
+ * fit's before any result), or NULL without a model. */
+const double *tune_model_coef(const struct tune_state *st, int g);
 void tune_set_budget(struct tune_state *st, long budget);
 long tune_budget(const struct tune_state *st);
 

@@ -192,6 +192,18 @@ static int begin(struct driver *d, const struct fgo_backend *be, struct fgo_back
 		error("out of memory starting the tune session");
 		return FGO_EFAIL;
 	}
+	if (d->o->kind == TUNE_MODEL) {
+		const struct tune_model *m = d->o->model;
+		if (!m || !m->terms || m->missing[0]) {
+			error("tune --strategy model needs the space's cost model (tune_model_load)");
+			return FGO_EFAIL;
+		}
+		if (tune_set_model(d->st, m->terms, m->group, m->coef, m->ncores,
+				   TUNE_MODEL_PRIOR_WEIGHT) != FGO_OK) {
+			error("out of memory for the cost model of the tune session");
+			return FGO_EFAIL;
+		}
+	}
 	snprintf(d->spec_text, n, "# fgobench tune: strategy %s, seed %llu\n%s",
 		 tune_kind_name(d->o->kind), (unsigned long long)d->o->seed, d->plan->text);
 	d->info = (struct fgo_sweep_info){

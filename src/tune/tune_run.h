@@ -17,6 +17,7 @@
 
 #include "spec/spec.h"
 #include "tune/tune.h"
+#include "tune/tune_model.h"
 
 struct tune_opts {
 	const char *db_path;       /* the store */
@@ -26,6 +27,7 @@ struct tune_opts {
 	const char *resume_command; /* (optional) shown when SIGINT or SIGTERM stops the session */
 	const char *backend;       /* "cpu", "gpu" or "auto" */
 	enum tune_kind kind;
+	const struct tune_model *model; /* TUNE_MODEL, rank 0: the space's cost model (tune_model_load) */
 	uint64_t seed;
 	long budget;               /* runs; 0: estimated from the first run's time and time_s */
 	double time_s;             /* no run starts after this many seconds (0: no limit) */

@@ -2,7 +2,9 @@
 # a message that says what to fix; pruning is the sweep's validation; the
 # trials are ordinary runs of the session's tag, within the budget, the same
 # for the same seed; --resume after a kill runs nothing twice; `best` sees
-# the trials and `best --predict` ranks a shape nobody measured.
+# the trials and `best --predict` ranks a shape nobody measured; the model
+# strategy is refused without a fit, the default once calibrate --fit made
+# one, and runs every configuration of its space once.
 . tests/e2e/lib.sh
 
 cat > "$T/space.json" <<'EOF'
@@ -151,3 +153,27 @@ expect_exit tune-8.9 2 "$FGO" best --predict --algorithm reduce_scatter --m 64 -
 expect_err tune-8.10 'no ok runs of reduce_scatter to predict from'
 expect_exit tune-8.11 2 "$FGO" best --predict --algorithm all_scatter --m 64
 expect_err tune-8.12 '--predict needs the shape and the algorithm'
+
+# ---- --strategy model: the space ranked by this host's cost model. Before
+# a fit: model refused (exit 2, nothing stored), the default is anneal.
+expect_exit tune-9.1 2 mpi 2 tune $P -m 64 -n 64 -k 64 --strategy model --tag m0 --quiet
+expect_err tune-9.2 'no cost model of the mma16 core for '
+expect_err tune-9.3 'run `fgobench calibrate` (or `fgobench calibrate --fit` after a sweep) first'
+expect_eq tune-9.4 0 "$(sql "select count(*) from sweeps where tag = 'm0'")"
+expect_exit tune-9.5 0 mpi 2 tune $P -m 64 -n 64 -k 64 --budget 3 --tag d0 --quiet --format csv
+expect_err tune-9.6 'strategy anneal (the default without a cost model: '
+expect_eq tune-9.7 anneal "$(tail -n 1 "$T/out" | cut -d, -f7)"
+# the sessions above stored far more than the 16 ok mma16 runs a fit needs
+expect_exit tune-9.8 0 "$FGO" calibrate --fit
+check tune-9.9 "calibrate --fit fitted the mma16 model" grep -q '^model mma16 ' "$T/out"
+# the whole space (12 candidates) as the budget: each configuration once
+expect_exit tune-9.10 0 mpi 2 tune $P -m 64 -n 64 -k 64 --strategy model --budget 12 --tag m1 --format csv
+m1="select count(*) from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'm1'"
+expect_eq tune-9.11 "12 12 12" "$(sql "$m1 and r.status = 'ok'") $(sql "$(echo "$m1" | sed 's/count(\*)/count(distinct r.config_key)/')") $(tail -n 1 "$T/out" | cut -d, -f9)"
+expect_eq tune-9.12 model "$(tail -n 1 "$T/out" | cut -d, -f7)"
+check tune-9.13 "the session's strategy is stored with it" sh -c "sqlite3 '$FGOBENCH_DB' \"select spec_text from sweeps where tag = 'm1'\" | grep -q '^# fgobench tune: strategy model, seed 1'"
+check tune-9.14 "a line per trial" grep -q '^\[12/12\] .* ms  best .* ms' "$T/err"
+# with a fit, tune without --strategy is model; a budget is kept
+expect_exit tune-9.15 0 mpi 2 tune $P -m 64 -n 64 -k 64 --budget 3 --tag d1 --quiet --format csv
+expect_err tune-9.16 'strategy model (the default where a cost model is fitted): the mma16 cost model of '
+expect_eq tune-9.17 "model 3 3" "$(tail -n 1 "$T/out" | cut -d, -f7,9 | tr , ' ') $(sql "select count(distinct r.config_key) from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'd1'")"

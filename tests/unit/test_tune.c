@@ -2,12 +2,16 @@
  * by synthetic objectives: pruning removes exactly what the sweep's
  * validation refuses, every strategy is deterministic for a seed and keeps
  * its budget, a resumed search asks for no trial it already has, and the
- * strategies find what the objective makes best. */
+ * strategies find what the objective makes best; the model strategy, on
+ * an objective that is the cost model with known coefficients and noise,
+ * finds the best in a tenth of the space, also from a misleading stored
+ * fit, never runs a configuration twice and never wins with a failed run. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "algo.h"
 #include "fgo.h"
+#include "model.h"
 #include "spec/spec.h"
 #include "testlib.h"
 #include "tune/tune.h"
@@ -28,31 +32,75 @@ static double objective(const struct fgo_config *c, int iterations)
 	return ms * (iterations < 10 ? 1.0 + 0.01 * ((c->blk_m + c->blk_n) % 3) : 1.0);
 }
 
+/* The machine and coefficients of the model the generic tests give the
+ * model strategy (the bowl is no model: it must still behave). */
+static const struct model_machine test_machine = { { 60, 790, 790 }, 3000, 350, 132 };
+static const double plain_coef[MODEL_TERMS] = { 0.005, 1, 1, 0.3, 2, 0.5, 1, 1 };
+
+/* Every candidate's terms on test_machine, s->n x MODEL_TERMS. */
+static double *space_terms(const struct tune_space *s)
+{
+	double *x = malloc(sizeof *x * MODEL_TERMS * (s->n + 1));
+	for (size_t c = 0; x && c < s->n; c++)
+		model_terms(&s->plan->items[s->item[c]].cfg, &test_machine, x + c * MODEL_TERMS);
+	return x;
+}
+
+/* tune_new, with plain_coef's model for TUNE_MODEL. */
+static struct tune_state *search(enum tune_kind k, const struct tune_space *s, uint64_t seed,
+				 int full, long budget)
+{
+	struct tune_state *st = tune_new(k, s, seed, full, budget);
+	if (st && k == TUNE_MODEL) {
+		double *x = space_terms(s);
+		if (!x || tune_set_model(st, x, NULL, plain_coef, 1, TUNE_MODEL_PRIOR_WEIGHT) != FGO_OK)
+			printf("FAIL setup: tune_set_model\n");
+		free(x);
+	}
+	return st;
+}
+
+/* An objective: the time of candidate cand of s at iterations. */
+typedef double objective_fn(const struct tune_space *s, size_t cand, int iterations,
+			    const void *ctx);
+
+static double bowl(const struct tune_space *s, size_t cand, int iterations, const void *ctx)
+{
+	(void)ctx;
+	return objective(&s->plan->items[s->item[cand]].cfg, iterations);
+}
+
 struct trace {
-	struct tune_trial t[512];
+	struct tune_trial t[1024];
 	size_t n;      /* trials handed out to run */
 	long runs;
 	struct tune_event winner;
 	int found;
 };
 
-/* Runs a search to its end, answering from the objective, max trials at a
- * time; stops after stop_after handed-out trials (interruption) if >= 0. */
-static void drive(struct tune_state *st, const struct tune_space *s, size_t max, long stop_after,
-		  struct trace *tr)
+/* Runs a search to its end, answering from obj, max trials at a time;
+ * stops after stop_after handed-out trials (interruption) if >= 0. */
+static void drive_with(struct tune_state *st, const struct tune_space *s, size_t max,
+		       long stop_after, objective_fn *obj, const void *ctx, struct trace *tr)
 {
 	struct tune_trial batch[8];
 	size_t n;
 	memset(tr, 0, sizeof *tr);
 	while ((stop_after < 0 || (long)tr->n < stop_after) && (n = tune_ask(st, batch, max)) > 0)
 		for (size_t i = 0; i < n; i++) {
-			const struct fgo_config *c = &s->plan->items[s->item[batch[i].cand]].cfg;
 			if (tr->n < FGO_ARRAY_SIZE(tr->t))
 				tr->t[tr->n++] = batch[i];
-			tune_tell(st, &batch[i], objective(c, batch[i].iterations));
+			tune_tell(st, &batch[i], obj(s, batch[i].cand, batch[i].iterations, ctx));
 		}
 	tr->runs = tune_runs(st);
 	tr->found = tune_winner(st, &tr->winner) == 0;
+}
+
+/* drive_with on the bowl. */
+static void drive(struct tune_state *st, const struct tune_space *s, size_t max, long stop_after,
+		  struct trace *tr)
+{
+	drive_with(st, s, max, stop_after, bowl, NULL, tr);
 }
 
 static int same_trials(const struct trace *a, const struct trace *b)
@@ -73,6 +121,8 @@ static void test_parse(void)
 	T_EQ_INT("kind-1.3", tune_kind_parse("halving", &k) == 0 && k == TUNE_HALVING, 1);
 	T_EQ_INT("kind-1.4", tune_kind_parse("anealing", &k), -1);
 	T_EQ_STR("kind-1.5", tune_kind_name(TUNE_RANDOM), "random");
+	T_EQ_INT("kind-1.6", tune_kind_parse("model", &k) == 0 && k == TUNE_MODEL, 1);
+	T_EQ_STR("kind-1.7", tune_kind_name(TUNE_MODEL), "model");
 }
 
 /* prune-*: the candidates are exactly the plan items config_validate
@@ -147,16 +197,16 @@ static void test_space(const struct fgo_plan *p)
 	tune_space_free(&s);
 }
 
-static const char *const ids[] = { "grid", "random", "anneal", "halving" };
+static const char *const ids[TUNE_KINDS] = { "grid", "random", "anneal", "halving", "model" };
 
 static void test_determinism(const struct tune_space *s)
 {
 	char id[64];
-	for (int k = TUNE_GRID; k <= TUNE_HALVING; k++) {
+	for (int k = TUNE_GRID; k < TUNE_KINDS; k++) {
 		struct trace a, b, c;
-		struct tune_state *x = tune_new((enum tune_kind)k, s, 7, 10, 15);
-		struct tune_state *y = tune_new((enum tune_kind)k, s, 7, 10, 15);
-		struct tune_state *z = tune_new((enum tune_kind)k, s, 8, 10, 15);
+		struct tune_state *x = search((enum tune_kind)k, s, 7, 10, 15);
+		struct tune_state *y = search((enum tune_kind)k, s, 7, 10, 15);
+		struct tune_state *z = search((enum tune_kind)k, s, 8, 10, 15);
 		drive(x, s, 1, -1, &a);
 		drive(y, s, 3, -1, &b); /* batches of 3 where the strategy allows */
 		drive(z, s, 1, -1, &c);
@@ -176,10 +226,10 @@ static void test_budget(const struct tune_space *s)
 {
 	static const long budgets[] = { 1, 2, 5, 11, 30, 72, 500 };
 	char id[64];
-	for (int k = TUNE_GRID; k <= TUNE_HALVING; k++)
+	for (int k = TUNE_GRID; k < TUNE_KINDS; k++)
 		for (size_t b = 0; b < FGO_ARRAY_SIZE(budgets); b++) {
 			struct trace t;
-			struct tune_state *st = tune_new((enum tune_kind)k, s, 3, 10, budgets[b]);
+			struct tune_state *st = search((enum tune_kind)k, s, 3, 10, budgets[b]);
 			drive(st, s, 2, -1, &t);
 			long cap = budgets[b] < (long)s->n ? budgets[b] : (long)s->n;
 			snprintf(id, sizeof id, "budget-%s-%ld", ids[k], budgets[b]);
@@ -201,13 +251,13 @@ static void test_budget(const struct tune_space *s)
 static void test_resume(const struct tune_space *s)
 {
 	char id[64];
-	for (int k = TUNE_GRID; k <= TUNE_HALVING; k++) {
+	for (int k = TUNE_GRID; k < TUNE_KINDS; k++) {
 		struct trace full, first, rest;
-		struct tune_state *a = tune_new((enum tune_kind)k, s, 11, 10, 20);
+		struct tune_state *a = search((enum tune_kind)k, s, 11, 10, 20);
 		drive(a, s, 1, -1, &full);
-		struct tune_state *b = tune_new((enum tune_kind)k, s, 11, 10, 20);
+		struct tune_state *b = search((enum tune_kind)k, s, 11, 10, 20);
 		drive(b, s, 1, 9, &first); /* interrupted after 9 runs */
-		struct tune_state *c = tune_new((enum tune_kind)k, s, 11, 10, 20);
+		struct tune_state *c = search((enum tune_kind)k, s, 11, 10, 20);
 		for (size_t i = 0; i < first.n; i++)
 			tune_preload(c, first.t[i].cand, first.t[i].iterations,
 				     objective(&s->plan->items[s->item[first.t[i].cand]].cfg,
@@ -250,12 +300,12 @@ static void test_find(const struct tune_space *s)
 		double v = objective(&s->plan->items[s->item[i]].cfg, 10);
 		best = v < best ? v : best;
 	}
-	for (int k = TUNE_GRID; k <= TUNE_HALVING; k++) {
+	for (int k = TUNE_GRID; k < TUNE_KINDS; k++) {
 		int hits = 0, kept = 0;
 		for (uint64_t seed = 1; seed <= 10; seed++) {
 			struct trace t;
 			struct tune_state *st =
-				tune_new((enum tune_kind)k, s, seed, 10, k == TUNE_GRID ? (long)s->n : 15);
+				search((enum tune_kind)k, s, seed, 10, k == TUNE_GRID ? (long)s->n : 15);
 			drive(st, s, 1, -1, &t);
 			double won = objective(&s->plan->items[s->item[t.winner.t.cand]].cfg, 10);
 			double sampled = INFINITY;
@@ -286,11 +336,11 @@ static void test_find(const struct tune_space *s)
  * it at the full iterations, to set the pace, and again in its rung). */
 static void test_unknown_budget(const struct tune_space *s)
 {
-	for (int k = TUNE_GRID; k <= TUNE_HALVING; k++) {
+	for (int k = TUNE_GRID; k < TUNE_KINDS; k++) {
 		struct tune_trial a[4], b[4];
 		char id[64];
-		struct tune_state *x = tune_new((enum tune_kind)k, s, 5, 10, 0);
-		struct tune_state *y = tune_new((enum tune_kind)k, s, 5, 10, 20);
+		struct tune_state *x = search((enum tune_kind)k, s, 5, 10, 0);
+		struct tune_state *y = search((enum tune_kind)k, s, 5, 10, 20);
 		size_t nx = tune_ask(x, a, 4), ny = tune_ask(y, b, 1);
 		tune_tell(x, &a[0], 1.0);
 		snprintf(id, sizeof id, "time-%s-first", ids[k]);
@@ -305,6 +355,264 @@ static void test_unknown_budget(const struct tune_space *s)
 		tune_free(x);
 		tune_free(y);
 	}
+}
+
+/* ---- the model strategy on a model ---- */
+
+/* gemm fp16 W=1 512x3072x4096: 5 x 5 tiles x 4 BLK_K x 4 stages x 2 warps
+ * = 800 candidates, all valid; on 132 SMs the truth's best tile is
+ * 128x128 (24 tiles: one wave), between tiles that waste compute on one
+ * wave and tiles that reread A and B */
+static const char model_space_text[] =
+	"{\"algorithm\": \"gemm\", \"world\": 1, \"M\": 512, \"N\": 3072, \"K\": 4096,"
+	" \"dtype\": \"fp16\", \"BLK_M\": [16, 32, 64, 128, 256], \"BLK_N\": [16, 32, 64, 128, 256],"
+	" \"BLK_K\": [16, 32, 64, 128], \"num_stages\": [1, 2, 3, 4], \"num_warps\": [4, 8]}";
+
+/* The truth a model search is judged against: the cost model with coef
+ * per group (num_warps 8 is group 1 when two), times 1 + noise x a
+ * deterministic wobble in [-1, 1]; candidates with fail set fail. */
+struct truth {
+	const double *terms;
+	double coef[2][MODEL_TERMS];
+	double noise;
+	const unsigned char *fail;
+	const unsigned char *group;
+};
+
+static double truth_clean(const struct truth *t, size_t c)
+{
+	return model_time(t->terms + c * MODEL_TERMS, t->coef[t->group ? t->group[c] : 0]);
+}
+
+static double truth_ms(const struct tune_space *s, size_t c, int iterations, const void *ctx)
+{
+	const struct truth *t = ctx;
+	(void)s;
+	(void)iterations;
+	if (t->fail && t->fail[c])
+		return INFINITY;
+	uint64_t h = (uint64_t)c * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	double u = (double)(h % 2001) / 1000.0 - 1.0;
+	return truth_clean(t, c) * (1.0 + t->noise * u);
+}
+
+/* The noise-free best of the candidates that do not fail. */
+static double truth_best(const struct truth *t, size_t n)
+{
+	double best = INFINITY;
+	for (size_t c = 0; c < n; c++)
+		if (!(t->fail && t->fail[c]) && truth_clean(t, c) < best)
+			best = truth_clean(t, c);
+	return best;
+}
+
+/* The candidate a model with coef ranks first. */
+static size_t model_first(const double *terms, const double *coef, size_t n)
+{
+	size_t best = 0;
+	for (size_t c = 1; c < n; c++)
+		if (model_time(terms + c * MODEL_TERMS, coef) < model_time(terms + best * MODEL_TERMS, coef))
+			best = c;
+	return best;
+}
+
+static struct tune_state *model_search(const struct tune_space *s, const double *terms,
+				       const unsigned char *group, const double *prior,
+				       int ngroups, uint64_t seed, long budget)
+{
+	struct tune_state *st = tune_new(TUNE_MODEL, s, seed, 10, budget);
+	if (st && tune_set_model(st, terms, group, prior, ngroups, TUNE_MODEL_PRIOR_WEIGHT))
+		printf("FAIL setup: tune_set_model\n");
+	return st;
+}
+
+/* Trials handed out twice in tr (0: every configuration ran once). */
+static size_t repeats(const struct trace *tr)
+{
+	size_t r = 0;
+	for (size_t i = 0; i < tr->n; i++)
+		for (size_t j = 0; j < i; j++)
+			r += tr->t[i].cand == tr->t[j].cand;
+	return r;
+}
+
+/* model-*: with budget 10% of the space the search finds the truth's
+ * best within 3% (noise 2%), from a stored fit near the truth and from a
+ * misleading one that ranks something far slower first (the refits
+ * correct it); never twice the same configuration; the budget exactly;
+ * the same trials for a seed, in batches too; failed runs never win. */
+static void test_model_strategy(void)
+{
+	struct fgo_plan p;
+	struct tune_space s;
+	char err[512], id[96];
+	if (spec_parse("m.json", model_space_text, NULL, NULL, &p, err, sizeof err) != FGO_OK) {
+		printf("FAIL model-setup: %s\n", err);
+		return;
+	}
+	tune_space_build(&p, (size_t)1 << 30, &s);
+	T_EQ_INT("model-space", s.n, 800);
+	double *terms = space_terms(&s);
+	struct truth t = { terms, { { 0.004, 1.3, 1.1, 0.4, 2.0, 0.6, 1.0, 1.0 } }, 0.02, NULL, NULL };
+	double best = truth_best(&t, s.n);
+	const long budget = (long)s.n / 10;
+	static const struct {
+		const char *id;
+		double prior[MODEL_TERMS];
+	} priors[] = {
+		{ "near", { 0.005, 1.0, 1.0, 0.3, 2.5, 0.5, 1.0, 1.0 } },
+		/* compute dear, rereading cheap: 64x64 tiles first (1.4x) */
+		{ "compute-dear", { 0.004, 3.0, 1.0, 0.05, 0.5, 0.05, 1.0, 1.0 } },
+		/* nothing but the reuse of A and B: 256x256, 1 stage first (2.1x) */
+		{ "reuse-only", { 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0 } },
+		/* nothing but compute: 16x16 tiles, 1 stage first (16x) */
+		{ "compute-only", { 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 } },
+	};
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(priors); i++) {
+		int hits = 0;
+		size_t rep = 0;
+		long off_budget = 0;
+		double worst = 0;
+		for (uint64_t seed = 1; seed <= 5; seed++) {
+			struct trace tr;
+			struct tune_state *st = model_search(&s, terms, NULL, priors[i].prior, 1, seed, budget);
+			drive_with(st, &s, 1, -1, truth_ms, &t, &tr);
+			double won = tr.found ? truth_clean(&t, tr.winner.t.cand) : INFINITY;
+			hits += won <= best * 1.03;
+			worst = won / best > worst ? won / best : worst;
+			rep += repeats(&tr);
+			off_budget += tr.runs != budget || (long)tr.n != budget;
+			tune_free(st);
+		}
+		double first = truth_clean(&t, model_first(terms, priors[i].prior, s.n));
+		snprintf(id, sizeof id, "model-find-%s", priors[i].id);
+		T_CHECK(id, hits == 5,
+			"within 3%% of the best for %d of 5 seeds with %ld of %zu runs (worst %.3fx; the"
+			" prior's first choice %.3fx)", hits, budget, s.n, worst, first / best);
+		snprintf(id, sizeof id, "model-no-repeat-%s", priors[i].id);
+		T_EQ_INT(id, rep, 0);
+		snprintf(id, sizeof id, "model-budget-%s", priors[i].id);
+		T_EQ_INT(id, off_budget, 0);
+		if (i > 0) { /* the prior alone would be far off: the refit found the way */
+			snprintf(id, sizeof id, "model-prior-misleads-%s", priors[i].id);
+			T_CHECK(id, first > 1.3 * best, "the prior's first choice is %.3fx the best",
+				first / best);
+		}
+	}
+
+	/* the refit recovers the truth's ranking: after a search from the
+	 * misleading prior the coefficients predict the measured runs */
+	{
+		struct trace tr;
+		struct tune_state *st = model_search(&s, terms, NULL, priors[1].prior, 1, 1, budget);
+		drive_with(st, &s, 1, -1, truth_ms, &t, &tr);
+		const double *c = tune_model_coef(st, 0);
+		double worst = 0;
+		for (size_t j = 0; c && j < tr.n; j++) {
+			double e = fabs(model_time(terms + tr.t[j].cand * MODEL_TERMS, c) /
+					truth_clean(&t, tr.t[j].cand) - 1);
+			worst = e > worst ? e : worst;
+		}
+		T_CHECK("model-refit-fits", c && worst < 0.15,
+			"the refitted model is %.1f%% off on a measured run", 100 * worst);
+		tune_free(st);
+	}
+
+	/* every budget, the whole space included: each configuration at most once */
+	static const long budgets[] = { 1, 3, 10, 80, 333, 800, 5000 };
+	for (size_t b = 0; b < FGO_ARRAY_SIZE(budgets); b++) {
+		struct trace tr;
+		struct tune_state *st = model_search(&s, terms, NULL, priors[0].prior, 1, 2, budgets[b]);
+		drive_with(st, &s, 3, -1, truth_ms, &t, &tr);
+		long want = budgets[b] < (long)s.n ? budgets[b] : (long)s.n;
+		snprintf(id, sizeof id, "model-budget-%ld", budgets[b]);
+		T_CHECK(id, tr.runs == want && (long)tr.n == want && repeats(&tr) == 0 && tune_done(st),
+			"%ld runs, %zu handed out, %zu repeated, want %ld each once", tr.runs, tr.n,
+			repeats(&tr), want);
+		tune_free(st);
+	}
+
+	/* a seed gives the same trials, one at a time or three; ties (the
+	 * same terms: num_warps is no term) go by the seed */
+	{
+		struct trace a, b, c;
+		struct tune_state *x = model_search(&s, terms, NULL, priors[1].prior, 1, 7, budget);
+		struct tune_state *y = model_search(&s, terms, NULL, priors[1].prior, 1, 7, budget);
+		struct tune_state *z = model_search(&s, terms, NULL, priors[1].prior, 1, 8, budget);
+		drive_with(x, &s, 1, -1, truth_ms, &t, &a);
+		drive_with(y, &s, 3, -1, truth_ms, &t, &b);
+		drive_with(z, &s, 1, -1, truth_ms, &t, &c);
+		T_CHECK("model-seed-same", same_trials(&a, &b), "seed 7 gave different trials");
+		T_CHECK("model-seed-other", !same_trials(&a, &c), "seed 8 repeated seed 7's trials");
+		tune_free(x);
+		tune_free(y);
+		tune_free(z);
+	}
+
+	/* failed runs: the truth's 20 best fail; the winner is an ok run and
+	 * the best of those that do not fail is found all the same */
+	{
+		unsigned char *fail = calloc(s.n, 1);
+		struct truth tf = t;
+		tf.fail = fail;
+		for (int f = 0; fail && f < 20; f++) {
+			size_t m = (size_t)-1;
+			for (size_t c = 0; c < s.n; c++)
+				if (!fail[c] && (m == (size_t)-1 || truth_clean(&t, c) < truth_clean(&t, m)))
+					m = c;
+			fail[m] = 1;
+		}
+		struct trace tr;
+		struct tune_state *st = model_search(&s, terms, NULL, priors[0].prior, 1, 3, budget);
+		drive_with(st, &s, 1, -1, truth_ms, &tf, &tr);
+		size_t failed = 0;
+		for (size_t j = 0; j < tr.n; j++)
+			failed += fail[tr.t[j].cand];
+		double won = tr.found ? truth_clean(&t, tr.winner.t.cand) : INFINITY;
+		T_CHECK("model-failed-never-win", tr.found && !fail[tr.winner.t.cand] &&
+			isfinite(tr.winner.ms) && failed > 0,
+			"winner %zu (failed %d), %zu failed runs tried", tr.winner.t.cand,
+			tr.found ? fail[tr.winner.t.cand] : -1, failed);
+		T_CHECK("model-failed-find", won <= truth_best(&tf, s.n) * 1.03,
+			"winner %.3fx the best that does not fail", won / truth_best(&tf, s.n));
+		T_EQ_INT("model-failed-no-repeat", repeats(&tr), 0);
+		tune_free(st);
+		free(fail);
+	}
+
+	/* two cores (groups): num_warps 8 here on a core twice as fast per
+	 * MAC, each refitted to its own runs from the one prior */
+	{
+		unsigned char *group = calloc(s.n, 1);
+		struct truth tg = t;
+		for (size_t c = 0; group && c < s.n; c++)
+			group[c] = s.plan->items[s.item[c]].cfg.num_warps == 8;
+		tg.group = group;
+		memcpy(tg.coef[1], t.coef[0], sizeof t.coef[0]);
+		tg.coef[1][MT_COMPUTE] /= 2;
+		double two[2][MODEL_TERMS];
+		memcpy(two[0], priors[0].prior, sizeof two[0]);
+		memcpy(two[1], priors[0].prior, sizeof two[1]);
+		struct trace tr;
+		struct tune_state *st = model_search(&s, terms, group, &two[0][0], 2, 1, budget);
+		drive_with(st, &s, 1, -1, truth_ms, &tg, &tr);
+		double won = tr.found ? truth_clean(&tg, tr.winner.t.cand) : INFINITY;
+		T_CHECK("model-groups-find", won <= truth_best(&tg, s.n) * 1.03,
+			"winner %.3fx the best", won / truth_best(&tg, s.n));
+		const double *c1 = tune_model_coef(st, 1), *c0 = tune_model_coef(st, 0);
+		T_CHECK("model-groups-refit", c0 && c1 && c1[MT_COMPUTE] < c0[MT_COMPUTE],
+			"compute coefficient of the faster core %g, of the other %g", c1 ? c1[MT_COMPUTE] : -1,
+			c0 ? c0[MT_COMPUTE] : -1);
+		group[s.n / 2] = 2;
+		T_EQ_INT("model-groups-range", tune_set_model(st, terms, group, &two[0][0], 2, 0.05),
+			 FGO_EUSAGE);
+		tune_free(st);
+		free(group);
+	}
+	free(terms);
+	tune_space_free(&s);
+	plan_free(&p);
 }
 
 int main(void)
@@ -334,6 +642,7 @@ int main(void)
 	test_find(&s);
 	test_unknown_budget(&s);
 	tune_space_free(&s);
+	test_model_strategy();
 	plan_free(&p);
 	T_DONE();
 }
