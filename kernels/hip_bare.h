@@ -87,6 +87,7 @@ __device__ __forceinline__ int __syncthreads_and(int p)
 	return r;
 }
 #define __threadfence() __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent")
+#define __threadfence_block() __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup")
 #define __threadfence_system() __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "")
 
 __device__ __forceinline__ unsigned int atomicCAS(unsigned int *p, unsigned int cmp, unsigned int v)
