@@ -51,7 +51,26 @@ struct fgo_trace_cta {
 	unsigned int count;  /* events recorded, including those past the capacity */
 	unsigned int exited; /* threads of the CTA that returned (the last one ends FGO_TR_KERNEL) */
 	unsigned int sm, pad;
+	/* a GPU launch's events hold the SM's clock, not device nanoseconds
+	 * (a %globaltimer read per event cost the comm CTAs of sk_all_scatter
+	 * 15% on one H100): the device time and the clock at the CTA's start
+	 * and end, from which the host converts (fgo_trace_to_ns) */
+	unsigned long long ns0, clk0, ns1, clk1;
 };
+
+/* Host: the events of CTA cta from SM clocks to device nanoseconds, by the
+ * CTA's start and end pairs (nothing when they are not there: the CPU
+ * backend records nanoseconds). */
+static inline void fgo_trace_to_ns(const struct fgo_trace_cta *h, struct fgo_trace_event *ev, int n)
+{
+	if (!(h->clk1 > h->clk0) || h->ns1 < h->ns0)
+		return;
+	const double scale = (double)(h->ns1 - h->ns0) / (double)(h->clk1 - h->clk0);
+	for (int i = 0; i < n; i++) {
+		const double d = ((double)ev[i].ts - (double)h->clk0) * scale;
+		ev[i].ts = h->ns0 + (unsigned long long)(d > 0 ? d + 0.5 : 0);
+	}
+}
 
 #define FGO_TRACE_HEAD_BYTES 64
 
@@ -127,11 +146,23 @@ __device__ __forceinline__ struct fgo_trace_cta *fgo_trace_head(void)
  * for it on one H100. The CTA's last thread copies it to the head. */
 __shared__ unsigned int fgo_trace_n;
 
+/* The clock events are stamped with: the SM's cycle counter on NVIDIA
+ * (cheap; converted on the host by the CTA's start and end pairs), the
+ * device time itself on AMD. */
+__device__ __forceinline__ unsigned long long fgo_trace_clock(void)
+{
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+	return (unsigned long long)clock64();
+#else
+	return fgo_now_ns();
+#endif
+}
+
 /* One event of this CTA (any one thread calls it). */
 __device__ __forceinline__ void fgo_trace_rec(unsigned int what, int a0, int a1, int a2, int a3,
 					      int a4)
 {
-	const unsigned long long ts = fgo_now_ns();
+	const unsigned long long ts = fgo_trace_clock();
 	if (!fgo_trace_buf)
 		return;
 	const unsigned int i = atomicAdd(&fgo_trace_n, 1u);
@@ -158,8 +189,12 @@ struct fgo_trace_scope {
 	{
 		if (threadIdx.x == 0) {
 			fgo_trace_n = 0;
-			if (fgo_trace_buf)
-				fgo_trace_head()->sm = fgo_trace_sm();
+			if (fgo_trace_buf) {
+				struct fgo_trace_cta *h = fgo_trace_head();
+				h->sm = fgo_trace_sm();
+				h->clk0 = fgo_trace_clock();
+				h->ns0 = fgo_now_ns();
+			}
 			fgo_trace_rec(FGO_TR_KERNEL, (int)fgo_trace_sm(), m, -1, -1, -1);
 		}
 		__syncthreads(); /* the count is zero before any thread records */
@@ -171,7 +206,10 @@ struct fgo_trace_scope {
 		__threadfence_block(); /* this thread's events counted before it is */
 		if (atomicAdd(&fgo_trace_head()->exited, 1u) == blockDim.x - 1) {
 			fgo_trace_rec(FGO_TR_KERNEL | FGO_TR_END, (int)fgo_trace_sm(), mode, -1, -1, -1);
-			fgo_trace_head()->count = atomicAdd(&fgo_trace_n, 0u);
+			struct fgo_trace_cta *h = fgo_trace_head();
+			h->count = atomicAdd(&fgo_trace_n, 0u);
+			h->ns1 = fgo_now_ns();
+			h->clk1 = fgo_trace_clock();
 		}
 	}
 };

@@ -393,6 +393,10 @@ static int gpu_trace_read(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
 	t->head = (struct fgo_trace_cta *)(void *)(run->trace_host + FGO_TRACE_HEAD_BYTES);
 	t->ev = (struct fgo_trace_event *)(void *)(run->trace_host + FGO_TRACE_HEAD_BYTES +
 						   (size_t)t->ctas * sizeof(struct fgo_trace_cta));
+	for (int c = 0; c < t->ctas; c++) /* SM clocks to device nanoseconds */
+		fgo_trace_to_ns(&t->head[c], t->ev + (size_t)c * (size_t)t->cap,
+				(int)(t->head[c].count < (unsigned int)t->cap ? t->head[c].count
+									: (unsigned int)t->cap));
 	*tr = t;
 	return FGO_OK;
 }
