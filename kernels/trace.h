@@ -6,9 +6,11 @@
  * back (src/trace/). Plain C on the host, HIP/CUDA C++ on the device.
  *
  * An event is a kind, begin or end (a span is a begin and its end on the
- * same CTA and lane), a timestamp in the device's nanoseconds (fgo_now_ns:
- * %globaltimer on NVIDIA, s_memrealtime on AMD, CLOCK_MONOTONIC on the
- * CPU) and five arguments. A lane is one of the CTA's threads that records
+ * same CTA and lane), a timestamp and five arguments. The timestamp is the
+ * device's nanoseconds (fgo_now_ns: s_memrealtime on AMD, CLOCK_MONOTONIC
+ * on the CPU), except on NVIDIA, where it is the SM's clock (clock64), and
+ * each CTA's head keeps %globaltimer and the clock at its start and end, so
+ * the host turns the clocks into nanoseconds (fgo_trace_to_ns). A lane is one of the CTA's threads that records
  * on its own: on the wgmma core the consumers (0), the storer (1) and the
  * side warps (2) run side by side, so their spans overlap in time but
  * nest within each lane.
@@ -17,7 +19,8 @@
  *   FGO_TRACE_HEAD_BYTES: the reference timestamp (fgo_trace_ref, a tiny
  *     kernel launched just before, after the ranks' barrier) at offset 0;
  *   gridDim.x x struct fgo_trace_cta: events recorded (may pass the
- *     capacity: the rest are dropped and counted), threads exited, SM;
+ *     capacity: the rest are dropped and counted), threads exited, SM, the
+ *     start and end (time, clock) pairs;
  *   gridDim.x x FGO_TRACE_CAP x struct fgo_trace_event. */
 #ifndef FGO_TRACE_H
 #define FGO_TRACE_H
@@ -51,10 +54,10 @@ struct fgo_trace_cta {
 	unsigned int count;  /* events recorded, including those past the capacity */
 	unsigned int exited; /* threads of the CTA that returned (the last one ends FGO_TR_KERNEL) */
 	unsigned int sm, pad;
-	/* a GPU launch's events hold the SM's clock, not device nanoseconds
-	 * (a %globaltimer read per event cost the comm CTAs of sk_all_scatter
-	 * 15% on one H100): the device time and the clock at the CTA's start
-	 * and end, from which the host converts (fgo_trace_to_ns) */
+	/* an NVIDIA launch's events hold the SM's clock (a cheaper read than
+	 * %globaltimer), not device nanoseconds: the device time and the clock
+	 * at the CTA's start and end, from which the host converts them
+	 * (fgo_trace_to_ns) */
 	unsigned long long ns0, clk0, ns1, clk1;
 };
 
