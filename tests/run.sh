@@ -22,12 +22,12 @@ for bin in "$@"; do
 	*) run_one "$(basename "$bin")" "$bin" ;;
 	esac
 done
-# The end-to-end scripts, FGO_TEST_JOBS at a time (default 2: most of a
+# The end-to-end scripts, FGO_TEST_JOBS at a time (default 3: most of a
 # script's time is mpirun starting and processes waiting on each other, so
-# two lanes fill a 2-core machine), each into its own log, counted in file
+# three lanes fill a 2-core machine), each into its own log, counted in file
 # order; the ones that time signals, crashes or races against a deadline
 # run alone afterwards. Each script has its own temporary store.
-jobs=${FGO_TEST_JOBS:-2}
+jobs=${FGO_TEST_JOBS:-3}
 solo="90_crash_resume 91_concurrency 97_interrupt"
 lanes=$(mktemp -d /tmp/fgobench-lanes.XXXXXX)
 trap 'rm -f "$log"; rm -rf "$lanes"' EXIT
