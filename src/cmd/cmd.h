@@ -53,6 +53,13 @@ extern const char cmd_show_usage[];
 extern const char cmd_sweep_usage[];
 extern const char cmd_tune_usage[];
 
+/* calibrate's fit (calibrate_fit.c): the stated link (link_bw > 0) into
+ * the store of db, then the cost model of every core fitted to the runs of
+ * machine (NULL: this host) and backend, stored under source and printed.
+ * FGO_OK, or the store's error (said). */
+int calibrate_fit_models(const char *db, const char *backend, const char *machine, double link_bw,
+			 const char *source);
+
 /* 1 when argv holds -h or --help (anywhere). */
 int cmd_wants_help(int argc, char **argv);
 

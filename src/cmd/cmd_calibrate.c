@@ -20,7 +20,6 @@
 #include "floor.h"
 #include "run/runner.h"
 #include "store/store.h"
-#include "tune/model_refit.h"
 #include "views/table.h"
 
 const char cmd_calibrate_usage[] =
@@ -520,60 +519,6 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 	return rc;
 }
 
-/* The stated link (--link-bw, when > 0), then the cost model of every core
- * fitted to this host's stored runs, stored and printed. */
-static int fit_models(const char *db, const char *backend, const char *machine, double link_bw,
-		      const char *source)
-{
-	char host[128] = "unknown", err[512];
-	if (machine)
-		snprintf(host, sizeof host, "%s", machine);
-	else
-		gethostname(host, sizeof host - 1);
-	struct fgo_store *st;
-	struct model_core_fit fits[MODEL_CORES];
-	int n = 0;
-	if (store_open(db, FGO_STORE_WRITE, &st, err, sizeof err)) {
-		error("%s", err);
-		return FGO_EUSAGE;
-	}
-	int rc = FGO_OK;
-	if (link_bw > 0) {
-		rc = store_ceiling_put(st, host, backend, "link_bw", "", link_bw, "GB/s stated", err,
-				       sizeof err);
-		if (rc == FGO_OK)
-			printf("%-12s %-6s %12.4g  GB/s rank to rank, stated (--link-bw)\n", "link_bw",
-			       "-", link_bw);
-	}
-	if (rc == FGO_OK)
-		rc = model_refit(st, host, backend, source, fits, &n, err, sizeof err);
-	if (rc != FGO_OK) {
-		error("%s", err);
-		store_close(st);
-		return rc;
-	}
-	if (n == 0)
-		note("no ok runs of %s (%s backend) in %s to fit the cost model to yet: sweep, then"
-		     " `fgobench calibrate --fit`",
-		     host, backend, db);
-	for (int i = 0; i < n; i++) {
-		const struct model_core_fit *f = &fits[i];
-		if (!f->fitted) {
-			note("cost model %s: %zu runs, too few to fit (%d needed)", f->core, f->fit.runs,
-			     MODEL_MIN_RUNS);
-			continue;
-		}
-		printf("model %-6s %zu runs: error rms %.1f%%, median %.1f%%, max %.1f%%; coefficients",
-		       f->core, f->fit.runs, 100 * f->fit.rms_rel_err, 100 * f->fit.median_rel_err,
-		       100 * f->fit.max_rel_err);
-		for (int t = 0; t < MODEL_TERMS; t++)
-			printf(" %s %.3g", model_term_names[t], f->fit.coef[t]);
-		printf("\n");
-	}
-	store_close(st);
-	return FGO_OK;
-}
-
 int cmd_calibrate(int argc, char **argv)
 {
 	int rank, ranks;
@@ -623,7 +568,7 @@ int cmd_calibrate(int argc, char **argv)
 		return rc;
 	if (fit_only) {
 		if (rank == 0)
-			rc = fit_models(cmd_db_path(db), be ? be->name : backend, machine, link_bw, "fit");
+			rc = calibrate_fit_models(cmd_db_path(db), be ? be->name : backend, machine, link_bw, "fit");
 		MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 		return rc;
 	}
@@ -710,7 +655,7 @@ int cmd_calibrate(int argc, char **argv)
 		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev, &fl,
 				   env.devices);
 		if (rc == FGO_OK)
-			rc = fit_models(cmd_db_path(db), be->name, NULL, link_bw, "calibrate");
+			rc = calibrate_fit_models(cmd_db_path(db), be->name, NULL, link_bw, "calibrate");
 	}
 	device_results_free(&dev);
 	if (rc == FGO_OK && rank == 0 && got.failures)

@@ -167,8 +167,10 @@ static int by_rank(const void *a, const void *b)
 	return 0;
 }
 
-int predict_rank(const struct predict_obs *obs, size_t n, const struct fgo_config *query,
-		 int cus, struct predict_result *out)
+/* out emptied, room for a candidate per observation, the measured shapes
+ * nearest the query in out->near. FGO_OK or FGO_EFAIL (out freed). */
+static int result_begin(const struct predict_obs *obs, size_t n, const struct fgo_config *query,
+			struct predict_result *out)
 {
 	memset(out, 0, sizeof *out);
 	struct predict_shape *shapes = shapes_of(obs, n, query, &out->nshapes);
@@ -181,6 +183,14 @@ int predict_rank(const struct predict_obs *obs, size_t n, const struct fgo_confi
 	out->nnear = out->nshapes < PREDICT_NEAR ? out->nshapes : PREDICT_NEAR;
 	memcpy(out->near, shapes, sizeof *shapes * (size_t)out->nnear);
 	free(shapes);
+	return FGO_OK;
+}
+
+int predict_rank(const struct predict_obs *obs, size_t n, const struct fgo_config *query,
+		 int cus, struct predict_result *out)
+{
+	if (result_begin(obs, n, query, out) != FGO_OK)
+		return FGO_EFAIL;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct fgo_config *c = &obs[i].cfg;
@@ -280,17 +290,8 @@ static int by_predicted(const void *a, const void *b)
 int predict_rank_model(const struct predict_obs *obs, size_t n, const struct fgo_config *query,
 		       const struct predict_model *pm, struct predict_result *out)
 {
-	memset(out, 0, sizeof *out);
-	struct predict_shape *shapes = shapes_of(obs, n, query, &out->nshapes);
-	out->cand = malloc(sizeof *out->cand * (n + 1));
-	if (!shapes || !out->cand) {
-		free(shapes);
-		predict_free(out);
+	if (result_begin(obs, n, query, out) != FGO_OK)
 		return FGO_EFAIL;
-	}
-	out->nnear = out->nshapes < PREDICT_NEAR ? out->nshapes : PREDICT_NEAR;
-	memcpy(out->near, shapes, sizeof *shapes * (size_t)out->nnear);
-	free(shapes);
 	double shape_lc = shape_log_correction(obs, n, query, out, pm);
 
 	for (size_t i = 0; i < n; i++) {
