@@ -117,35 +117,6 @@ static void support_text(const struct predict_result *r, const struct predict_ca
 	}
 }
 
-/* The model's table: predicted, the model's own time and the correction
- * from the near shapes. */
-static int print_model(const struct predict_view_opts *o, const struct predict_result *r)
-{
-	static const char *const headers[] = { "#",	     "config",     "predicted_us",
-					       "vs_first",   "model_us",   "correction",
-					       "coverage",   "measured near", "reproduce" };
-	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
-	for (size_t i = 0; t && i < r->count && (int)i < o->top; i++) {
-		const struct predict_candidate *c = &r->cand[i];
-		char tile[96], support[512], line[512];
-		view_tile_text(&c->cfg, tile, sizeof tile);
-		support_text(r, c, support, sizeof support);
-		config_reproduce_line(&c->cfg, line, sizeof line);
-		table_add(t, "%zu", i + 1);
-		table_add(t, "%s", tile);
-		table_add(t, "%.1f", c->predicted_ms * 1e3);
-		table_add(t, "%+.1f%%", (c->score - 1) * 100);
-		table_add(t, "%.1f", c->model_ms * 1e3);
-		table_add(t, "%.3f", c->correction);
-		table_add(t, "%.0f%%", c->coverage * 100);
-		table_add(t, "%s", c->nsupport ? support : "(no: the shapes' correction)");
-		table_add(t, "%s", line);
-	}
-	int rc = t && table_print(t, o->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
-	table_free(t);
-	return rc;
-}
-
 /* The cost model of the runs' machine: the stored fit of each core, or
  * where none is stored one fitted now to the stored runs (not kept: the
  * store is read-only here). Says which. *pm->ncores 0: no model. */
@@ -191,11 +162,19 @@ static void model_for(struct fgo_store *store, const struct loaded *l, int top_c
 		pm->machine.cus = top_cus;
 }
 
-static int print(const struct predict_view_opts *o, const struct predict_result *r)
+/* The candidates: with a model (the cost model's ranking), the predicted
+ * us, the gap to the first, the model's us and the correction; without,
+ * the gap to the first. Then the coverage, where it was measured near, and
+ * the reproduce line. */
+static int print(const struct predict_view_opts *o, const struct predict_result *r, int model)
 {
-	static const char *const headers[] = { "#", "config", "predicted", "coverage", "support",
+	static const char *const with_model[] = { "#",	      "config",   "predicted_us",
+						  "vs_first", "model_us", "correction",
+						  "coverage", "measured near", "reproduce" };
+	static const char *const by_vote[] = { "#", "config", "predicted", "coverage", "support",
 					       "reproduce" };
-	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
+	struct fgo_table *t = model ? table_new((int)FGO_ARRAY_SIZE(with_model), with_model)
+				    : table_new((int)FGO_ARRAY_SIZE(by_vote), by_vote);
 	for (size_t i = 0; t && i < r->count && (int)i < o->top; i++) {
 		const struct predict_candidate *c = &r->cand[i];
 		char tile[96], support[512], line[512];
@@ -204,9 +183,15 @@ static int print(const struct predict_view_opts *o, const struct predict_result 
 		config_reproduce_line(&c->cfg, line, sizeof line);
 		table_add(t, "%zu", i + 1);
 		table_add(t, "%s", tile);
+		if (model)
+			table_add(t, "%.1f", c->predicted_ms * 1e3);
 		table_add(t, "%+.1f%%", (c->score - 1) * 100);
+		if (model) {
+			table_add(t, "%.1f", c->model_ms * 1e3);
+			table_add(t, "%.3f", c->correction);
+		}
 		table_add(t, "%.0f%%", c->coverage * 100);
-		table_add(t, "%s", support);
+		table_add(t, "%s", model && !c->nsupport ? "(no: the shapes' correction)" : support);
 		table_add(t, "%s", line);
 	}
 	int rc = t && table_print(t, o->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
@@ -280,7 +265,7 @@ int predict_view(const struct predict_view_opts *o)
 		warning("the nearest measured shape is far (distance %.2f): treat the ranking as a guess"
 			" and measure (`fgobench tune`)",
 			near->distance);
-	rc = pm.ncores ? print_model(o, &r) : print(o, &r);
+	rc = print(o, &r, pm.ncores > 0);
 out:
 	predict_free(&r);
 	free(l.obs);

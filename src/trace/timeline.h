@@ -89,6 +89,10 @@ void trace_summary_free(struct fgo_trace_summary *s);
  * metadata naming each rank and CTA (with its SM). about: a line on the
  * run (the configuration), kept under otherData. FGO_OK or FGO_EFAIL with
  * the reason in err. */
+/* A qsort_r comparator of span indices (size_t into arg, the spans) by
+ * rank, CTA and lane: the rows of a timeline. */
+int trace_span_by_track(const void *a, const void *b, void *arg);
+
 int trace_json_write(const char *path, const struct fgo_spans *sp, int world, const char *about,
 		     const struct fgo_trace_summary *sum, char *err, size_t len);
 

@@ -73,8 +73,8 @@ static void write_summary(FILE *f, const struct fgo_trace_summary *s)
 		s->events, s->dropped, s->unpaired);
 }
 
-/* Orders span indices by (rank, CTA, lane). */
-static int by_track(const void *a, const void *b, void *arg)
+/* Orders span indices by (rank, CTA, lane): timeline.h. */
+int trace_span_by_track(const void *a, const void *b, void *arg)
 {
 	const struct fgo_span *s = arg;
 	const struct fgo_span *x = &s[*(const size_t *)a], *y = &s[*(const size_t *)b];
@@ -118,10 +118,10 @@ int trace_json_write(const char *path, const struct fgo_spans *sp, int world, co
 	}
 	for (size_t i = 0; i < sp->n; i++)
 		order[i] = i;
-	qsort_r(order, sp->n, sizeof *order, by_track, sp->s);
+	qsort_r(order, sp->n, sizeof *order, trace_span_by_track, sp->s);
 	for (size_t k = 0; k < sp->n; k++) {
 		const struct fgo_span *s = &sp->s[order[k]];
-		if (k > 0 && by_track(&order[k - 1], &order[k], sp->s) == 0)
+		if (k > 0 && trace_span_by_track(&order[k - 1], &order[k], sp->s) == 0)
 			continue;
 		int tid = s->cta * FGO_TR_LANES + s->lane;
 		char name[96];

@@ -12,17 +12,6 @@
 #include "views/plot.h"
 #include "views/plot_kinds.h"
 
-/* Orders span indices by (rank, CTA, lane). */
-static int by_track(const void *a, const void *b, void *arg)
-{
-	const struct fgo_span *s = arg;
-	const struct fgo_span *x = &s[*(const size_t *)a], *y = &s[*(const size_t *)b];
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->cta != y->cta)
-		return x->cta < y->cta ? -1 : 1;
-	return x->lane < y->lane ? -1 : x->lane > y->lane;
-}
 
 void plot_timeline_base(const char *file, char *out, size_t len)
 {
@@ -56,7 +45,7 @@ int plot_timeline(const char *file, const char *dir)
 	}
 	for (size_t i = 0; i < sp.n; i++)
 		order[i] = i;
-	qsort_r(order, sp.n, sizeof *order, by_track, sp.s);
+	qsort_r(order, sp.n, sizeof *order, trace_span_by_track, sp.s);
 	double t_min = sp.s[0].t0;
 	for (size_t i = 0; i < sp.n; i++)
 		if (sp.s[i].t0 < t_min)
@@ -71,7 +60,7 @@ int plot_timeline(const char *file, const char *dir)
 	int row = -1, tracks = 0, first_tic = 1;
 	for (size_t k = 0; rc == FGO_OK && k < sp.n; k++) {
 		const struct fgo_span *s = &sp.s[order[k]];
-		int new_track = k == 0 || by_track(&order[k - 1], &order[k], sp.s) != 0;
+		int new_track = k == 0 || trace_span_by_track(&order[k - 1], &order[k], sp.s) != 0;
 		int new_rank = k == 0 || sp.s[order[k - 1]].rank != s->rank;
 		if (new_track) {
 			row += new_rank && k > 0 ? 2 : 1;
@@ -84,7 +73,7 @@ int plot_timeline(const char *file, const char *dir)
 				rank_rows = 0;
 				rank_row0 = row;
 				for (size_t j = k; j < sp.n && sp.s[order[j]].rank == s->rank; j++)
-					rank_rows += j == k || by_track(&order[j - 1], &order[j], sp.s) != 0;
+					rank_rows += j == k || trace_span_by_track(&order[j - 1], &order[j], sp.s) != 0;
 			}
 			int step = rank_rows > 12 ? (rank_rows + 11) / 12 : 1;
 			if (new_rank || ((row - rank_row0) % step == 0 && s->lane == 0)) {
