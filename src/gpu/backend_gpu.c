@@ -15,6 +15,7 @@
 #include "gpu/gpu_shape.h"
 #include "gpu/gpu_telemetry.h"
 #include "gpu/gpu_tma.h"
+#include "gpu/gpu_trace.h"
 #include "gpu/gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
@@ -57,13 +58,7 @@ struct fgo_runnable {
 	unsigned int grid, threads, smem;
 	void *scratch;            /* baseline buffers, allocated on first use */
 	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
-	/* prepare_traced: the device buffer of kernels/trace.h, its size, the
-	 * reference kernel (fgo_trace_ref) and the host copy trace_read fills */
-	char *trace_dev;
-	size_t trace_bytes;
-	hipFunction_t trace_ref;
-	char *trace_host;
-	struct fgo_trace_rank tr;
+	struct gpu_trace trace;   /* prepare_traced's buffer (trace.dev NULL: not traced) */
 };
 
 #define CHECK FGO_HIP_CHECK
@@ -300,26 +295,6 @@ static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	return prepare(ctx, algo, cfg, heap, 0, out, info, reason, len);
 }
 
-/* The module global fgo_trace_buf (kernels/trace.h) = buf. */
-static int set_trace_global(hipModule_t module, char *buf)
-{
-#if defined(FGO_GPU_CUDA)
-	CUdeviceptr at = 0;
-	size_t bytes = 0;
-	if (cuModuleGetGlobal(&at, &bytes, module, "fgo_trace_buf") != CUDA_SUCCESS ||
-	    bytes != sizeof buf)
-		return FGO_EFAIL;
-	return cuMemcpyHtoD(at, &buf, sizeof buf) == CUDA_SUCCESS ? FGO_OK : FGO_EFAIL;
-#else
-	hipDeviceptr_t at = 0;
-	size_t bytes = 0;
-	if (hipModuleGetGlobal(&at, &bytes, module, "fgo_trace_buf") != hipSuccess ||
-	    bytes != sizeof buf)
-		return FGO_EFAIL;
-	return hipMemcpyHtoD(at, &buf, sizeof buf) == hipSuccess ? FGO_OK : FGO_EFAIL;
-#endif
-}
-
 /* prepare with the trace hooks in: the kernel compiled with FGO_TRACE, a
  * device buffer for run->grid CTAs of cap events, the module's
  * fgo_trace_buf pointing at it. */
@@ -334,25 +309,7 @@ static int gpu_prepare_traced(struct fgo_backend_ctx *ctx, const struct fgo_algo
 	if (rc != FGO_OK)
 		return rc;
 	struct fgo_runnable *run = *out;
-	struct fgo_trace_rank *t = &run->tr;
-	t->rank = heap->rank;
-	t->ctas = (int)run->grid;
-	t->cap = cap;
-	run->trace_bytes = FGO_TRACE_HEAD_BYTES + (size_t)t->ctas * sizeof(struct fgo_trace_cta) +
-			   (size_t)t->ctas * (size_t)cap * sizeof(struct fgo_trace_event);
-	run->trace_host = malloc(run->trace_bytes);
-	if (!run->trace_host || hipMalloc((void **)&run->trace_dev, run->trace_bytes) != hipSuccess ||
-	    hipMemset(run->trace_dev, 0, run->trace_bytes) != hipSuccess) {
-		snprintf(reason, len, "no memory for the trace of %d CTAs x %d events (%zu bytes)",
-			 t->ctas, cap, run->trace_bytes);
-		rc = FGO_EFAIL;
-	} else if (set_trace_global(run->module, run->trace_dev) != FGO_OK ||
-		   fgo_cu(hipModuleGetFunction(&run->trace_ref, run->module, "fgo_trace_ref")) !=
-			   hipSuccess) {
-		snprintf(reason, len, "the traced kernel has no fgo_trace_buf or fgo_trace_ref"
-			 " (kernels/trace.h)");
-		rc = FGO_EFAIL;
-	}
+	rc = gpu_trace_open(&run->trace, run->module, heap->rank, (int)run->grid, cap, reason, len);
 	if (rc != FGO_OK) {
 		gpu_release(ctx, run);
 		*out = NULL;
@@ -360,45 +317,14 @@ static int gpu_prepare_traced(struct fgo_backend_ctx *ctx, const struct fgo_algo
 	return rc;
 }
 
-/* Before a traced launch, on the stream: the counters zeroed, then the
- * reference timestamp (fgo_trace_ref), right after the runner's barrier. */
-static int trace_begin(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, char *err,
-		       size_t len)
+static int gpu_trace_fetch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
+			   struct fgo_trace_rank **tr, char *err, size_t len)
 {
-	CHECK(hipMemsetAsync(run->trace_dev, 0,
-			     FGO_TRACE_HEAD_BYTES + (size_t)run->tr.ctas * sizeof(struct fgo_trace_cta),
-			     ctx->stream),
-	      "clearing the trace");
-	fgo_drv_result r = hipModuleLaunchKernel(run->trace_ref, 1, 1, 1, 1, 1, 1, 0, ctx->stream,
-						 NULL, NULL);
-	if (fgo_cu(r) != hipSuccess) {
-		snprintf(err, len, "launching fgo_trace_ref failed: %s", fgo_cu_text(r));
-		return FGO_EFAIL;
-	}
-	return FGO_OK;
-}
-
-static int gpu_trace_read(struct fgo_backend_ctx *ctx, struct fgo_runnable *run,
-			  struct fgo_trace_rank **tr, char *err, size_t len)
-{
-	if (!run->trace_dev) {
+	if (!run->trace.dev) {
 		snprintf(err, len, "the configuration was not prepared for tracing");
 		return FGO_EFAIL;
 	}
-	CHECK(hipStreamSynchronize(ctx->stream), "finishing the traced launch");
-	CHECK(hipMemcpy(run->trace_host, run->trace_dev, run->trace_bytes, hipMemcpyDeviceToHost),
-	      "reading the trace");
-	struct fgo_trace_rank *t = &run->tr;
-	memcpy(&t->ref_ns, run->trace_host, sizeof t->ref_ns);
-	t->head = (struct fgo_trace_cta *)(void *)(run->trace_host + FGO_TRACE_HEAD_BYTES);
-	t->ev = (struct fgo_trace_event *)(void *)(run->trace_host + FGO_TRACE_HEAD_BYTES +
-						   (size_t)t->ctas * sizeof(struct fgo_trace_cta));
-	for (int c = 0; c < t->ctas; c++) /* SM clocks to device nanoseconds */
-		fgo_trace_to_ns(&t->head[c], t->ev + (size_t)c * (size_t)t->cap,
-				(int)(t->head[c].count < (unsigned int)t->cap ? t->head[c].count
-									: (unsigned int)t->cap));
-	*tr = t;
-	return FGO_OK;
+	return gpu_trace_read(&run->trace, ctx->stream, tr, err, len);
 }
 
 static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
@@ -570,7 +496,7 @@ static int gpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 	float elapsed = 0;
 
 	CHECK(flush_l2(ctx, run), "flushing L2");
-	if (run->trace_dev && trace_begin(ctx, run, err, len) != FGO_OK)
+	if (run->trace.dev && gpu_trace_begin(&run->trace, ctx->stream, err, len) != FGO_OK)
 		return FGO_EFAIL;
 	CHECK(hipEventRecord(ctx->start, ctx->stream), "recording an event");
 	if (enqueue(ctx, run, mode, timeout_s, err, len) != FGO_OK)
@@ -746,9 +672,7 @@ static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 		return;
 	hipStreamSynchronize(ctx->stream);
 	gpu_vendor_scratch_free(run->scratch);
-	if (run->trace_dev)
-		hipFree(run->trace_dev);
-	free(run->trace_host);
+	gpu_trace_close(&run->trace);
 	hipModuleUnload(run->module);
 	free(run->maps);
 	free(run);
@@ -778,7 +702,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.heap_free = gpu_heap_free,
 	.prepare = gpu_prepare,
 	.prepare_traced = gpu_prepare_traced,
-	.trace_read = gpu_trace_read,
+	.trace_read = gpu_trace_fetch,
 	.precompile = gpu_precompile,
 	.copy_in = gpu_copy_in,
 	.launch = gpu_launch,
