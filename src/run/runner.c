@@ -279,13 +279,6 @@ static void derive(const struct fgo_runner_opts *o, const struct fgo_algo *algo,
 	}
 }
 
-/* FGOBENCH_CHECK_REPEAT=1: a test hook (tests/gpu/walk.sh's det step). */
-static int check_every_repeat(void)
-{
-	const char *v = getenv("FGOBENCH_CHECK_REPEAT");
-	return v && strcmp(v, "1") == 0;
-}
-
 /* Runs one configuration on a group (collective over comm); the result is
  * complete on every rank of the group. */
 static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
@@ -352,11 +345,8 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 		telemetry_summarise(o, comm, &rd, &r->telemetry);
 	}
 	/* a fixed order of the partial sums is a promise: checked after the
-	 * timed launches, which interleave the CTAs in other ways (and, for
-	 * a test, FGOBENCH_CHECK_REPEAT=1 checks every walk with partial sums,
-	 * so the GPU shows what the promise is worth without it) */
-	if (rc == FGO_OK && o->validate && r->status != FGO_MISMATCH &&
-	    (cfg->deterministic || (check_every_repeat() && (cfg->split_k > 1 || cfg->gemm_sms > 0)))) {
+	 * timed launches, which interleave the CTAs in other ways */
+	if (rc == FGO_OK && o->validate && r->status != FGO_MISMATCH && runner_repeat_checked(cfg)) {
 		t0 = now_seconds();
 		rc = runner_check_repeatable(o, comm, heap, run, cfg, &lay, digest, r);
 		r->phase_s[FGO_PHASE_VALIDATE] += seconds_since(t0);

@@ -43,6 +43,13 @@ int runner_validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struc
 			   struct fgo_runnable *run, const struct fgo_config *cfg,
 			   const struct fgo_layout *lay, struct fgo_result *r, uint64_t *digest);
 
+/* Whether cfg's output is checked for the same bits twice
+ * (runner_check_repeatable): when it is deterministic, and, for a test,
+ * with FGOBENCH_CHECK_REPEAT=1 every walk with partial sums (split-K,
+ * Stream-K), so the GPU shows what the promise is worth without it
+ * (tests/gpu/walk.sh's det step). */
+int runner_repeat_checked(const struct fgo_config *cfg);
+
 /* For cfg->deterministic: one more validated launch (after the timed
  * ones), whose output must have the same bits as the first's (digest, this
  * rank's) on every rank, else r is a mismatch saying so. Collective;

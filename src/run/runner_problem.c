@@ -194,6 +194,13 @@ int runner_validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struc
 	return FGO_OK;
 }
 
+int runner_repeat_checked(const struct fgo_config *cfg)
+{
+	const char *every = getenv("FGOBENCH_CHECK_REPEAT");
+	return cfg->deterministic ||
+	       (every && strcmp(every, "1") == 0 && (cfg->split_k > 1 || cfg->gemm_sms > 0));
+}
+
 int runner_check_repeatable(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
 			    struct fgo_runnable *run, const struct fgo_config *cfg,
 			    const struct fgo_layout *lay, uint64_t digest, struct fgo_result *r)
