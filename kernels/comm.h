@@ -397,7 +397,7 @@ __device__ __forceinline__ void slot_add(const float *slot, float (&acc)[ELEMS])
 }
 
 /* The Stream-K GEMM role of CTA cta (of GEMM_SMS): its segments of the
- * walk (schedule.h: sched_walk, every tile Stream-K). A hand-over leaves
+ * walk (schedule.h: sched_walk, the hybrid). A hand-over leaves
  * the CTA's partial in its slot (slots + cta * BLK_M * BLK_N) and raises
  * flag slot_flag0 + cta; a take-over adds the slots of the CTAs that
  * handed over the rest of its tile, in CTA order, once their flags are up;
@@ -409,7 +409,7 @@ __device__ __forceinline__ bool streamk_gemm(const struct launch *L, const struc
 					     int cta, const elem_t *a, const elem_t *b, float *slots,
 					     long slot_flag0, float (&acc)[ELEMS], Finish finish)
 {
-	const struct sched_walk w = sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 1);
+	const struct sched_walk w = sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 0);
 	struct sched_seg s;
 	for (int more = sched_walk_first(&w, cta, &s); more; more = sched_walk_next(&w, cta, &s)) {
 		long tm, tn;

@@ -47,6 +47,14 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int 
 	return v;
 }
 #define fgo_fence_system() __threadfence_system()
+/* One arrival at a counter in (possibly peer) memory, acquire and release
+ * at the system scope; the count before it. */
+__device__ __forceinline__ unsigned int fgo_count_arrival(unsigned int *counter)
+{
+	unsigned int old;
+	asm volatile("atom.acq_rel.sys.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+	return old;
+}
 /* Nanoseconds of the GPU's global timer (for wait timeouts). */
 __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 {
@@ -115,6 +123,10 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int 
 	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
 }
 #define fgo_fence_system() __threadfence_system()
+__device__ __forceinline__ unsigned int fgo_count_arrival(unsigned int *counter)
+{
+	return __hip_atomic_fetch_add(counter, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_SYSTEM);
+}
 /* wall_clock64() counts at a constant 100 MHz on CDNA GPUs. HIP 5.2
  * declares it for the device pass only, and hipcc -c also parses device
  * functions for the host, where this is never called. */
@@ -187,6 +199,11 @@ typedef nvrtcResult hiprtcResult;
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
 #define hipEventElapsedTime cudaEventElapsedTime
+#define hipStreamWaitEvent cudaStreamWaitEvent
+/* A 32-bit store made by the stream itself, after what came before it
+ * (copies) and with a memory barrier before it: a flag no SM has to raise. */
+#define fgo_stream_write32(stream, ptr, value) \
+	fgo_cu(cuStreamWriteValue32((CUstream)(stream), (CUdeviceptr)(ptr), (value), 0))
 
 /* Modules go through the driver API, whose errors are CUresult: the
  * wrappers turn them into a runtime-style code and keep the text. */
@@ -254,6 +271,7 @@ static inline hipError_t fgo_func_max_dynamic_smem(hipFunction_t f, int bytes)
 	return hipSuccess;
 }
 #define hipDeviceAttributeMaxSharedMemoryPerBlockOptin hipDeviceAttributeMaxSharedMemoryPerBlock
+#define fgo_stream_write32(stream, ptr, value) hipStreamWriteValue32((stream), (ptr), (value), 0)
 #endif
 
 #if defined(FGO_GPU_CUDA) || defined(FGO_GPU_HIP)

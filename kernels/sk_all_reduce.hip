@@ -1,12 +1,14 @@
 /* sk_all_reduce.hip: Stream-K GEMM + one-shot all-reduce with a CU split.
  * K-sharded as all_reduce (tile space M x N over K/W). The first GEMM_SMS
- * CTAs split the MAC iterations evenly (streamk_gemm in comm.h); the CTA
+ * CTAs split the MAC iterations (streamk_gemm in comm.h); the CTA
  * that ends a tile stores the partial into this rank's work area (M x N,
  * ld N) and raises flag [tile * W + rank] on every rank. The last COMM_SMS
  * CTAs sum finished tiles (the c-th of every COMM_SMS) over the W work
  * areas into this rank's C. Parts of split tiles go through the exchange
  * area's fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 +
- * cta (schedule.h's walk, every tile Stream-K). On the wgmma core (MMA=64)
+ * cta (schedule.h's hybrid walk: whole waves of tiles data-parallel, so
+ * finished tiles flow to the communication CTAs from the first wave on,
+ * and the last partial wave Stream-K). On the wgmma core (MMA=64)
  * the GEMM CTAs walk their ranges through wgmma_walk.h and the storer
  * sends each finished partial to the work area and raises its flags. */
 #include "comm.h"
@@ -27,7 +29,7 @@ __device__ __forceinline__ void sum_finished(const struct launch *L, const struc
 }
 
 #if MMA == 64
-#include "wgmma_walk.h" /* STREAM_K=2: every tile Stream-K */
+#include "wgmma_walk.h" /* STREAM_K=1: the hybrid walk */
 
 /* A finished partial tile goes by TMA to this rank's work area, then its
  * flag on every rank. */

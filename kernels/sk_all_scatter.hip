@@ -1,13 +1,14 @@
 /* sk_all_scatter.hip: Stream-K GEMM + all-scatter with a CU split. The
  * grid is GEMM_SMS + COMM_SMS CTAs. The first GEMM_SMS split the MAC
- * iterations of this rank's tile space (M x N/W) evenly (streamk_gemm in
- * comm.h); the CTA that ends a tile stores it into this rank's C (columns
+ * iterations of this rank's tile space (M x N/W) (streamk_gemm in comm.h); the CTA that ends a tile stores it into this rank's C (columns
  * from rank * N_, ld NFULL) and raises flag [W * tiles + tile] here. The
  * last COMM_SMS CTAs push finished tiles (the c-th of every COMM_SMS) into
  * every peer's C and raise [rank * tiles + tile] there; fgo_wait waits for
  * every peer's tiles. Parts of split tiles go through the exchange area's
  * fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 + cta
- * (schedule.h's walk, every tile Stream-K). The GEMM CTAs wait only for
+ * (schedule.h's hybrid walk: whole waves of tiles data-parallel, so
+ * finished tiles flow to the communication CTAs from the first wave on,
+ * and the last partial wave Stream-K). The GEMM CTAs wait only for
  * each other's first segments, and comm CTAs only for finished GEMM work:
  * no cycle. On the wgmma core (MMA=64) the GEMM CTAs walk their ranges
  * through wgmma_walk.h and the storer sends each finished tile to C and
@@ -38,7 +39,7 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 }
 
 #if MMA == 64
-#include "wgmma_walk.h" /* STREAM_K=2: every tile Stream-K */
+#include "wgmma_walk.h" /* STREAM_K=1: the hybrid walk */
 
 /* A finished tile goes by TMA to this rank's C, then its done flag here. */
 struct finished_out {

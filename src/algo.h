@@ -41,6 +41,15 @@ struct fgo_layout {
 	size_t xchg_flag0;     /* ... and the index of its first flag */
 };
 
+/* One copy the copy engine makes beside a launch (fgo_algo.engine_copies):
+ * bytes from src_rank's heap at src_offset to this rank's at dst_offset,
+ * then flag `flag` of this rank raised to the launch's epoch. */
+struct fgo_engine_copy {
+	int src_rank;
+	size_t src_offset, dst_offset, bytes;
+	long flag;
+};
+
 /* What to execute: the fused kernel, or one half of it with the other half
  * compiled out (how t_gemm and t_comm are measured). */
 enum fgo_mode {
@@ -103,6 +112,14 @@ struct fgo_algo {
 
 	/* Reference GEMM then the MPI collective, in sequence, on the same layout. */
 	int (*cpu_baseline)(const struct fgo_exec *ex);
+
+	/* (optional) GPU backend: the copies the copy engine makes beside each
+	 * fused or comm-only launch, in this order on a stream of their own,
+	 * each followed by its flag (no SM does them, so the GEMM keeps every
+	 * SM while peer bytes cross the link once). Fills c[0 .. max) and
+	 * returns how many there are (call with max 0 to count). NULL: none. */
+	int (*engine_copies)(const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
+			     struct fgo_engine_copy *c, int max);
 
 	const char *gpu_source; /* kernels/ file with the GPU kernel (optional: NULL = CPU only) */
 	const char *gpu_variant; /* -D switch that picks the variant in a shared source (e.g. "TWO_SHOT"), or NULL */

@@ -42,8 +42,8 @@ struct busiest {
 	double handed; /* partial tiles handed over through the exchange, all CTAs */
 };
 
-/* The Stream-K walk (gemm_sms > 0, no split; every tile Stream-K in the
- * sk_* families): every CTA's segments, as the kernels and the CPU walk
+/* The Stream-K walk (gemm_sms > 0, no split; the hybrid, in the sk_*
+ * families too): every CTA's segments, as the kernels and the CPU walk
  * them (kernels/schedule.h, as src/algos/kit.c's kit_walk_of makes it). */
 static int walk_streamk(const struct fgo_config *cfg)
 {
@@ -53,8 +53,7 @@ static int walk_streamk(const struct fgo_config *cfg)
 static void busiest_streamk(const struct fgo_config *cfg, long tiles, long k_iters,
 			    struct busiest *b)
 {
-	struct sched_walk w = sched_walk_make(tiles, k_iters, cfg->gemm_sms, 1, 1,
-					      strncmp(cfg->algorithm, "sk_", 3) == 0);
+	struct sched_walk w = sched_walk_make(tiles, k_iters, cfg->gemm_sms, 1, 1, 0);
 	for (int c = 0; c < w.ctas; c++) {
 		struct sched_seg s;
 		double iters = 0, units = 0;

@@ -243,7 +243,7 @@ void kit_xchg_place(const struct fgo_config *cfg, long tiles, struct fgo_layout 
 	} else if (kit_walk_streamk(cfg)) {
 		/* a slot per CTA (the CPU), or a sum per Stream-K tile (the
 		 * wgmma core, kernels/wgmma_walk.h): room for either */
-		long sk = sched_walk_sk_tiles(tiles, cfg->gemm_sms, strncmp(cfg->algorithm, "sk_", 3) == 0);
+		long sk = sched_walk_sk_tiles(tiles, cfg->gemm_sms, 0);
 		lay->xchg_bytes = (size_t)(sk > cfg->gemm_sms ? sk : cfg->gemm_sms) * tile_bytes;
 		lay->xchg_offset = kit_place(cursor, lay->xchg_bytes);
 		lay->xchg_flag0 = lay->flags_count;
@@ -261,11 +261,10 @@ void kit_fail(const struct fgo_exec *ex, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct sched_walk kit_walk_of(const struct fgo_config *cfg, long tiles, long k_iters, int pure)
+struct sched_walk kit_walk_of(const struct fgo_config *cfg, long tiles, long k_iters)
 {
 	int streamk = kit_walk_streamk(cfg);
-	return sched_walk_make(tiles, k_iters, streamk ? cfg->gemm_sms : 1, cfg->split_k, streamk,
-			       pure);
+	return sched_walk_make(tiles, k_iters, streamk ? cfg->gemm_sms : 1, cfg->split_k, streamk, 0);
 }
 
 /* What kit_walk_run needs while it walks. */

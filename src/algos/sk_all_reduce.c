@@ -1,7 +1,6 @@
 /* sk_all_reduce.c: Stream-K GEMM + one-shot all-reduce on the CPU. The
  * partial GEMM of this rank's K slice is split evenly over gemm_sms virtual
- * CTAs (the walk of kernels/schedule.h with every tile Stream-K, run by
- * kit_walk_run); comm_sms virtual CTAs sum finished tiles over all ranks as
+ * CTAs (the hybrid walk of kernels/schedule.h, run by kit_walk_run); comm_sms virtual CTAs sum finished tiles over all ranks as
  * they become ready, polled after every tile a GEMM CTA ends. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +150,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,
 				    sk_tile_finish, NULL, NULL, NULL };
-	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters, 1);
+	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters);
 	int rc = FGO_OK;
 
 	L.next = malloc(sizeof *L.next * (size_t)(L.comms > 0 ? L.comms : 1));

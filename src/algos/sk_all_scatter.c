@@ -1,7 +1,6 @@
 /* sk_all_scatter.c: Stream-K GEMM + all-scatter on the CPU. The MAC
- * iterations of this rank's tile space are split evenly over gemm_sms
- * virtual CTAs (the walk of kernels/schedule.h with every tile Stream-K,
- * run by kit_walk_run); comm_sms virtual CTAs push finished tiles to every
+ * iterations of this rank's tile space are split over gemm_sms virtual
+ * CTAs (the hybrid walk of kernels/schedule.h, run by kit_walk_run); comm_sms virtual CTAs push finished tiles to every
  * peer, polled after every finished tile. */
 #include <stdlib.h>
 
@@ -116,7 +115,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,
 				    sk_tile_finish, NULL, NULL, &L.g };
-	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters, 1);
+	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters);
 	int rc;
 
 	L.next = malloc(sizeof *L.next * (size_t)(L.comms > 0 ? L.comms : 1));

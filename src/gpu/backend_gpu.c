@@ -12,6 +12,7 @@
 #include "gpu/gpu_calibrate.h"
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_compile.h"
+#include "gpu/gpu_engine.h"
 #include "gpu/gpu_shape.h"
 #include "gpu/gpu_telemetry.h"
 #include "gpu/gpu_tma.h"
@@ -37,6 +38,7 @@ struct fgo_backend_ctx {
 	struct gpu_vendor *vendor;
 	struct gpu_nvml *nvml; /* clocks, temperature, power; NULL: not stored */
 	struct gpu_check *check; /* the check on the device: kernels, the kept reference */
+	struct gpu_engine engine; /* the copy engine's stream, for families that use it */
 };
 
 struct gpu_heap {
@@ -59,6 +61,8 @@ struct fgo_runnable {
 	void *scratch;            /* baseline buffers, allocated on first use */
 	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
 	struct gpu_trace trace;   /* prepare_traced's buffer (trace.dev NULL: not traced) */
+	struct fgo_engine_copy *copies; /* the copy engine's part of a launch (n_copies; NULL: none) */
+	int n_copies;
 };
 
 #define CHECK FGO_HIP_CHECK
@@ -364,6 +368,9 @@ static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	}
 	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
 		run->wait = NULL;
+	if (rc == FGO_OK)
+		rc = gpu_engine_plan(algo, cfg, &run->lay, heap->rank, &run->copies, &run->n_copies,
+				     reason, len);
 	if (rc == FGO_OK && kernel.shape.core == GPU_CORE_WGMMA)
 		rc = gpu_tma_wgmma_maps(algo, cfg, &run->lay, heap->base, heap->rank, heap->world,
 					&run->maps, reason, len);
@@ -399,6 +406,7 @@ static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		if (run->module)
 			hipModuleUnload(run->module);
 		free(run->maps);
+		free(run->copies);
 		free(run);
 		return rc;
 	}
@@ -470,8 +478,15 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 	const int world = run->heap->world;
 	void *args[] = { &h->device_bases, &rank, &epoch, &m, &a, &b, &c, &w, &f, &s, &t, run->maps,
 			 run->maps ? run->maps + world : NULL, run->maps ? run->maps + world + 1 : NULL };
+	const int engine = run->n_copies > 0 && mode != FGO_MODE_GEMM_ONLY;
 	fgo_drv_result r;
 
+	/* the copy engine's chunks beside the kernel, their flags raised as
+	 * they land (the kernel waits for them) */
+	if (engine && gpu_engine_fork(&ctx->engine, ctx->stream, run->heap->base, rank,
+				      (unsigned int *)(h->mine + run->lay.flags_offset), run->copies,
+				      run->n_copies, epoch, err, len) != FGO_OK)
+		return FGO_EFAIL;
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
 				  ctx->stream, args, NULL);
 	/* the wait kernels wait only for other ranks' tiles: on one rank there
@@ -485,6 +500,8 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
 		return FGO_EFAIL;
 	}
+	if (engine && gpu_engine_join(&ctx->engine, ctx->stream, err, len) != FGO_OK)
+		return FGO_EFAIL;
 	return plant_slow(ctx, err, len);
 }
 
@@ -675,6 +692,7 @@ static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 	gpu_trace_close(&run->trace);
 	hipModuleUnload(run->module);
 	free(run->maps);
+	free(run->copies);
 	free(run);
 }
 
@@ -686,6 +704,7 @@ static void gpu_finish(struct fgo_backend_ctx *ctx)
 	gpu_vendor_close(ctx->vendor);
 	gpu_telemetry_close(ctx->nvml);
 	hipFree(ctx->l2_flush);
+	gpu_engine_close(&ctx->engine);
 	hipEventDestroy(ctx->start);
 	hipEventDestroy(ctx->stop);
 	hipStreamDestroy(ctx->stream);

@@ -63,7 +63,7 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 		 * exchange: split-K sums or Stream-K slots, and their flags
 		 * (kit_xchg_place) */
 		struct fgo_layout lay;
-		int streamk = cfg->split_k > 1 ? 0 : strncmp(algo->name, "sk_", 3) == 0 ? 2 : 1;
+		int streamk = cfg->split_k > 1 ? 0 : 1;
 		algo->layout(cfg, 0, &lay);
 		at += snprintf(out + at, len - (size_t)at,
 			       " -DSPLIT_K=%d -DSTREAM_K=%d -DXCHG_OFF=%zuull -DXCHG_FLAG0=%zuL", cfg->split_k,

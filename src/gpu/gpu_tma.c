@@ -59,10 +59,9 @@ int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, 
  * of BLK_M over the consumer warpgroups rows.
  *   gemm, all_scatter: A is this rank's for every entry; C entry r is the
  *     block of rank r's C this rank writes (its own columns).
- *   all_gather_gemm: block r is source r's rows: A entry r is rank r's
- *     shard (pull: TMA reads peer memory) or, for push, its rows in this
- *     rank's inbox (this rank's own shard for r = rank); C entry r is this
- *     rank's C rows of source r.
+ *   all_gather_gemm: block r is source r's rows: A entry r is its rows in
+ *     this rank's inbox, pull and push alike (this rank's own shard for
+ *     r = rank); C entry r is this rank's C rows of source r.
  *   all_reduce: A is this rank's; C is this rank's work area (the partial
  *     C), for every entry.
  *   reduce_scatter: entry q is the q-th block of the walk, the rows of
@@ -75,7 +74,6 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 {
 	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1);
 	const enum fgo_gemm_space space = algo->space;
-	const int push = algo->gpu_variant && strcmp(algo->gpu_variant, "PUSH") == 0;
 	char *const mine = bases[rank];
 	const size_t es = dtype_size(cfg->dtype);
 	struct fgo_gemm_dims d;
@@ -98,8 +96,7 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 		char *const work = mine + lay->work_offset;
 		switch (space) {
 		case FGO_SPACE_A_ROWS:
-			a = push && r != rank ? work + (size_t)(r * d.m * d.k) * es
-					      : bases[r] + lay->a.offset;
+			a = r != rank ? work + (size_t)(r * d.m * d.k) * es : mine + lay->a.offset;
 			c = mine + lay->c.offset + (size_t)(r * d.m * lay->c.ld) * es;
 			break;
 		case FGO_SPACE_K:
