@@ -7,8 +7,8 @@
  * every rank (one-shot) or on the tile's owner (two-shot).
  * Comm role: once all W partials of a tile are up, one-shot sums them into
  * this rank's C; two-shot sums them on the owner only, stores the sum into
- * every rank's C and raises [tiles * W + tile] there, and fgo_wait (after
- * the main kernel) waits for the tiles other ranks own.
+ * every rank's C and raises [tiles * W + tile] there, and each CTA then
+ * waits for its share of the tiles other ranks own (sums_arrived).
  * With COMM_SMS > 0 the last COMM_SMS CTAs do the comm role (the c-th of
  * every COMM_SMS tiles this rank sums); with 0 each CTA sums the tiles it
  * computed, one tile behind, so a sum overlaps the next tile's GEMM. No
@@ -26,6 +26,19 @@
 __device__ __forceinline__ bool sums(const struct launch *L, long tile)
 {
 	return !TWO_SHOT || sched_tile_owner(tile, WORLD) == L->rank;
+}
+
+/* Two-shot: team t waits for its share (first, + step, ...) of the sums
+ * other ranks own and store here; nothing for one-shot. */
+template <class Team>
+__device__ __forceinline__ bool sums_arrived(const Team &t, const struct launch *L,
+					     const struct sched_grid *g, long first, long step)
+{
+	if (!TWO_SHOT)
+		return true;
+	return team_wait_share(t, L, g->tiles, first, step, [&](long tile) {
+		return sums(L, tile) ? -1L : g->tiles * WORLD + tile;
+	});
 }
 
 /* After team t stored this rank's partial of tile: its flag, on every rank
@@ -96,7 +109,8 @@ struct sum_side {
 	{
 		if (L->mode != MODE_FUSED)
 			return;
-		walk.each_end([&](long tile) { return !sums(L, tile) || reduce(t, L, g, tile); });
+		if (walk.each_end([&](long tile) { return !sums(L, tile) || reduce(t, L, g, tile); }))
+			sums_arrived(t, L, g, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
 	}
 };
 
@@ -113,6 +127,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 		for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x)
 			if (sums(&L, tile) && !reduce(cta_team(), &L, &g, tile))
 				return;
+		sums_arrived(cta_team(), &L, &g, (long)blockIdx.x * THREADS, (long)gridDim.x * THREADS);
 		return;
 	}
 	struct wg_local_a in;
@@ -164,30 +179,17 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 				return;
 			prev = tile;
 		}
-		if (COMM_SMS == 0 && comm && prev >= 0 && sums(&L, prev))
-			reduce(cta, &L, &g, prev);
-		return;
-	}
-	if (!comm)
-		return;
-	long n = 0; /* tiles this rank sums, so far */
-	for (long tile = 0; tile < g.tiles; tile++) {
-		if (!sums(&L, tile))
-			continue;
-		if (n++ % COMM_SMS == (long)blockIdx.x - gemm && !reduce(cta, &L, &g, tile))
+		if (COMM_SMS == 0 && comm && prev >= 0 && sums(&L, prev) && !reduce(cta, &L, &g, prev))
 			return;
+	} else if (comm) {
+		long n = 0; /* tiles this rank sums, so far */
+		for (long tile = 0; tile < g.tiles; tile++) {
+			if (!sums(&L, tile))
+				continue;
+			if (n++ % COMM_SMS == (long)blockIdx.x - gemm && !reduce(cta, &L, &g, tile))
+				return;
+		}
 	}
-}
-#endif
-
-#if TWO_SHOT
-/* One thread per tile another rank owns: waits for its sum to arrive. */
-extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)
-{
-	const struct launch L = FGO_LAUNCH;
-	const struct sched_grid g = tile_grid();
-	long tile = (long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (tile < g.tiles && !sums(&L, tile))
-		wait_flag(&L, g.tiles * WORLD + tile);
+	sums_arrived(cta, &L, &g, (long)blockIdx.x * THREADS, (long)gridDim.x * THREADS);
 }
 #endif

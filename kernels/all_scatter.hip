@@ -3,10 +3,10 @@
  * stores each into its own C and then into every peer's C (on the mma
  * core straight from registers, on the wgmma core by TMA from shared
  * memory), and raises flag [rank * tiles + tile] there with a system-scope
- * release. fgo_wait, launched after on the same stream,
- * returns when every peer's every tile has arrived (a separate kernel, so
- * no CTA ever waits while a tile it depends on is still unscheduled on its
- * own GPU). Comm-only mode copies the tiles already in this rank's C. */
+ * release. Each CTA then waits for its share of the peers' tiles (on the
+ * wgmma core its side warps do, from the start), so the launch ends when
+ * every peer's every tile has arrived (team_wait_sources). Comm-only mode
+ * copies the tiles already in this rank's C. */
 #include "comm.h"
 #if MMA == 64
 #include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
@@ -49,6 +49,18 @@ struct scatter_out {
 	}
 };
 
+/* The side warps, idle otherwise, wait for this CTA's share of the peers'
+ * tiles while the consumers compute. */
+struct sources_side {
+	enum { producer_regs = 40 };
+	const struct launch *L;
+	long tiles;
+	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &) const
+	{
+		team_wait_sources(t, L, tiles, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
+	}
+};
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
@@ -57,18 +69,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	const struct sched_grid g = tile_grid();
 	struct wg_local_a in;
 	struct scatter_out out;
+	struct sources_side side;
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
 	out.maps = &maps_c;
 	out.L = &L;
 	out.tiles = g.tiles;
+	side.L = &L;
+	side.tiles = g.tiles;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 
-	if (mode == MODE_COMM_ONLY)
+	if (mode == MODE_COMM_ONLY) {
 		scatter_stored_tiles(&L, &g);
-	else
-		wgmma_gemm_walked(&L, in, &map_b, watch, out, wg_no_side());
+		team_wait_sources(cta_team(), &L, g.tiles, (long)blockIdx.x * THREADS,
+				  (long)gridDim.x * THREADS);
+	} else {
+		wgmma_gemm_walked(&L, in, &map_b, watch, out, side);
+	}
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
@@ -81,6 +99,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 
 	if (mode == MODE_COMM_ONLY) {
 		scatter_stored_tiles(&L, &g);
+		team_wait_sources(cta_team(), &L, g.tiles, (long)blockIdx.x * THREADS,
+				  (long)gridDim.x * THREADS);
 		return;
 	}
 	for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
@@ -100,14 +120,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 		cta_publish_peers(&L, (long)rank * g.tiles + tile);
 		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_PUT | FGO_TR_END, -1, BLK_M * BLK_N * (int)sizeof(elem_t), tile, -1, -1);
 	}
+	team_wait_sources(cta_team(), &L, g.tiles, (long)blockIdx.x * THREADS, (long)gridDim.x * THREADS);
 }
 #endif
-
-/* Waits for every peer's every tile; gives up after timeout_ns and records
- * which flag in the status words. */
-extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)
-{
-	const struct launch L = FGO_LAUNCH;
-	const struct sched_grid g = tile_grid();
-	wait_source_tiles(&L, &g);
-}

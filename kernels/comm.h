@@ -361,13 +361,43 @@ __device__ __forceinline__ void sum_over_ranks(const struct launch *L, unsigned 
 	sum_over_ranks(cta_team(), L, src_off, at, dst, ld, rows, cols);
 }
 
-/* The body of the scatter families' fgo_wait: one thread per (source,
- * tile) flag [source * tiles + tile] of the other sources. */
-__device__ __forceinline__ void wait_source_tiles(const struct launch *L, const struct sched_grid *g)
+/* The end of a launch whose output other ranks finish (the scatter
+ * families, two-shot): the team waits for its share of the flags
+ * flag_of(i), i = first + tid, + step, ... below count (flag_of < 0: none
+ * to wait for), each CTA a share, so the launch ends once they are all up.
+ * Every CTA of a launch that communicates is resident (the host sizes the
+ * grid so), so a CTA that waits keeps none of its GPU's work from running,
+ * and no second kernel is launched to wait (a launch cost microseconds at
+ * small M). False when a wait gave up. */
+template <class Team, class FlagOf>
+__device__ __forceinline__ bool team_wait_share(const Team &t, const struct launch *L, long count,
+						long first, long step, FlagOf flag_of)
 {
-	long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < (long)WORLD * g->tiles && i / g->tiles != L->rank)
-		wait_flag(L, i);
+	if (WORLD < 2 || L->mode == MODE_GEMM_ONLY)
+		return true;
+	/* traced by the team's thread 0: lane 0 for a CTA, 2 for side warps */
+	const bool tr = t.tid() == 0;
+	const int lane = t.size() == THREADS ? 0 : 2;
+	(void)tr;
+	(void)lane;
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT, flag_of(first), -1, -1, -1, -1);
+	for (long i = first + t.tid(); i < count; i += step) {
+		const long f = flag_of(i);
+		if (f >= 0 && !wait_flag(L, f))
+			return false;
+	}
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT | FGO_TR_END, flag_of(first), -1, -1, -1, -1);
+	return true;
+}
+
+/* The scatter families: every other source's every tile, flags [source *
+ * tiles + tile]. */
+template <class Team>
+__device__ __forceinline__ bool team_wait_sources(const Team &t, const struct launch *L, long tiles,
+						  long first, long step)
+{
+	return team_wait_share(t, L, (long)WORLD * tiles, first, step,
+			       [&](long i) { return i / tiles == L->rank ? -1L : i; });
 }
 
 /* The extent of tile (tm, tn) in a rows x cols tile space. */

@@ -18,6 +18,7 @@ struct store_to_c {
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	struct wg_local_a in;
 	struct store_to_c out;
@@ -34,6 +35,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const elem_t *a = heap_at(&L, rank, a_off), *b = heap_at(&L, rank, b_off);
 	elem_t *c = heap_at(&L, rank, c_off);
@@ -45,7 +47,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
 		long tm, tn;
 		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM, tile, tm, tn, 0, g.k_iters);
 		gemm_tile(a, b, tm * BLK_M, tn * BLK_N, acc);
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM | FGO_TR_END, tile, tm, tn, 0, g.k_iters);
 		store_tile(c, N_, tm * BLK_M, tn * BLK_N, acc);
 	}
 }

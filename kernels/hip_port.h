@@ -153,6 +153,8 @@ __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 typedef cudaError_t hipError_t;
 typedef cudaStream_t hipStream_t;
 typedef cudaEvent_t hipEvent_t;
+typedef cudaGraph_t hipGraph_t;
+typedef cudaGraphExec_t hipGraphExec_t;
 typedef cudaIpcMemHandle_t hipIpcMemHandle_t;
 typedef struct cudaDeviceProp hipDeviceProp_t;
 typedef CUmodule hipModule_t;
@@ -200,6 +202,14 @@ typedef nvrtcResult hiprtcResult;
 #define hipEventSynchronize cudaEventSynchronize
 #define hipEventElapsedTime cudaEventElapsedTime
 #define hipStreamWaitEvent cudaStreamWaitEvent
+#define hipStreamBeginCapture cudaStreamBeginCapture
+#define hipStreamEndCapture cudaStreamEndCapture
+#define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define hipGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#define hipGraphLaunch cudaGraphLaunch
+#define hipGraphExecDestroy cudaGraphExecDestroy
+#define hipGraphDestroy cudaGraphDestroy
+#define hipGetLastError cudaGetLastError
 /* A 32-bit store made by the stream itself, after what came before it
  * (copies) and with a memory barrier before it: a flag no SM has to raise. */
 #define fgo_stream_write32(stream, ptr, value) \

@@ -26,14 +26,23 @@ template <class Team>
 __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 				       const struct sched_grid *g, long tile)
 {
+	/* traced by the team's thread 0: lane 0 for the CTA, 2 for the side warps */
+	const bool tr = t.tid() == 0;
+	const int lane = t.size() == THREADS ? 0 : 2;
+	(void)tr;
+	(void)lane;
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT, tile * WORLD, -1, -1, -1, -1);
 	if (!team_wait(t, L, tile * WORLD, WORLD, 1))
 		return false;
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT | FGO_TR_END, tile * WORLD, -1, -1, -1, -1);
+	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE, tile, WORLD, -1, -1, -1);
 	long tm, tn;
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	const long at = tm * BLK_M * N_ + tn * BLK_N;
 	const long mine = (long)L->rank * M_ * N_; /* own block in the work areas */
 	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
 	sum_over_ranks(t, L, L->work_off, mine + at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	return true;
 }
 
@@ -82,6 +91,7 @@ struct sum_side {
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	const long own0 = (long)(WORLD - 1) * g.tiles;
@@ -118,8 +128,10 @@ __device__ __forceinline__ void partial(const struct launch *L, const struct sch
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	if (L->mode != MODE_COMM_ONLY) {
 		const long row0 = (long)owner * M_; /* the block's first row of the partial C */
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM, v, tm, tn, 0, K_ / BLK_K);
 		gemm_tile(heap_at(L, L->rank, L->a_off) + row0 * LDA, heap_at(L, L->rank, L->b_off),
 			  tm * BLK_M, tn * BLK_N, acc);
+		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM | FGO_TR_END, v, tm, tn, 0, K_ / BLK_K);
 		store_tile(heap_at(L, L->rank, L->work_off) + row0 * N_, N_, tm * BLK_M, tn * BLK_N, acc);
 	}
 	if (L->mode != MODE_GEMM_ONLY)
@@ -128,6 +140,7 @@ __device__ __forceinline__ void partial(const struct launch *L, const struct sch
 
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	const long own0 = (long)(WORLD - 1) * g.tiles; /* first virtual tile of the own block */

@@ -17,14 +17,19 @@
  * every COMM_SMS) over the W work areas into this rank's C. */
 __device__ __forceinline__ void sum_finished(const struct launch *L, const struct sched_grid *g)
 {
+	const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
 	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles; tile += COMM_SMS) {
+		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT, tile * WORLD, -1, -1, -1, -1);
 		if (!cta_wait(L, tile * WORLD, WORLD, 1))
 			return;
+		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT | FGO_TR_END, tile * WORLD, -1, -1, -1, -1);
+		FGO_TRACE_IF(tr, 0, FGO_TR_REDUCE, tile, WORLD, -1, -1, -1);
 		long tm, tn;
 		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 		const long at = tm * BLK_M * N_ + tn * BLK_N;
 		elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
 		sum_over_ranks(L, L->work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+		FGO_TRACE_IF(tr, 0, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	}
 }
 
@@ -46,6 +51,7 @@ struct partial_out {
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 
@@ -75,6 +81,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PAR
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
+	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
 	float acc[ELEMS];

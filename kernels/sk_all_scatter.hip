@@ -3,8 +3,9 @@
  * iterations of this rank's tile space (M x N/W) (streamk_gemm in comm.h); the CTA that ends a tile stores it into this rank's C (columns
  * from rank * N_, ld NFULL) and raises flag [W * tiles + tile] here. The
  * last COMM_SMS CTAs push finished tiles (the c-th of every COMM_SMS) into
- * every peer's C and raise [rank * tiles + tile] there; fgo_wait waits for
- * every peer's tiles. Parts of split tiles go through the exchange area's
+ * every peer's C and raise [rank * tiles + tile] there, then wait for
+ * their share of every peer's tiles (team_wait_sources), so the launch ends
+ * when all have arrived. Parts of split tiles go through the exchange area's
  * fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 + cta
  * (schedule.h's hybrid walk: whole waves of tiles data-parallel, so
  * finished tiles flow to the communication CTAs from the first wave on,
@@ -36,6 +37,8 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 		cta_publish_peers(L, (long)L->rank * g->tiles + tile);
 		FGO_TRACE_IF(tr, 0, FGO_TR_PUT | FGO_TR_END, -1, tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t), tile, -1, -1);
 	}
+	team_wait_sources(cta_team(), L, g->tiles, ((long)blockIdx.x - GEMM_SMS) * THREADS,
+			  (long)COMM_SMS * THREADS);
 }
 
 #if MMA == 64
@@ -111,11 +114,3 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 		push_finished(&L, &g, done0);
 }
 #endif
-
-/* Waits for every peer's every tile. */
-extern "C" __global__ void fgo_wait(FGO_KERNEL_PARAMS)
-{
-	const struct launch L = FGO_LAUNCH;
-	const struct sched_grid g = tile_grid();
-	wait_source_tiles(&L, &g);
-}

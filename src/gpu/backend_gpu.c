@@ -56,7 +56,7 @@ struct fgo_runnable {
 	struct fgo_layout lay;
 	struct fgo_heap *heap;
 	hipModule_t module;
-	hipFunction_t main, wait; /* wait: NULL for families that need none */
+	hipFunction_t main;
 	unsigned int grid, threads, smem;
 	void *scratch;            /* baseline buffers, allocated on first use */
 	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
@@ -366,8 +366,6 @@ static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		snprintf(reason, len, "the kernel has no fgo_main");
 		rc = FGO_EFAIL;
 	}
-	if (rc == FGO_OK && hipModuleGetFunction(&run->wait, run->module, "fgo_wait") != 0)
-		run->wait = NULL;
 	if (rc == FGO_OK)
 		rc = gpu_engine_plan(algo, cfg, &run->lay, heap->rank, &run->copies, &run->n_copies,
 				     reason, len);
@@ -443,9 +441,6 @@ static hipError_t flush_l2(struct fgo_backend_ctx *ctx, const struct fgo_runnabl
 	return hipMemsetAsync(ctx->l2_flush, 0, 2 * ctx->l2_bytes, ctx->stream);
 }
 
-/* Enqueues the configuration's kernel in mode on the stream (and, unless
- * the mode has no communication, its flag wait), without events. */
-
 /* A test hook for the regression checks (tests/gpu/nightly.sh): with
  * FGOBENCH_PLANT_SLOW_NS=N every launch of a run's kernel is followed, on
  * the same stream and so inside the timed region, by a spin of N ns: the
@@ -462,6 +457,9 @@ static int plant_slow(struct fgo_backend_ctx *ctx, char *err, size_t len)
 	return ns > 0 ? gpu_check_spin(ctx->check, (unsigned long long)ns, err, len) : FGO_OK;
 }
 
+/* Enqueues the configuration's kernel in mode on the stream (and, unless
+ * the mode has no communication, the copy engine's part of it), without
+ * events. */
 static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum fgo_mode mode,
 		   double timeout_s, char *err, size_t len)
 {
@@ -489,13 +487,6 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 		return FGO_EFAIL;
 	r = hipModuleLaunchKernel(run->main, run->grid, 1, 1, run->threads, 1, 1, run->smem,
 				  ctx->stream, args, NULL);
-	/* the wait kernels wait only for other ranks' tiles: on one rank there
-	 * are none, and their launch would be timed for nothing */
-	if (fgo_cu(r) == hipSuccess && run->wait && mode != FGO_MODE_GEMM_ONLY && world > 1) {
-		long flags = (long)run->lay.flags_count;
-		r = hipModuleLaunchKernel(run->wait, (unsigned int)((flags + 255) / 256), 1, 1, 256, 1,
-					  1, 0, ctx->stream, args, NULL);
-	}
 	if (fgo_cu(r) != hipSuccess) {
 		snprintf(err, len, "launching the kernel failed: %s", fgo_cu_text(r));
 		return FGO_EFAIL;

@@ -48,6 +48,15 @@ static int keep(const struct fgo_session *s, const struct fgo_config *cfg, int64
 		error("out of memory summarising the trace of run %lld", (long long)run_id);
 		return FGO_EFAIL;
 	}
+	if (sum.events == 0) {
+		/* every family's kernel records events on every core; none is a
+		 * kernel that lost its trace points, not a timeline to keep */
+		error("run %lld: the traced kernel recorded no events (%s on this core has no trace points:"
+		      " a fault of fgobench, please report it); no timeline written or stored",
+		      (long long)run_id, cfg->algorithm);
+		trace_summary_free(&sum);
+		return FGO_EFAIL;
+	}
 	sum.traced_ms = traced_ms;
 	sum.untraced_ms = untraced_ms;
 	sum.overhead_pct = untraced_ms > 0 ? 100.0 * (traced_ms / untraced_ms - 1) : NAN;
