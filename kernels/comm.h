@@ -211,6 +211,16 @@ __device__ __forceinline__ void team_publish_gpu(const Team &t, const struct lau
 	}
 }
 
+/* Whether flags[index] of this rank reached the epoch, looked at once, the
+ * same in every thread of the CTA (an acquire by thread 0, then a barrier). */
+__device__ __forceinline__ bool cta_flag_up(const struct launch *L, long index)
+{
+	bool up = false;
+	if (threadIdx.x == 0)
+		up = (int)(fgo_flag_acquire(flags_of(L, L->rank) + index) - L->epoch) >= 0;
+	return __syncthreads_or(up) != 0;
+}
+
 /* The whole CTA as the team. */
 __device__ __forceinline__ bool cta_wait(const struct launch *L, long first, int count, long stride)
 {
@@ -232,11 +242,22 @@ __device__ __forceinline__ void cta_publish_peers(const struct launch *L, long i
 /* Elements in 16 bytes. */
 #define VEC ((int)(16 / sizeof(elem_t)))
 
-/* Vectors a thread of block_sum loads before it uses any: about 4 loads
- * in flight, so a sum waits for memory once per 4 vectors, not once per
- * vector (a team of 64 threads sums a 128 x 256 tile in 16 rounds, not
- * 64); NS sources are NS loads already. */
-#define SUM_UNROLL(ns) ((ns) >= 4 ? 1 : 4 / (ns))
+/* Vectors a thread of block_sum loads before it uses any: DEPTH loads in
+ * flight (4 by default), so a sum waits for memory once per DEPTH / NS
+ * vectors, not once per vector (a team of 64 threads sums a 128 x 256 tile
+ * in 16 rounds, not 64); NS sources are NS loads already. */
+#define SUM_UNROLL(ns, depth) ((ns) >= (depth) ? 1 : (depth) / (ns))
+/* The depth of the copies and sums that whole CTAs make on the wgmma core
+ * (the communication CTAs, the push of A), where a CTA holds 168 registers
+ * a thread anyway: with 4 loads in flight a thread a CTA summed or copied
+ * one 128 x 256 tile every ~8 us over NVLink (two H100s), so a handful of
+ * communication CTAs could not keep up with the GEMM CTAs. The other cores
+ * keep 4: more registers there would cost the GEMM CTAs occupancy. */
+#if MMA == 64
+#define COMM_DEPTH 16
+#else
+#define COMM_DEPTH 4
+#endif
 
 /* dst[d] = sum over s of src[s] for a rows x cols block, by team t; every
  * pointer is the block's first element, all with leading dimension ld. NS
@@ -244,11 +265,11 @@ __device__ __forceinline__ void cta_publish_peers(const struct launch *L, long i
  * registers. Sums are fp32 with one rounding (NS = 1 is a plain copy);
  * 16-byte vectors where rows are aligned, elements for the rest. Sources
  * are read past L1 (other GPUs and CTAs wrote them during this launch). */
-template <class Team, int NS, int ND>
+template <class Team, int NS, int ND, int DEPTH = 4>
 __device__ __forceinline__ void block_sum(const Team &t, elem_t *const (&dst)[ND],
 					  const elem_t *const (&src)[NS], long ld, int rows, int cols)
 {
-	constexpr int U = SUM_UNROLL(NS);
+	constexpr int U = SUM_UNROLL(NS, DEPTH);
 	unsigned long long align = (unsigned long long)ld * sizeof(elem_t);
 #pragma unroll
 	for (int s = 0; s < NS; s++)
@@ -312,16 +333,17 @@ __device__ __forceinline__ void block_sum(const Team &t, elem_t *const (&dst)[ND
 	}
 }
 
-template <int NS, int ND>
+template <int NS, int ND, int DEPTH = 4>
 __device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t *const (&src)[NS],
 					  long ld, int rows, int cols)
 {
-	block_sum(cta_team(), dst, src, ld, rows, cols);
+	block_sum<cta_team, NS, ND, DEPTH>(cta_team(), dst, src, ld, rows, cols);
 }
 
 /* The rows x cols block at src (leading dimension ld) into every other
  * rank's buffer at heap offset dst_off, element offset at: one read, W - 1
- * writes. */
+ * writes, by the CTA, DEPTH loads in flight a thread. */
+template <int DEPTH = 4>
 __device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem_t *src,
 					      unsigned long long dst_off, long at, long ld, int rows,
 					      int cols)
@@ -335,13 +357,13 @@ __device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem
 #pragma unroll
 	for (int p = 0; p < PEERS; p++)
 		to[p] = heap_at(L, peers[p], dst_off) + at;
-	block_sum(to, from, ld, rows, cols);
+	block_sum<1, PEERS, DEPTH>(to, from, ld, rows, cols);
 }
 
 /* dst[d] = the sum, by team t, of the rows x cols block at element offset
  * at of every rank's buffer at heap offset src_off (leading dimension ld),
  * read in sched_peer order so the ranks start on different peers. */
-template <class Team, int ND>
+template <class Team, int ND, int DEPTH = 4>
 __device__ __forceinline__ void sum_over_ranks(const Team &t, const struct launch *L,
 					       unsigned long long src_off, long at,
 					       elem_t *const (&dst)[ND], long ld, int rows, int cols)
@@ -350,15 +372,16 @@ __device__ __forceinline__ void sum_over_ranks(const Team &t, const struct launc
 #pragma unroll
 	for (int s = 0; s < WORLD; s++)
 		src[s] = heap_at(L, sched_peer(L->rank, WORLD, s), src_off) + at;
-	block_sum(t, dst, src, ld, rows, cols);
+	block_sum<Team, WORLD, ND, DEPTH>(t, dst, src, ld, rows, cols);
 }
 
-template <int ND>
+/* The same by the CTA, DEPTH loads in flight a thread. */
+template <int DEPTH, int ND>
 __device__ __forceinline__ void sum_over_ranks(const struct launch *L, unsigned long long src_off,
 					       long at, elem_t *const (&dst)[ND], long ld, int rows,
 					       int cols)
 {
-	sum_over_ranks(cta_team(), L, src_off, at, dst, ld, rows, cols);
+	sum_over_ranks<cta_team, ND, DEPTH>(cta_team(), L, src_off, at, dst, ld, rows, cols);
 }
 
 /* The end of a launch whose output other ranks finish (the scatter

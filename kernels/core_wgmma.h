@@ -39,9 +39,10 @@
  * tile. A storer thread (warp 1 of warpgroup 0) waits until every part of
  * the tile is staged, hands the boxes to TMA, which writes whole lines and
  * clips the M and N edges, to this rank's C or to every rank's (the
- * caller's `out` says where), and, when `out` publishes, waits for the
- * stores to complete and raises the tile's flags; then it frees the
- * staging area. So stores and flags run under the next main loop.
+ * caller's `out` says where), frees the staging area once the stores have
+ * read it and, when `out` publishes, waits for the stores to complete and
+ * raises the tile's flags. So stores and flags run under the next main
+ * loop.
  *
  * The tensor maps (src/backend_gpu.c: cuTensorMapEncodeTiled) are kernel
  * parameters (__grid_constant__), so their address is in the parameter
@@ -468,15 +469,19 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 					out.store(wg_part_of(tm, tn, c, sc), q);
 					tma_store_commit();
 				}
+				/* the staging area is free once the TMA unit has read
+				 * it: the consumers stage the next tile while the
+				 * stores (to a peer: microseconds) complete, and only
+				 * the flags wait for that (freeing it after the
+				 * completion stalled every tile of a scatter family) */
+				tma_store_wait_read();
+				for (int c = 0; c < WG_CONSUMERS; c++)
+					mbar_arrive(freed + 8 * c);
 				if (out.publishes()) {
 					tma_store_wait_all();
 					out.publish(v);
-				} else {
-					tma_store_wait_read();
 				}
 				FGO_TRACE_EV(1, FGO_TR_PUT | FGO_TR_END, -1, BLK_M * BLK_N * (int)sizeof(elem_t), v, -1, -1);
-				for (int c = 0; c < WG_CONSUMERS; c++)
-					mbar_arrive(freed + 8 * c);
 				phase ^= 1;
 			}
 			/* the CTA's shared memory must outlive the stores that read it */

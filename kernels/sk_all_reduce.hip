@@ -28,7 +28,7 @@ __device__ __forceinline__ void sum_finished(const struct launch *L, const struc
 		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 		const long at = tm * BLK_M * N_ + tn * BLK_N;
 		elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-		sum_over_ranks(L, L->work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+		sum_over_ranks<COMM_DEPTH>(L, L->work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
 		FGO_TRACE_IF(tr, 0, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	}
 }

@@ -16,26 +16,49 @@
  * raises its flag. */
 #include "comm.h"
 
+/* Tiles a communication CTA sends before one system-scope fence and their
+ * flags: a fence per tile held a CTA to ~8 GB/s over NVLink (two H100s),
+ * so a few such CTAs sent tiles slower than the GEMM CTAs finished them. */
+#define PUSH_BATCH 8
+
 /* The comm role: the last COMM_SMS CTAs push finished tiles (the c-th of
- * every COMM_SMS) to every peer's C and raise their flags there. */
+ * every COMM_SMS) to every peer's C, each the next one once it is finished
+ * and with it those after it that are finished too (up to PUSH_BATCH),
+ * then their flags there. */
 __device__ __forceinline__ void push_finished(const struct launch *L, const struct sched_grid *g,
 					      long done0)
 {
 	const long own = (long)L->rank * N_; /* this rank's first column of C */
 	const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
-	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles; tile += COMM_SMS) {
+	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles;) {
 		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT, done0 + tile, L->rank, -1, -1, -1);
 		if (!cta_wait(L, done0 + tile, 1, 1))
 			return;
 		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT | FGO_TR_END, done0 + tile, L->rank, -1, -1, -1);
-		long tm, tn;
-		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
-		const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
-		FGO_TRACE_IF(tr, 0, FGO_TR_PUT, -1, tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t), tile, -1, -1);
-		copy_to_peers(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL, tile_rows(tm, M_),
-			      tile_cols(tn, N_));
-		cta_publish_peers(L, (long)L->rank * g->tiles + tile);
-		FGO_TRACE_IF(tr, 0, FGO_TR_PUT | FGO_TR_END, -1, tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t), tile, -1, -1);
+		long next = tile;
+		int n = 0;
+		do {
+			long tm, tn;
+			sched_tile_coords(g, GSIZE_M, next, &tm, &tn);
+			const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
+			const int bytes = tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t);
+			FGO_TRACE_IF(tr, 0, FGO_TR_PUT, -1, bytes, next, -1, -1);
+			copy_to_peers<COMM_DEPTH>(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL,
+						  tile_rows(tm, M_), tile_cols(tn, N_));
+			FGO_TRACE_IF(tr, 0, FGO_TR_PUT | FGO_TR_END, -1, bytes, next, -1, -1);
+			next += COMM_SMS;
+		} while (++n < PUSH_BATCH && next < g->tiles && cta_flag_up(L, done0 + next));
+		__syncthreads(); /* every thread's stores, before the fence */
+		if (threadIdx.x == 0) {
+			int peers[PEERS];
+			peers_of(L->rank, peers);
+			fgo_fence_system();
+			for (long t = tile; t < next; t += COMM_SMS)
+				for (int p = 0; p < WORLD - 1; p++)
+					fgo_flag_release(flags_of(L, peers[p]) + (long)L->rank * g->tiles + t,
+							 L->epoch);
+		}
+		tile = next;
 	}
 	team_wait_sources(cta_team(), L, g->tiles, ((long)blockIdx.x - GEMM_SMS) * THREADS,
 			  (long)COMM_SMS * THREADS);
