@@ -63,7 +63,7 @@ __device__ __forceinline__ void push_piece(const struct launch *L, long c, int i
 	const long e0 = (long)i * per < elems ? (long)i * per : elems;
 	const long e1 = e0 + per < elems ? e0 + per : elems;
 	if (e1 > e0) /* contiguous rows: one long row */
-		copy_to_peers<COMM_DEPTH>(L, heap_at(L, L->rank, L->a_off) + r0 * K_ + e0, L->work_off,
+		copy_to_peers(L, heap_at(L, L->rank, L->a_off) + r0 * K_ + e0, L->work_off,
 			      ((long)L->rank * M_ + r0) * K_ + e0, e1 - e0, 1, (int)(e1 - e0));
 	__syncthreads();
 	if (threadIdx.x != 0)
@@ -150,7 +150,7 @@ struct gather_in {
 struct gather_out {
 	const struct fgo_tmaps *maps;
 	const struct launch *L;
-	__device__ void store(const struct wg_part &p, int q) const
+	__device__ void store(const struct wg_part &p, int q, long) const
 	{
 		wg_store_boxes(&maps->m[sched_peer(L->rank, WORLD, q)], p);
 	}

@@ -97,7 +97,7 @@ __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 struct partial_out {
 	const struct fgo_tmap *map; /* this rank's work area */
 	const struct launch *L;
-	__device__ void store(const struct wg_part &p, int) const { wg_store_boxes(map, p); }
+	__device__ void store(const struct wg_part &p, int, long) const { wg_store_boxes(map, p); }
 	__device__ bool publishes() const { return L->mode == MODE_FUSED; }
 	__device__ void publish(long tile) const { publish_partial(wg_solo_team(), L, tile); }
 };

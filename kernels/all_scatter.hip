@@ -36,7 +36,7 @@ struct scatter_out {
 	const struct fgo_tmaps *maps;
 	const struct launch *L;
 	long tiles;
-	__device__ void store(const struct wg_part &p, int) const
+	__device__ void store(const struct wg_part &p, int, long) const
 	{
 		const int n = L->mode == MODE_GEMM_ONLY ? 1 : WORLD;
 		for (int s = 0; s < n; s++)

@@ -247,12 +247,13 @@ __device__ __forceinline__ void cta_publish_peers(const struct launch *L, long i
  * vectors, not once per vector (a team of 64 threads sums a 128 x 256 tile
  * in 16 rounds, not 64); NS sources are NS loads already. */
 #define SUM_UNROLL(ns, depth) ((ns) >= (depth) ? 1 : (depth) / (ns))
-/* The depth of the copies and sums that whole CTAs make on the wgmma core
- * (the communication CTAs, the push of A), where a CTA holds 168 registers
- * a thread anyway: with 4 loads in flight a thread a CTA summed or copied
- * one 128 x 256 tile every ~8 us over NVLink (two H100s), so a handful of
- * communication CTAs could not keep up with the GEMM CTAs. The other cores
- * keep 4: more registers there would cost the GEMM CTAs occupancy. */
+/* The depth of the communication CTAs' copies and sums on the wgmma core,
+ * where a CTA holds 168 registers a thread anyway: with 4 loads in flight
+ * a thread a CTA summed or copied one 128 x 256 tile every ~8 us over
+ * NVLink (two H100s), so a handful of communication CTAs could not keep up
+ * with the GEMM CTAs. The other cores keep 4: more registers there would
+ * cost the GEMM CTAs occupancy. (The push of A by every CTA stays at 4:
+ * at 16 it took 2.32 ms instead of 1.86 at 16384 x 4096 x 14336, W=2.) */
 #if MMA == 64
 #define COMM_DEPTH 16
 #else

@@ -407,8 +407,8 @@ struct wg_consumer_team {
  *   in.map_a(q)          the tensor map of block q's A;
  *   in.ready(q, tm)      waits until the A rows of tile row tm of block q
  *                        have arrived (false: the wait gave up);
- *   out.store(part, q)   issues the part's TMA stores (wg_store_boxes) to
- *                        where block q's output goes;
+ *   out.store(part, q, v) issues the part's TMA stores (wg_store_boxes) to
+ *                        where tile v's output goes (v of block q);
  *   out.publishes()      whether the tile's stores must complete and then
  *   out.publish(v)       raise its flags (from the storer thread);
  * and meanwhile runs side.run(team, walk) on the side warps (wg_side_team),
@@ -466,7 +466,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 					/* traced: the tile leaves (stores, flags), storer lane 1 */
 					if (c == 0)
 						FGO_TRACE_EV(1, FGO_TR_PUT, -1, BLK_M * BLK_N * (int)sizeof(elem_t), v, -1, -1);
-					out.store(wg_part_of(tm, tn, c, sc), q);
+					out.store(wg_part_of(tm, tn, c, sc), q, v);
 					tma_store_commit();
 				}
 				/* the staging area is free once the TMA unit has read

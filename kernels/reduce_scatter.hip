@@ -71,7 +71,7 @@ struct partial_out {
 	const struct fgo_tmaps *maps; /* block q's rows of this rank's work area */
 	const struct launch *L;
 	const struct sched_grid *g;
-	__device__ void store(const struct wg_part &p, int q) const { wg_store_boxes(&maps->m[q], p); }
+	__device__ void store(const struct wg_part &p, int q, long) const { wg_store_boxes(&maps->m[q], p); }
 	__device__ bool publishes() const { return L->mode == MODE_FUSED; }
 	__device__ void publish(long v) const { publish_partial(wg_solo_team(), L, g, v); }
 };

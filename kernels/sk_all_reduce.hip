@@ -3,8 +3,12 @@
  * CTAs split the MAC iterations (streamk_gemm in comm.h); the CTA
  * that ends a tile stores the partial into this rank's work area (M x N,
  * ld N) and raises flag [tile * W + rank] on every rank. The last COMM_SMS
- * CTAs sum finished tiles (the c-th of every COMM_SMS) over the W work
- * areas into this rank's C. Parts of split tiles go through the exchange
+ * CTAs sum finished tiles (the c-th of every COMM_SMS of the walk's whole
+ * waves, [0, dp_tiles), on the wgmma core; of all elsewhere) over the W
+ * work areas into this rank's C; on the wgmma core the Stream-K tiles,
+ * which all end at the kernel's end, are summed by the side warps of the
+ * CTA that ends each (the communication CTAs summing that last wave one
+ * tile after another were the kernel's tail). Parts of split tiles go through the exchange
  * area's fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 +
  * cta (schedule.h's hybrid walk: whole waves of tiles data-parallel, so
  * finished tiles flow to the communication CTAs from the first wave on,
@@ -13,24 +17,51 @@
  * sends each finished partial to the work area and raises its flags. */
 #include "comm.h"
 
+/* Team t sums tile over the W work areas into this rank's C once every
+ * partial is up, DEPTH loads in flight a thread. False when the wait gave up. */
+template <int DEPTH, class Team>
+__device__ __forceinline__ bool sum_tile(const Team &t, const struct launch *L,
+					 const struct sched_grid *g, long tile)
+{
+	/* traced by the team's thread 0: lane 0 for a CTA, 2 for the side warps */
+	const bool tr = t.tid() == 0;
+	const int lane = t.size() == THREADS ? 0 : 2;
+	(void)tr;
+	(void)lane;
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT, tile * WORLD, -1, -1, -1, -1);
+	if (!team_wait(t, L, tile * WORLD, WORLD, 1))
+		return false;
+	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT | FGO_TR_END, tile * WORLD, -1, -1, -1, -1);
+	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE, tile, WORLD, -1, -1, -1);
+	long tm, tn;
+	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+	const long at = tm * BLK_M * N_ + tn * BLK_N;
+	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
+	sum_over_ranks<Team, 1, DEPTH>(t, L, L->work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
+	return true;
+}
+
+/* The tiles the communication CTAs sum: the walk's whole waves on the
+ * wgmma core (its side warps sum the Stream-K tiles), all of them
+ * elsewhere. */
+__device__ __forceinline__ long comm_tiles(const struct sched_grid *g)
+{
+#if MMA == 64
+	return sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 0).dp_tiles;
+#else
+	return g->tiles;
+#endif
+}
+
 /* The comm role: the last COMM_SMS CTAs sum finished tiles (the c-th of
- * every COMM_SMS) over the W work areas into this rank's C. */
+ * every COMM_SMS of comm_tiles) over the W work areas into this rank's C. */
 __device__ __forceinline__ void sum_finished(const struct launch *L, const struct sched_grid *g)
 {
-	const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
-	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles; tile += COMM_SMS) {
-		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT, tile * WORLD, -1, -1, -1, -1);
-		if (!cta_wait(L, tile * WORLD, WORLD, 1))
+	const long tiles = comm_tiles(g);
+	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < tiles; tile += COMM_SMS)
+		if (!sum_tile<COMM_DEPTH>(cta_team(), L, g, tile))
 			return;
-		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT | FGO_TR_END, tile * WORLD, -1, -1, -1, -1);
-		FGO_TRACE_IF(tr, 0, FGO_TR_REDUCE, tile, WORLD, -1, -1, -1);
-		long tm, tn;
-		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
-		const long at = tm * BLK_M * N_ + tn * BLK_N;
-		elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-		sum_over_ranks<COMM_DEPTH>(L, L->work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
-		FGO_TRACE_IF(tr, 0, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
-	}
 }
 
 #if MMA == 64
@@ -41,11 +72,25 @@ __device__ __forceinline__ void sum_finished(const struct launch *L, const struc
 struct partial_out {
 	const struct fgo_tmap *map; /* this rank's work area */
 	const struct launch *L;
-	__device__ void store(const struct wg_part &p, int) const { wg_store_boxes(map, p); }
+	__device__ void store(const struct wg_part &p, int, long) const { wg_store_boxes(map, p); }
 	__device__ bool publishes() const { return L->mode != MODE_GEMM_ONLY; }
 	__device__ void publish(long tile) const
 	{
 		team_publish_all(wg_solo_team(), L, tile * WORLD + L->rank);
+	}
+};
+
+/* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends. */
+struct last_wave_side {
+	enum { producer_regs = 64 };
+	const struct launch *L;
+	const struct sched_grid *g;
+	long dp_tiles;
+	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
+	{
+		if (L->mode != MODE_FUSED)
+			return;
+		walk.each_end([&](long tile) { return tile < dp_tiles || sum_tile<4>(t, L, g, tile); });
 	}
 };
 
@@ -66,17 +111,26 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PAR
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
 			if (walk.ends(sg))
 				cta_publish_all(&L, sg.tile * WORLD + rank);
+		/* every flag of this CTA is up: now sum its Stream-K tiles */
+		for (bool more = walk.first(sg); more; more = walk.next(sg))
+			if (walk.ends(sg) && sg.tile >= walk.w.dp_tiles &&
+			    !sum_tile<COMM_DEPTH>(cta_team(), &L, &g, sg.tile))
+				return;
 		return;
 	}
 	struct wg_local_a in;
 	struct partial_out out;
+	struct last_wave_side side;
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
 	out.map = &maps_c.m[rank];
 	out.L = &L;
+	side.L = &L;
+	side.g = &g;
+	side.dp_tiles = walk.w.dp_tiles;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
-	wgmma_gemm_walk(in, &map_b, watch, out, wg_no_side(), walk);
+	wgmma_gemm_walk(in, &map_b, watch, out, side, walk);
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

@@ -2,8 +2,9 @@
  * grid is GEMM_SMS + COMM_SMS CTAs. The first GEMM_SMS split the MAC
  * iterations of this rank's tile space (M x N/W) (streamk_gemm in comm.h); the CTA that ends a tile stores it into this rank's C (columns
  * from rank * N_, ld NFULL) and raises flag [W * tiles + tile] here. The
- * last COMM_SMS CTAs push finished tiles (the c-th of every COMM_SMS) into
- * every peer's C and raise [rank * tiles + tile] there, then wait for
+ * last COMM_SMS CTAs push finished tiles (the c-th of every COMM_SMS of
+ * the walk's whole waves, [0, dp_tiles)) into every peer's C and raise
+ * [rank * tiles + tile] there, then wait for
  * their share of every peer's tiles (team_wait_sources), so the launch ends
  * when all have arrived. Parts of split tiles go through the exchange area's
  * fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 + cta
@@ -21,16 +22,50 @@
  * so a few such CTAs sent tiles slower than the GEMM CTAs finished them. */
 #define PUSH_BATCH 8
 
-/* The comm role: the last COMM_SMS CTAs push finished tiles (the c-th of
- * every COMM_SMS) to every peer's C, each the next one once it is finished
- * and with it those after it that are finished too (up to PUSH_BATCH),
- * then their flags there. */
-__device__ __forceinline__ void push_finished(const struct launch *L, const struct sched_grid *g,
-					      long done0)
+/* The tiles the communication CTAs send: the walk's whole waves, [0,
+ * dp_tiles). The Stream-K tiles after them all end at the kernel's end, so
+ * their own CTA's storer sends them to the peers at once (on the wgmma
+ * core; elsewhere the communication CTAs send every tile): a few
+ * communication CTAs sending the last wave one tile after another were
+ * the kernel's tail (0.72-0.81x the vendor sequence at 1024 x 4096 x
+ * 14336 on two H100s, where half the tiles or all are in it). */
+__device__ __forceinline__ long comm_tiles(const struct sched_grid *g)
+{
+#if MMA == 64
+	return sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 0).dp_tiles;
+#else
+	return g->tiles;
+#endif
+}
+
+/* Finished tile `tile` from this rank's C into every peer's, by the CTA
+ * (its flags are the caller's). */
+__device__ __forceinline__ void send_tile(const struct launch *L, const struct sched_grid *g, long tile)
 {
 	const long own = (long)L->rank * N_; /* this rank's first column of C */
 	const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
-	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < g->tiles;) {
+	long tm, tn;
+	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+	const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
+	const int bytes = tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t);
+	(void)tr;
+	(void)bytes;
+	FGO_TRACE_IF(tr, 0, FGO_TR_PUT, -1, bytes, tile, -1, -1);
+	copy_to_peers<COMM_DEPTH>(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL,
+				  tile_rows(tm, M_), tile_cols(tn, N_));
+	FGO_TRACE_IF(tr, 0, FGO_TR_PUT | FGO_TR_END, -1, bytes, tile, -1, -1);
+}
+
+/* The comm role: the last COMM_SMS CTAs push finished tiles (the c-th of
+ * every COMM_SMS of comm_tiles) to every peer's C, each the next one once
+ * it is finished and with it those after it that are finished too (up to
+ * PUSH_BATCH), then their flags there. */
+__device__ __forceinline__ void push_finished(const struct launch *L, const struct sched_grid *g,
+					      long done0)
+{
+	const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
+	const long tiles = comm_tiles(g);
+	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < tiles;) {
 		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT, done0 + tile, L->rank, -1, -1, -1);
 		if (!cta_wait(L, done0 + tile, 1, 1))
 			return;
@@ -38,16 +73,9 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 		long next = tile;
 		int n = 0;
 		do {
-			long tm, tn;
-			sched_tile_coords(g, GSIZE_M, next, &tm, &tn);
-			const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
-			const int bytes = tile_rows(tm, M_) * tile_cols(tn, N_) * (int)sizeof(elem_t);
-			FGO_TRACE_IF(tr, 0, FGO_TR_PUT, -1, bytes, next, -1, -1);
-			copy_to_peers<COMM_DEPTH>(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL,
-						  tile_rows(tm, M_), tile_cols(tn, N_));
-			FGO_TRACE_IF(tr, 0, FGO_TR_PUT | FGO_TR_END, -1, bytes, next, -1, -1);
+			send_tile(L, g, next);
 			next += COMM_SMS;
-		} while (++n < PUSH_BATCH && next < g->tiles && cta_flag_up(L, done0 + next));
+		} while (++n < PUSH_BATCH && next < tiles && cta_flag_up(L, done0 + next));
 		__syncthreads(); /* every thread's stores, before the fence */
 		if (threadIdx.x == 0) {
 			int peers[PEERS];
@@ -67,16 +95,28 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 #if MMA == 64
 #include "wgmma_walk.h" /* STREAM_K=1: the hybrid walk */
 
-/* A finished tile goes by TMA to this rank's C, then its done flag here. */
+/* A finished tile of the whole waves goes by TMA to this rank's C, then
+ * its done flag here (the communication CTAs send it on); a Stream-K tile
+ * (from dp_tiles on) goes to every rank's C, then its flags on the peers,
+ * as all_scatter's do. */
 struct finished_out {
-	const struct fgo_tmap *map; /* this rank's columns of its C */
+	const struct fgo_tmaps *maps; /* every rank's C at this rank's columns */
 	const struct launch *L;
-	long done0;
-	__device__ void store(const struct wg_part &p, int) const { wg_store_boxes(map, p); }
-	__device__ bool publishes() const { return L->mode != MODE_GEMM_ONLY; }
-	__device__ void publish(long tile) const
+	long done0, tiles, dp_tiles;
+	__device__ bool sends(long v) const { return v >= dp_tiles && L->mode != MODE_GEMM_ONLY; }
+	__device__ void store(const struct wg_part &p, int, long v) const
 	{
-		team_publish_one(wg_solo_team(), L, L->rank, done0 + tile);
+		const int n = sends(v) ? WORLD : 1;
+		for (int s = 0; s < n; s++)
+			wg_store_boxes(&maps->m[sched_peer(L->rank, WORLD, s)], p);
+	}
+	__device__ bool publishes() const { return L->mode != MODE_GEMM_ONLY; }
+	__device__ void publish(long v) const
+	{
+		if (sends(v))
+			team_publish_peers(wg_solo_team(), L, L->rank * tiles + v);
+		else
+			team_publish_one(wg_solo_team(), L, L->rank, done0 + v);
 	}
 };
 
@@ -95,18 +135,27 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PAR
 	const struct wg_walk walk = wg_walk_make(&L);
 	if (mode == MODE_COMM_ONLY) { /* the tiles are in C already */
 		struct sched_seg sg;
-		for (bool more = walk.first(sg); more; more = walk.next(sg))
-			if (walk.ends(sg))
+		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
+			if (!walk.ends(sg))
+				continue;
+			if (sg.tile < walk.w.dp_tiles) {
 				cta_publish_one(&L, rank, done0 + sg.tile);
+			} else { /* a Stream-K tile: sent by the CTA that ends it */
+				send_tile(&L, &g, sg.tile);
+				cta_publish_peers(&L, (long)rank * g.tiles + sg.tile);
+			}
+		}
 		return;
 	}
 	struct wg_local_a in;
 	struct finished_out out;
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
-	out.map = &maps_c.m[rank];
+	out.maps = &maps_c;
 	out.L = &L;
 	out.done0 = done0;
+	out.tiles = g.tiles;
+	out.dp_tiles = walk.w.dp_tiles;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 	wgmma_gemm_walk(in, &map_b, watch, out, wg_no_side(), walk);
