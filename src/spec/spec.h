@@ -79,8 +79,8 @@ struct plan_reason {
 
 /* Groups the plan's invalid items by reason, most frequent first (ties in
  * plan order), into out[0..max-1]. Returns the number of distinct reasons,
- * which may exceed max (the groups past max are left out); *invalid gets
- * the number of invalid items. */
+ * which may exceed max (the groups past max are left out), or 0 when memory
+ * runs out; *invalid gets the number of invalid items. */
 size_t plan_invalid_reasons(const struct fgo_plan *plan, struct plan_reason *out, size_t max,
 			    size_t *invalid);
 
