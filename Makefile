@@ -133,12 +133,21 @@ build/.test-deps-ok:
 test: all build/.test-deps-ok $(UNIT_BINS) $(MPI_TEST_BINS)
 	@sh tests/run.sh $(UNIT_BINS) $(MPI_TEST_BINS)
 
+# The demo adds to the store every command reads ($$FGOBENCH_DB, else
+# ./fgobench.db) and never deletes from it: a store holds people's runs.
+# calibrate adds this machine's newest ceilings; the smoke sweep is tagged
+# demo and --resume makes a second `make demo` add nothing (that sweep is
+# complete). --oversubscribe: 2 ranks on a machine of fewer cores.
+# DEMO_PLOTS: where the roofline goes (the README test points it elsewhere).
+DEMO_PLOTS ?= plots/out
 demo: all
-	rm -f fgobench.db fgobench.db-wal fgobench.db-shm
 	mpirun --oversubscribe -np 2 ./fgobench calibrate
-	mpirun --oversubscribe -np 2 ./fgobench sweep sweeps/smoke.json --tag demo
-	./fgobench best
-	./fgobench plot roofline -o plots/out
+	mpirun --oversubscribe -np 2 ./fgobench sweep sweeps/smoke.json --tag demo --resume
+	./fgobench best --tag demo
+	./fgobench plot roofline --tag demo -o $(DEMO_PLOTS)
+	@echo "make demo: the demo sweep (tag demo) and this machine's ceilings are in" \
+		"$${FGOBENCH_DB:-./fgobench.db}, beside what was there (nothing deleted);" \
+		"the roofline in $(DEMO_PLOTS)/. Next: ./fgobench best --m 512 (README.md, Everyday commands)"
 
 # The nightly job (tests/nightly.sh): sweeps/nightly.json tagged
 # nightly-YYYY-MM-DD, then `report --against auto` into reports/TAG/;

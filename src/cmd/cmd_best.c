@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "cmd/cmd.h"
 #include "cmd/predict_view.h"
 #include "fgo.h"
@@ -76,7 +77,9 @@ const char cmd_best_usage[] =
 	"  --m M, --n N, --k K   only problems of that size (also -m M, -n N, -k K)\n"
 	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
 	"                        names such as gemm_rs or ag_gemm_pull; a family name\n"
-	"                        such as all_reduce lists its algorithms)\n"
+	"                        such as all_reduce lists its algorithms; a name this\n"
+	"                        build does not know matches the store's as given,\n"
+	"                        and exits 2 when the store has no runs of it)\n"
 	"  --world W             only that world size\n"
 	"  --dtype D             only that element type (fp32, fp16, bf16)\n"
 	"  --tag T               only runs of sweeps tagged T\n"
@@ -367,6 +370,17 @@ int cmd_best(int argc, char **argv)
 	if (!t || step != SQLITE_DONE) {
 		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
 		rc = FGO_EFAIL;
+		goto out;
+	}
+	/* A name this build does not know is looked up as given (a shared store
+	 * may hold another build's algorithm); when the store has no runs of it
+	 * either, it was a typo: bad input, as for plot, history and specs,
+	 * rather than an empty table. */
+	if (table_rows(t) == 0 && o.algorithm && !algo_find(o.algorithm)) {
+		error("no ok runs of algorithm \"%s\" in %s, and fgobench knows no algorithm of that"
+		      " name (`fgobench info` lists them; `fgobench list` shows what the store holds)",
+		      o.algorithm, cmd_db_path(o.db));
+		rc = FGO_EUSAGE;
 		goto out;
 	}
 	if (table_rows(t) == 0)

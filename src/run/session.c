@@ -399,6 +399,35 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 	}
 }
 
+/* Whether any item of the plan can run. A plan with none is bad input, not
+ * an empty success: rank 0 says why, each reason once with its count (the
+ * items of a dataset usually share one), and nothing is stored. Every rank
+ * holds the same plan, so all return the same. */
+static int plan_has_valid(const struct fgo_plan *plan, const char *path, int rank)
+{
+	struct plan_reason r[8];
+	size_t invalid = 0;
+	for (size_t i = 0; i < plan->count; i++)
+		if (plan->items[i].valid)
+			return 1;
+	if (rank != 0)
+		return 0;
+	size_t groups = plan_invalid_reasons(plan, r, FGO_ARRAY_SIZE(r), &invalid);
+	if (invalid == 1)
+		error("%s: its one configuration cannot run, so nothing ran and nothing was stored;"
+		      " the reason:", path);
+	else
+		error("%s: none of its %zu configurations can run, so nothing ran and nothing was"
+		      " stored; the reasons:", path, invalid);
+	for (size_t i = 0; i < groups && i < FGO_ARRAY_SIZE(r); i++)
+		note("  %zu x %s", r[i].count, r[i].reason);
+	if (groups > FGO_ARRAY_SIZE(r))
+		note("  and %zu other reasons", groups - FGO_ARRAY_SIZE(r));
+	note("change the spec or the flags that set those fields (a dataset's algorithm: --algorithm);"
+	     " `fgobench sweep %s --dry-run` lists every configuration with its reason", path);
+	return 0;
+}
+
 int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s)
 {
 	int rank, size;
@@ -436,6 +465,11 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	memset(&env, 0, sizeof env);
 	be->describe(ctx, &env);
 	plan_fit_target(plan, env.arch);
+	if (!plan_has_valid(plan, s->spec_path, rank)) {
+		be->finish(ctx);
+		MPI_Comm_free(&node);
+		return FGO_EUSAGE;
+	}
 
 	struct progress p;
 	memset(&p, 0, sizeof p);

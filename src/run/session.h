@@ -36,7 +36,8 @@ struct fgo_session {
  * them to its target (plan_fit_target: the best core where the spec and the
  * flags left it to the default). Returns the exit status: 0 every run ok
  * (or invalid), 1 some run failed, timed out or mismatched, 2 bad input
- * (nothing run, the store untouched). SIGINT or SIGTERM while the runs go
+ * (nothing run, the store untouched), a plan with no item that can run
+ * included (rank 0 prints each reason once with its count). SIGINT or SIGTERM while the runs go
  * never returns: rank 0 marks the sweep interrupted and exits 128 + the
  * signal (interrupt.h). */
 int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s);

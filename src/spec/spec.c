@@ -53,6 +53,66 @@ void plan_free(struct fgo_plan *plan)
 	memset(plan, 0, sizeof *plan);
 }
 
+/* Invalid items by reason, then in plan order (qsort of item pointers). */
+static int by_reason(const void *a, const void *b)
+{
+	const struct fgo_plan_item *x = *(const struct fgo_plan_item *const *)a;
+	const struct fgo_plan_item *y = *(const struct fgo_plan_item *const *)b;
+	int c = strcmp(x->reason, y->reason);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* A reason's group: more items first, then the one met first in the plan. */
+struct reason_group {
+	struct plan_reason r;
+	const struct fgo_plan_item *first;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct reason_group *x = a, *y = b;
+	if (x->r.count != y->r.count)
+		return x->r.count < y->r.count ? 1 : -1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+size_t plan_invalid_reasons(const struct fgo_plan *plan, struct plan_reason *out, size_t max,
+			    size_t *invalid)
+{
+	size_t bad = 0, groups = 0;
+	for (size_t i = 0; i < plan->count; i++)
+		bad += !plan->items[i].valid;
+	if (invalid)
+		*invalid = bad;
+	/* sorted, so a plan of many thousand invalid items stays n log n */
+	const struct fgo_plan_item **items = malloc((bad + 1) * sizeof *items);
+	struct reason_group *g = malloc((bad + 1) * sizeof *g);
+	if (!items || !g) {
+		free(items);
+		free(g);
+		return 0;
+	}
+	for (size_t i = 0, n = 0; i < plan->count; i++)
+		if (!plan->items[i].valid)
+			items[n++] = &plan->items[i];
+	qsort(items, bad, sizeof *items, by_reason);
+	for (size_t i = 0; i < bad; i++) {
+		if (groups && !strcmp(g[groups - 1].r.reason, items[i]->reason)) {
+			g[groups - 1].r.count++;
+			continue;
+		}
+		g[groups].r.reason = items[i]->reason;
+		g[groups].r.count = 1;
+		g[groups++].first = items[i];
+	}
+	qsort(g, groups, sizeof *g, by_count);
+	for (size_t i = 0; i < groups && i < max; i++)
+		out[i] = g[i].r;
+	free(items);
+	free(g);
+	return groups;
+}
+
 /* "name=value;" for every flag that overrides the file, in field order, so
  * the same file swept with other flags is another sweep (for --resume). */
 static size_t overrides_text(const struct spec_ctx *c, char *out, size_t len)

@@ -71,6 +71,19 @@ int spec_parse(const char *path, const char *text, const struct fgo_config *base
 void plan_fit_target(struct fgo_plan *plan, const char *arch);
 void plan_free(struct fgo_plan *plan);
 
+/* One reason shared by invalid items of a plan. */
+struct plan_reason {
+	const char *reason; /* an item's reason text (points into the plan) */
+	size_t count;       /* invalid items with exactly this reason */
+};
+
+/* Groups the plan's invalid items by reason, most frequent first (ties in
+ * plan order), into out[0..max-1]. Returns the number of distinct reasons,
+ * which may exceed max (the groups past max are left out), or 0 when memory
+ * runs out; *invalid gets the number of invalid items. */
+size_t plan_invalid_reasons(const struct fgo_plan *plan, struct plan_reason *out, size_t max,
+			    size_t *invalid);
+
 /* Spec keys (lower case), for "did you mean" and the man page. */
 extern const char *const spec_keys[];
 

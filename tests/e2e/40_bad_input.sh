@@ -35,12 +35,20 @@ printf '{"algorithm": "all_scatter", "world": [2, 4], "M": 64, "N": 64, "K": 64,
 expect_exit bad-1.14 2 mpi 2 sweep "$T/world4.json"
 expect_err bad-1.15 "mpirun -np 4"
 
-# a configuration the algorithm cannot run is stored as invalid, not an error
-printf '{"algorithm": "reduce_scatter", "world": 2, "M": 65, "N": 64, "K": 64, "BLK_M": 32, "BLK_N": 32, "BLK_K": 32}\n' > "$T/indivisible.json"
+# a configuration the algorithm cannot run is stored as invalid beside the
+# ones that run, not an error
+printf '{"algorithm": "reduce_scatter", "world": 2, "M": [64, 65], "N": 64, "K": 64, "BLK_M": 32, "BLK_N": 32, "BLK_K": 32}\n' > "$T/indivisible.json"
 expect_exit bad-1.16 0 mpi 2 sweep "$T/indivisible.json" --db "$T/invalid.db" --quiet
-expect_eq bad-1.17 invalid "$(sql "select status from runs" "$T/invalid.db")"
-check bad-1.18 "reason names the divisibility" sh -c "sqlite3 '$T/invalid.db' 'select reason from runs' | grep -q 'divisible'"
-expect_exit bad-1.19 0 "$FGO" sweep "$T/indivisible.json" --dry-run
+expect_eq bad-1.17 "ok invalid" "$(sql "select group_concat(status, ' ') from (select status from runs order by m)" "$T/invalid.db")"
+check bad-1.18 "reason names the divisibility" sh -c "sqlite3 '$T/invalid.db' 'select reason from runs where m = 65' | grep -q 'divisible'"
+# a spec none of whose configurations can run is bad input: exit 2 with the
+# reason, nothing stored
+printf '{"algorithm": "reduce_scatter", "world": 2, "M": 65, "N": 64, "K": 64, "BLK_M": 32, "BLK_N": 32, "BLK_K": 32}\n' > "$T/indivisible1.json"
+expect_exit bad-1.18.1 2 mpi 2 sweep "$T/indivisible1.json" --db "$T/invalid1.db" --quiet
+expect_err bad-1.18.2 "its one configuration cannot run"
+expect_err bad-1.18.3 "1 x M=65 is not divisible by world=2"
+check bad-1.18.4 "nothing stored: no store made" [ ! -e "$T/invalid1.db" ]
+expect_exit bad-1.19 0 "$FGO" sweep "$T/indivisible1.json" --dry-run
 check bad-1.20 "dry run shows the reason" grep -q "divisible" "$T/out"
 
 # stores that must not be touched

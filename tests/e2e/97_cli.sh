@@ -144,6 +144,13 @@ for c in run sweep compile tune best plot history; do
 		sh -c "'$FGO' $c --help | grep -q 'all_reduce lists its'"
 done
 # a filter takes a name it does not know as given (a shared store may hold
-# another fgobench's), after saying what it would have meant
-expect_exit cli-3.28 0 "$FGO" best --algorithm all_scater
+# another fgobench's), after saying what it would have meant; when the store
+# has no runs of it either, it was a typo: exit 2 as plot and specs, no table
+expect_exit cli-3.28 2 "$FGO" best --algorithm all_scater
 expect_err cli-3.29 'unknown algorithm "all_scater" (did you mean "all_scatter"?): matching the store'"'"'s name as given'
+expect_err cli-3.29.1 'no ok runs of algorithm "all_scater" in '
+expect_eq cli-3.29.2 "" "$(cat "$T/out")"
+sqlite3 "$FGOBENCH_DB" ".backup '$T/other.db'"
+sqlite3 "$T/other.db" "update runs set algorithm = 'newer_algo' where id = (select min(id) from runs where status = 'ok')"
+expect_exit cli-3.29.3 0 "$FGO" best --algorithm newer_algo --db "$T/other.db"
+check cli-3.29.4 "another build's algorithm in the store is shown" grep -q '^newer_algo ' "$T/out"

@@ -528,8 +528,48 @@ static void check_core_fit(void)
 	}
 }
 
+/* plan_invalid_reasons: each reason once with its count, most frequent
+ * first, ties in plan order, valid items ignored, past max counted only. */
+static void check_invalid_reasons(void)
+{
+	static const char *const why[] = { "b", "", "a", "c", "a", "", "c", "a" }; /* "": valid */
+	struct fgo_plan_item items[FGO_ARRAY_SIZE(why)];
+	struct fgo_plan p = { .items = items, .count = FGO_ARRAY_SIZE(why) };
+	struct plan_reason r[4];
+	size_t invalid = 0;
+	memset(items, 0, sizeof items);
+	for (size_t i = 0; i < p.count; i++) {
+		items[i].valid = !why[i][0];
+		snprintf(items[i].reason, sizeof items[i].reason, "%s", why[i]);
+	}
+	size_t n = plan_invalid_reasons(&p, r, FGO_ARRAY_SIZE(r), &invalid);
+	T_EQ_INT("reasons-groups", n, 3);
+	T_EQ_INT("reasons-invalid", invalid, 6);
+	if (n == 3)
+		T_CHECK("reasons-order",
+			!strcmp(r[0].reason, "a") && r[0].count == 3 && !strcmp(r[1].reason, "c") &&
+				r[1].count == 2 && !strcmp(r[2].reason, "b") && r[2].count == 1,
+			"got %s x%zu, %s x%zu, %s x%zu; want a x3, c x2, b x1", r[0].reason, r[0].count,
+			r[1].reason, r[1].count, r[2].reason, r[2].count);
+	/* a tie keeps plan order: b (item 0) before d (item 5) */
+	snprintf(items[5].reason, sizeof items[5].reason, "d");
+	items[5].valid = 0;
+	n = plan_invalid_reasons(&p, r, 2, &invalid);
+	T_EQ_INT("reasons-max-groups", n, 4);
+	T_CHECK("reasons-max-kept", !strcmp(r[0].reason, "a") && !strcmp(r[1].reason, "c"),
+		"got %s, %s; want a, c", r[0].reason, r[1].reason);
+	n = plan_invalid_reasons(&p, r, FGO_ARRAY_SIZE(r), &invalid);
+	T_CHECK("reasons-tie-plan-order", n == 4 && !strcmp(r[2].reason, "b") && !strcmp(r[3].reason, "d"),
+		"got %zu groups, third %s, fourth %s; want b then d", n, r[2].reason, r[3].reason);
+	for (size_t i = 0; i < p.count; i++)
+		items[i].valid = 1;
+	T_EQ_INT("reasons-none", plan_invalid_reasons(&p, r, FGO_ARRAY_SIZE(r), &invalid), 0);
+	T_EQ_INT("reasons-none-invalid", invalid, 0);
+}
+
 int main(void)
 {
+	check_invalid_reasons();
 	check_value_list_range();
 	check_product_and_blocks();
 	check_keys_and_settings();

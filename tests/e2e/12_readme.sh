@@ -1,0 +1,58 @@
+# 12_readme.sh: README.md works word for word. Every command of its sh
+# blocks and console "$" lines runs, in order, in a fresh directory that
+# holds what a clone does after `make demo` (./fgobench, sweeps/), against
+# one store built by the README's own `make demo`; an exit status the
+# README does not announce is a FAIL naming its line (tests/readme/run.sh).
+# Then `make demo` again, after the README's own sweeps: nothing is lost.
+# First, the runner on a fixture, to show it can fail.
+. tests/e2e/lib.sh
+REPO=$PWD
+
+# -- the runner fails where it should (tests/readme/fixture.md says which line does what)
+fx=$T/fixture
+mkdir -p "$fx"
+ln -s "$REPO/fgobench" "$fx/fgobench"
+FGOBENCH_DB=$fx/none.db READMETEST_TIMEOUT=2 sh tests/readme/run.sh tests/readme/fixture.md \
+	"$REPO" "$fx" >"$T/fixture.out" 2>&1
+# each line: its verdict, in README order ("-" for none)
+verdicts=$(for l in 6 7 8 14 16 23 33 34 39; do
+	v=$(grep -o "^\(PASS\|FAIL\) readme-$l\b" "$T/fixture.out" | cut -d' ' -f1)
+	printf '%s ' "${v:--}"
+done)
+expect_eq readme-runner-verdicts "PASS FAIL PASS PASS FAIL - FAIL FAIL FAIL " "$verdicts"
+check readme-runner-names-line "a FAIL names the README's line and the status" \
+	grep -q '^FAIL readme-7: fixture.md:7: `./fgobench best --no-such-option` exited 2 where the README announces 0' "$T/fixture.out"
+check readme-runner-hang "a hang is killed and said" grep -q '^FAIL readme-33: .*exited 124 (killed after 2s)' "$T/fixture.out"
+check readme-runner-skip "gpu blocks are listed as not run" grep -q '^SKIP readme-not-run: fixture.md lines 23 ' "$T/fixture.out"
+
+# -- README.md itself, as a user runs it: the store where the README says
+# (./fgobench.db of the clone), Open MPI without oversubscription where
+# the machine has the 2 cores the README's `mpirun -np 2` asks for (else
+# the README's note applies: it needs --oversubscribe, as the tests do)
+W=$T/clone
+mkdir -p "$W"
+ln -s "$REPO/fgobench" "$W/fgobench"
+ln -s "$REPO/sweeps" "$W/sweeps"
+export FGOBENCH_DB="$W/fgobench.db"
+if env -u OMPI_MCA_rmaps_base_oversubscribe mpirun -np 2 true >/dev/null 2>&1; then
+	unset OMPI_MCA_rmaps_base_oversubscribe
+else
+	echo "SKIP readme-slots: Open MPI has fewer than 2 slots here; the README's mpirun lines run with --oversubscribe"
+fi
+t0=$(date +%s)
+sh tests/readme/run.sh README.md "$REPO" "$W"
+echo "README commands: $(($(date +%s) - t0)) s"
+check readme-ran "make demo wrote the store and the README's sweeps followed" \
+	[ "$(sql "select count(*) from sweeps where tag in ('demo', 'mine')")" = 2 ]
+
+# -- make demo keeps what the store holds: the README's sweeps above are
+# "the user's"; a second demo deletes none of them and adds no runs
+runs=$(sql "select count(*) from runs")
+sweeps=$(sql "select group_concat(id || ':' || coalesce(tag, ''), ' ') from sweeps")
+make -C "$REPO" --no-print-directory demo DEMO_PLOTS="$W/plots/out" >"$T/demo2" 2>&1
+expect_eq readme-demo-again-exit 0 $?
+expect_eq readme-demo-keeps-runs "$runs" "$(sql "select count(*) from runs")"
+expect_eq readme-demo-keeps-sweeps "$sweeps" "$(sql "select group_concat(id || ':' || coalesce(tag, ''), ' ') from sweeps")"
+check readme-demo-resumes "the second demo says its sweep is complete" grep -q 'is already complete: nothing to resume' "$T/demo2"
+check readme-demo-says-where "the demo names the store" grep -q "are in $FGOBENCH_DB, beside what was there" "$T/demo2"
+check readme-demo-plots "the roofline where DEMO_PLOTS says" [ -s "$W/plots/out/roofline_w2.png" ]
