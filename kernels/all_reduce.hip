@@ -102,7 +102,7 @@ struct partial_out {
 	__device__ void publish(long tile) const { publish_partial(wg_solo_team(), L, tile); }
 };
 struct sum_side {
-	enum { producer_regs = 64 };
+	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
 	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const

@@ -260,6 +260,19 @@ __device__ __forceinline__ void cta_publish_peers(const struct launch *L, long i
 #define COMM_DEPTH 4
 #endif
 
+/* A team's depth where the caller names none: 4, and 8 for the wgmma
+ * core's side warps (80 registers a thread: their sums of peer partials
+ * were the bound of the K-sharded families where the partial C is large,
+ * 4096 x 14336 x 4096 at W=2 reading 117 MB from the peer at ~235 GB/s). */
+template <class Team> struct team_depth {
+	enum { value = 4 };
+};
+#if MMA == 64
+template <> struct team_depth<wg_side_team> {
+	enum { value = 8 };
+};
+#endif
+
 /* dst[d] = sum over s of src[s] for a rows x cols block, by team t; every
  * pointer is the block's first element, all with leading dimension ld. NS
  * sources and ND destinations are compile-time, so the pointers stay in
@@ -364,7 +377,7 @@ __device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem
 /* dst[d] = the sum, by team t, of the rows x cols block at element offset
  * at of every rank's buffer at heap offset src_off (leading dimension ld),
  * read in sched_peer order so the ranks start on different peers. */
-template <class Team, int ND, int DEPTH = 4>
+template <class Team, int ND, int DEPTH = team_depth<Team>::value>
 __device__ __forceinline__ void sum_over_ranks(const Team &t, const struct launch *L,
 					       unsigned long long src_off, long at,
 					       elem_t *const (&dst)[ND], long ld, int rows, int cols)

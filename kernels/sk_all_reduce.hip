@@ -82,7 +82,7 @@ struct partial_out {
 
 /* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends. */
 struct last_wave_side {
-	enum { producer_regs = 64 };
+	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
 	long dp_tiles;
@@ -90,7 +90,9 @@ struct last_wave_side {
 	{
 		if (L->mode != MODE_FUSED)
 			return;
-		walk.each_end([&](long tile) { return tile < dp_tiles || sum_tile<4>(t, L, g, tile); });
+		walk.each_end([&](long tile) {
+			return tile < dp_tiles || sum_tile<team_depth<wg_side_team>::value>(t, L, g, tile);
+		});
 	}
 };
 
