@@ -72,3 +72,14 @@ check out-2.24 "the not-ok cell says what ($(tail -1 "$T/out"))" sh -c "tail -1 
 expect_exit out-2.25 0 "$FGO" best --wide --world 2
 check out-2.26 "best --wide has the reproduce column" grep -q ' reproduce$' "$T/out"
 expect_exit out-2.27 2 "$FGO" best --wide --reproduce
+
+# ---- gnuplot's warnings stay out of the terminal unless it failed
+expect_exit out-3.1 0 "$FGO" report --tag a-tag-long-enough-to-need-room --format html -o "$T/rep3"
+check out-3.2 "no gnuplot warning on stderr: $(grep -v '^fgobench' "$T/err" | head -2 | tr '\n' ' ')" \
+	sh -c "! grep -Eqv '^fgobench: ' '$T/err'"
+mkdir -p "$T/bin"
+printf '#!/bin/sh\necho "line 1: this plot went wrong" >&2\nexit 1\n' >"$T/bin/gnuplot"
+chmod +x "$T/bin/gnuplot"
+expect_exit out-3.3 1 env PATH="$T/bin:$PATH" "$FGO" plot roofline --world 2 -o "$T/plots3"
+expect_err out-3.4 "line 1: this plot went wrong"
+expect_err out-3.5 "gnuplot failed on"
