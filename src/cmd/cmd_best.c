@@ -12,6 +12,7 @@
 #include "fgo.h"
 #include "floor.h"
 #include "sink.h"
+#include "store/store.h"
 #include "views/table.h"
 #include "views/views.h"
 
@@ -127,6 +128,32 @@ enum {
 	COL_PLACE = 6, COL_FLOOR_US = 11, COL_X_FLOOR = 12, COL_RUN = 15, COL_REPRODUCE = 16,
 	NCOLS_OUT = 17, COL_W = 17, COL_SHAPE = 18, COL_BRIEF = 19,
 };
+
+/* The machines (host/backend) of rows without a read floor that the store
+ * has not yet told about the floor: meta keys "said:read_floor_note:HOST/BACKEND". */
+#define FLOOR_NOTE_MACHINES 16
+struct floor_note {
+	int n;
+	char key[FLOOR_NOTE_MACHINES][192];
+};
+
+/* Adds the row's machine (columns host, backend at the query's end) to
+ * untold when the store has not said the note for it. */
+static void floor_note_machine(struct floor_note *untold, struct fgo_store *store,
+			       sqlite3_stmt *st)
+{
+	int c = 1 + VIEW_CONFIG_NCOLS + 6;
+	char key[192];
+	snprintf(key, sizeof key, "said:read_floor_note:%s/%s",
+		 (const char *)sqlite3_column_text(st, c) ? (const char *)sqlite3_column_text(st, c) : "",
+		 (const char *)sqlite3_column_text(st, c + 1) ? (const char *)sqlite3_column_text(st, c + 1)
+							       : "");
+	for (int i = 0; i < untold->n; i++)
+		if (!strcmp(untold->key[i], key))
+			return;
+	if (untold->n < FLOOR_NOTE_MACHINES && !store_meta_has(store, key))
+		snprintf(untold->key[untold->n++], sizeof untold->key[0], "%s", key);
+}
 
 struct best_opts {
 	long m, n, k; /* 0: any */
@@ -330,6 +357,7 @@ int cmd_best(int argc, char **argv)
 	struct fgo_table *t = NULL;
 	static struct floor_cache floors; /* ~9 KB a pair: not on the stack */
 	int rc, step, any_floor = 0, got;
+	struct floor_note untold = { 0 };
 
 	if (cmd_wants_help(argc, argv))
 		return cmd_help(cmd_best_usage);
@@ -365,17 +393,26 @@ int cmd_best(int argc, char **argv)
 			goto out;
 		} else {
 			any_floor |= got;
+			if (!got)
+				floor_note_machine(&untold, store, st);
 		}
 	if (!t || step != SQLITE_DONE) {
 		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
 		rc = FGO_EFAIL;
 		goto out;
 	}
-	if (table_rows(t) == 0)
+	if (table_rows(t) == 0) {
 		note("no ok runs match (see `fgobench list` for what the store holds)");
-	else if (!any_floor)
+	} else if (!any_floor && untold.n > 0) {
+		/* once per store and machine: whoever reads it has been told
+		 * where x_floor comes from (a store that cannot remember it
+		 * says it again) */
 		note("no read floor for these runs' machine: `fgobench calibrate` there measures it"
-		     " (x_floor: a memory-bound run's time / the fastest read of its bytes)");
+		     " (x_floor: a memory-bound run's time / the fastest read of its bytes; said once"
+		     " per store and machine)");
+		for (int i = 0; i < untold.n; i++)
+			store_meta_remember(store, cmd_db_path(o.db), untold.key[i]);
+	}
 	if (print_best(t, any_floor, &o) != 0)
 		rc = FGO_EFAIL;
 out:
