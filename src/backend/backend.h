@@ -55,6 +55,11 @@ struct fgo_telemetry {
 struct fgo_backend {
 	const char *name; /* "cpu", "gpu" */
 
+	/* The shortest time launch tells apart from nothing, in ms: below it
+	 * a measured t_gemm or t_comm is the timer, not work, and overlap,
+	 * which divides by the shorter of them, is left undefined. */
+	double timer_resolution_ms;
+
 	/* Reports whether this backend can run here (devices present). */
 	int (*available)(void);
 

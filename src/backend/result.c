@@ -54,6 +54,16 @@ void result_init(struct fgo_result *r)
 	r->problem.reference_max_rel_err = NAN;
 }
 
+double result_overlap(double gemm_ms, double comm_ms, double fused_ms, int world,
+		      double resolution_ms)
+{
+	double shorter = gemm_ms < comm_ms ? gemm_ms : comm_ms;
+	if (world < 2 || !(shorter > 0) || shorter < resolution_ms || !(fused_ms > 0))
+		return NAN;
+	double v = (gemm_ms + comm_ms - fused_ms) / shorter;
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
 void result_free(struct fgo_result *r)
 {
 	struct fgo_timing *all[] = { &r->fused, &r->gemm, &r->comm, &r->baseline, &r->bulk };

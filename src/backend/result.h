@@ -61,7 +61,7 @@ struct fgo_result {
 	struct fgo_timing bulk;  /* own GEMM then vendor collective (n == 0: backend has no bulk) */
 	double tflops_total, tflops_per_rank; /* from fused median; 0 when not ok */
 	double link_gbps;
-	double overlap;   /* NaN when not defined (plain gemm) */
+	double overlap;   /* result_overlap; NaN when not defined */
 	double speedup;
 	double sol;       /* NaN without calibrated ceilings */
 	int validated;
@@ -76,6 +76,16 @@ struct fgo_result {
 };
 
 void result_init(struct fgo_result *r);
+
+/* overlap = (t_gemm + t_comm - t_fused) / min(t_gemm, t_comm), the share of
+ * the shorter half hidden under the longer: 1 = fully hidden, 0 = serial.
+ * Clamped to [0, 1]: a fused kernel slower than the two halves in sequence
+ * hides nothing (speedup shows what it costs), one faster than the longer
+ * half alone is noise. NaN (stored NULL) where it means nothing: world 1
+ * (no peer to talk to), a half not measured, or one below the timer's
+ * resolution (resolution_ms), where the division would multiply noise. */
+double result_overlap(double gemm_ms, double comm_ms, double fused_ms, int world,
+		      double resolution_ms);
 void result_free(struct fgo_result *r); /* frees the sample arrays */
 
 #endif

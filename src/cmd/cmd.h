@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "spec/spec.h"
+#include "views/table.h"
 
 #define FGO_NEEDS_MPI 1u
 
@@ -59,6 +60,13 @@ extern const char cmd_tune_usage[];
  * FGO_OK, or the store's error (said). */
 int calibrate_fit_models(const char *db, const char *backend, const char *machine, double link_bw,
 			 const char *source);
+
+/* show's printer (cmd_show.c), for `show` and for `run` to show the run
+ * it stored: run id of the store at db in format; wide: the table with
+ * every field on one line each and the stored numbers as they are; brief:
+ * only the fields a run's result is read by, and a line naming `show`.
+ * FGO_OK, FGO_EUSAGE (no such run, said) or FGO_EFAIL. */
+int show_run(const char *db, long id, enum fgo_format format, int wide, int brief);
 
 /* 1 when argv holds -h or --help (anywhere). */
 int cmd_wants_help(int argc, char **argv);

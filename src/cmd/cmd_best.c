@@ -13,17 +13,18 @@
 #include "fgo.h"
 #include "floor.h"
 #include "sink.h"
+#include "store/store.h"
 #include "views/table.h"
 #include "views/views.h"
 
 const char cmd_best_usage[] =
 	"usage: fgobench best [--m M] [--n N] [--k K] [--algorithm A] [--world W]\n"
-	"       [--dtype D] [--tag T] [--top T] [--reproduce]\n"
+	"       [--dtype D] [--tag T] [--top T] [--reproduce] [--wide]\n"
 	"       [--format table|md|csv|json] [--db F]\n"
 	"       fgobench best --predict --m M --n N --k K --algorithm A [--world W]\n"
-	"       [--dtype D] [--tag T] [--top T] [--cus N] [--format F] [--db F]\n"
+	"       [--dtype D] [--tag T] [--top T] [--cus N] [--wide] [--format F] [--db F]\n"
 	"       fgobench best --predict --m M --n N --k K --world W [--algorithm A]\n"
-	"       [--dtype D] [--format F] [--db F]\n"
+	"       [--dtype D] [--wide] [--format F] [--db F]\n"
 	"\n"
 	"For each problem (algorithm, dtype, world, M, N, K) with ok runs in the store,\n"
 	"the fastest configuration by median fused time: its tile, the time, TFLOPS\n"
@@ -37,8 +38,9 @@ const char cmd_best_usage[] =
 	"gsize_m, smG+C gemm_sms + comm_sms, mma, cMxN comm tile, kS split_k); # (the\n"
 	"place) shows with --top above 1; the reproduce line is left out: --reproduce\n"
 	"prints it under the table, a line per row starting with the row's run id\n"
-	"(`fgobench show RUN` prints it too). md (less floor_us), csv and json have\n"
-	"every column, the config in full (\"64x32x32 s2 w4 g8 sm0+0\").\n"
+	"(`fgobench show RUN` prints it too). --wide (the table however wide), md\n"
+	"(less floor_us), csv and json have every column, the config in full\n"
+	"(\"64x32x32 s2 w4 g8 sm0+0\").\n"
 	"\n"
 	"A memory-bound run (its per-rank GEMM's FLOPs per byte of A + B + C under\n"
 	"the ridge of the calibrated matrix peak and memory bandwidth) is also shown\n"
@@ -61,7 +63,10 @@ const char cmd_best_usage[] =
 	"notes give the model's error on the stored runs and the nearest measured\n"
 	"shape. Without a model the near shapes vote: each configuration's time\n"
 	"relative to the best there, corrected for its tile efficiency (padding, the\n"
-	"last wave over the compute units). Prints the top candidates (default 3).\n"
+	"last wave over the compute units). Prints the top candidates (default 3);\n"
+	"the table fits 120 columns (the config brief, long cells continued on the\n"
+	"next line) with each candidate's reproduce line under it after its place;\n"
+	"--wide, md, csv and json have the reproduce column and the config in full.\n"
 	"\n"
 	"With --predict --world W (W > 1) and no --algorithm (or one with no runs at\n"
 	"W): every fused family at W ranks predicted from one GPU: its per-rank GEMM\n"
@@ -72,7 +77,9 @@ const char cmd_best_usage[] =
 	"reads, and the baseline (GEMM, then a ring collective at the same egress).\n"
 	"Printed with its inputs and stored (world_predictions); where the store has\n"
 	"ok runs of a family at W on W GPUs, the best of them beside it and how far\n"
-	"off the prediction was (fused_off).\n"
+	"off the prediction was (fused_off). The table fits 120 columns: W, comm_MB,\n"
+	"reduce_us and measured_speedup are left to --wide, md, csv and json, and\n"
+	"gemm_from and measured_fused_us are named from and measured_us.\n"
 	"\n"
 	"  --m M, --n N, --k K   only problems of that size (also -m M, -n N, -k K)\n"
 	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
@@ -86,6 +93,7 @@ const char cmd_best_usage[] =
 	"  --top T               the T fastest configurations of each problem (default 1;\n"
 	"                        with --predict 3)\n"
 	"  --reproduce           after the table, each row's `fgobench run` line\n"
+	"  --wide                the table with every column, however wide\n"
 	"  --predict             rank configurations for --m, --n, --k from other shapes\n"
 	"  --cus N               compute units for --predict's wave correction (default: the\n"
 	"                        SMs the store's GPU runs name, else 1 as on the CPU)\n"
@@ -124,9 +132,35 @@ enum {
 	NCOLS_OUT = 17, COL_W = 17, COL_SHAPE = 18, COL_BRIEF = 19,
 };
 
+/* The machines (host/backend) of rows without a read floor that the store
+ * has not yet told about the floor: meta keys "said:read_floor_note:HOST/BACKEND". */
+#define FLOOR_NOTE_MACHINES 16
+struct floor_note {
+	int n;
+	char key[FLOOR_NOTE_MACHINES][192];
+};
+
+/* Adds the row's machine (columns host, backend at the query's end) to
+ * untold when the store has not said the note for it. */
+static void floor_note_machine(struct floor_note *untold, struct fgo_store *store,
+			       sqlite3_stmt *st)
+{
+	int c = 1 + VIEW_CONFIG_NCOLS + 6;
+	char key[192];
+	snprintf(key, sizeof key, "said:read_floor_note:%s/%s",
+		 (const char *)sqlite3_column_text(st, c) ? (const char *)sqlite3_column_text(st, c) : "",
+		 (const char *)sqlite3_column_text(st, c + 1) ? (const char *)sqlite3_column_text(st, c + 1)
+							       : "");
+	for (int i = 0; i < untold->n; i++)
+		if (!strcmp(untold->key[i], key))
+			return;
+	if (untold->n < FLOOR_NOTE_MACHINES && !store_meta_has(store, key))
+		snprintf(untold->key[untold->n++], sizeof untold->key[0], "%s", key);
+}
+
 struct best_opts {
 	long m, n, k; /* 0: any */
-	int world, top, cus, predict, reproduce;
+	int world, top, cus, predict, reproduce, wide;
 	const char *algorithm, *dtype, *tag, *db;
 	enum fgo_format format;
 };
@@ -150,6 +184,10 @@ static int parse(int argc, char **argv, struct best_opts *o)
 			}
 			if (!strcmp(argv[i], "--reproduce")) {
 				o->reproduce = 1;
+				continue;
+			}
+			if (!strcmp(argv[i], "--wide")) {
+				o->wide = 1;
 				continue;
 			}
 			return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
@@ -244,17 +282,8 @@ static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *fl
 /* Prints the columns keep[0..n) of t; returns 0 or -1. */
 static int print_columns(const struct fgo_table *t, const int *keep, int n, enum fgo_format format)
 {
-	const char *h[FGO_ARRAY_SIZE(headers)];
-	int rc;
-	for (int i = 0; i < n; i++)
-		h[i] = headers[keep[i]];
-	struct fgo_table *out = table_new(n, h);
-	if (!out)
-		return -1;
-	for (int r = 0; r < table_rows(t); r++)
-		for (int i = 0; i < n; i++)
-			table_add(out, "%s", table_cell(t, r, keep[i]));
-	rc = table_print(out, format, stdout);
+	struct fgo_table *out = table_select(t, keep, n, NULL);
+	int rc = out ? table_print(out, format, stdout) : -1;
 	table_free(out);
 	return rc;
 }
@@ -269,7 +298,7 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 	static const int term_cols[] = { 0, 1, COL_W, COL_SHAPE, COL_PLACE, COL_BRIEF, 8, 9, 10,
 					 COL_X_FLOOR, 13, 14, COL_RUN };
 	int keep[FGO_ARRAY_SIZE(headers)], n = 0, rc;
-	if (o->format == FGO_FMT_TABLE) {
+	if (o->format == FGO_FMT_TABLE && !o->wide) {
 		for (size_t i = 0; i < FGO_ARRAY_SIZE(term_cols); i++)
 			if ((term_cols[i] != COL_PLACE || o->top > 1) &&
 			    (term_cols[i] != COL_X_FLOOR || any_floor))
@@ -316,7 +345,7 @@ static int predict(const struct best_opts *o)
 	struct predict_view_opts p = {
 		.db = o->db, .algorithm = o->algorithm, .dtype = o->dtype, .tag = o->tag,
 		.m = o->m, .n = o->n, .k = o->k, .world = o->world, .top = o->top ? o->top : 3,
-		.cus = o->cus, .format = o->format,
+		.cus = o->cus, .format = o->format, .wide = o->wide,
 	};
 	if (!o->algorithm || (o->world > 1 && !predict_has_runs(&p)))
 		return predict_world_view(&p);
@@ -331,6 +360,7 @@ int cmd_best(int argc, char **argv)
 	struct fgo_table *t = NULL;
 	static struct floor_cache floors; /* ~9 KB a pair: not on the stack */
 	int rc, step, any_floor = 0, got;
+	struct floor_note untold = { 0 };
 
 	if (cmd_wants_help(argc, argv))
 		return cmd_help(cmd_best_usage);
@@ -342,9 +372,9 @@ int cmd_best(int argc, char **argv)
 		o.top = 1;
 	if (o.cus)
 		return cmd_usage_error("best", cmd_best_usage, "--cus goes with --predict");
-	if (o.reproduce && o.format != FGO_FMT_TABLE)
+	if (o.reproduce && (o.format != FGO_FMT_TABLE || o.wide))
 		return cmd_usage_error("best", cmd_best_usage,
-				       "--reproduce goes with the table (md, csv and json have a"
+				       "--reproduce goes with the table (--wide, md, csv and json have a"
 				       " reproduce column)");
 	if ((rc = view_open(o.db, &store)))
 		return rc;
@@ -366,6 +396,8 @@ int cmd_best(int argc, char **argv)
 			goto out;
 		} else {
 			any_floor |= got;
+			if (!got)
+				floor_note_machine(&untold, store, st);
 		}
 	if (!t || step != SQLITE_DONE) {
 		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
@@ -383,11 +415,18 @@ int cmd_best(int argc, char **argv)
 		rc = FGO_EUSAGE;
 		goto out;
 	}
-	if (table_rows(t) == 0)
+	if (table_rows(t) == 0) {
 		note("no ok runs match (see `fgobench list` for what the store holds)");
-	else if (!any_floor)
+	} else if (!any_floor && untold.n > 0) {
+		/* once per store and machine: whoever reads it has been told
+		 * where x_floor comes from (a store that cannot remember it
+		 * says it again) */
 		note("no read floor for these runs' machine: `fgobench calibrate` there measures it"
-		     " (x_floor: a memory-bound run's time / the fastest read of its bytes)");
+		     " (x_floor: a memory-bound run's time / the fastest read of its bytes; said once"
+		     " per store and machine)");
+		for (int i = 0; i < untold.n; i++)
+			store_meta_remember(store, cmd_db_path(o.db), untold.key[i]);
+	}
 	if (print_best(t, any_floor, &o) != 0)
 		rc = FGO_EFAIL;
 out:

@@ -1,6 +1,7 @@
 /* cmd_list.c: `fgobench list`: the sweeps in the store, newest first, with
  * their runs counted by status. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "fgo.h"
@@ -8,14 +9,20 @@
 #include "views/views.h"
 
 const char cmd_list_usage[] =
-	"usage: fgobench list [--tag T] [--limit N] [--format table|md|csv|json] [--db F]\n"
+	"usage: fgobench list [--tag T] [--limit N] [--wide] [--format table|md|csv|json]\n"
+	"       [--db F]\n"
 	"\n"
 	"The sweeps in the store, newest first: id, tag, spec, backend, MPI ranks,\n"
 	"start time, duration, status, and the runs counted by status (ok, invalid,\n"
 	"mismatch, failed, timeout, started = interrupted while running).\n"
 	"\n"
+	"The table fits 120 columns: the runs that are not ok in one column (\"2\n"
+	"invalid, 1 failed\"), a long tag or spec name continued on the next line.\n"
+	"--wide, md, csv and json have a column per status.\n"
+	"\n"
 	"  --tag T     only sweeps tagged T\n"
 	"  --limit N   at most N sweeps (default all)\n"
+	"  --wide      the table with every column, however wide\n"
 	"  --format F  table, md, csv or json (default table)\n"
 	"  --db F      the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
@@ -34,10 +41,43 @@ static const char query[] =
 static const char *const headers[] = { "sweep",   "tag",     "spec",    "backend", "ranks",
 				       "started", "seconds", "status",  "runs",    "ok",
 				       "invalid", "mismatch", "failed", "timeout", "started runs" };
+enum { COL_FIRST_NOT_OK = 10, NCOLS = 15 };
+
+/* The terminal table: the columns up to ok, then the runs not ok in one
+ * cell ("2 invalid, 1 failed", "" when none) in place of five columns that
+ * are mostly 0. */
+static int print_brief(const struct fgo_table *t)
+{
+	static const char *const names[] = { "sweep",   "tag",  "spec", "backend", "ranks", "started",
+					     "seconds", "status", "runs", "ok",     "not ok" };
+	struct fgo_table *brief = table_new(COL_FIRST_NOT_OK + 1, names);
+	int rc = -1;
+	for (int r = 0; brief && r < table_rows(t); r++) {
+		char other[256] = "";
+		size_t at = 0;
+		for (int c = 0; c < COL_FIRST_NOT_OK; c++)
+			table_add(brief, "%s", table_cell(t, r, c));
+		for (int c = COL_FIRST_NOT_OK; c < NCOLS && at < sizeof other; c++) {
+			const char *n = table_cell(t, r, c);
+			if (strcmp(n, "0") != 0)
+				at += (size_t)snprintf(other + at, sizeof other - at, "%s%s %s",
+						       at ? ", " : "", n,
+						       c == NCOLS - 1 ? "started" : headers[c]);
+		}
+		table_add(brief, "%s", other);
+	}
+	if (brief) {
+		table_fit(brief, FGO_TABLE_COLUMNS);
+		rc = table_print(brief, FGO_FMT_TABLE, stdout);
+	}
+	table_free(brief);
+	return rc;
+}
 
 int cmd_list(int argc, char **argv)
 {
 	static const char *const opts[] = { "--tag", "--limit", "--format", "--db" };
+	int wide = 0;
 	const char *tag = NULL, *db = NULL;
 	enum fgo_format format = FGO_FMT_TABLE;
 	long limit = -1;
@@ -52,7 +92,12 @@ int cmd_list(int argc, char **argv)
 		const char *v = NULL;
 		switch (cmd_match_option("list", argc, argv, &i, opts, 4, &v)) {
 		case -2: return FGO_EUSAGE;
-		case -1: return cmd_usage_error("list", cmd_list_usage, "unknown option \"%s\"", argv[i]);
+		case -1:
+			if (!strcmp(argv[i], "--wide")) {
+				wide = 1;
+				continue;
+			}
+			return cmd_usage_error("list", cmd_list_usage, "unknown option \"%s\"", argv[i]);
 		case 0: tag = v; break;
 		case 1: rc = cmd_parse_long("list", "--limit", v, 1, 1L << 40, &limit); break;
 		case 2:
@@ -81,7 +126,7 @@ int cmd_list(int argc, char **argv)
 		rc = FGO_EFAIL;
 		goto out;
 	}
-	if (table_print(t, format, stdout) != 0)
+	if ((format == FGO_FMT_TABLE && !wide ? print_brief(t) : table_print(t, format, stdout)) != 0)
 		rc = FGO_EFAIL;
 out:
 	table_free(t);

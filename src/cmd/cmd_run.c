@@ -17,10 +17,12 @@ const char cmd_run_usage[] =
 	"       [--num_warps W] [--mma X] [--gsize_m G] [--gemm_sms S] [--comm_sms S]\n"
 	"       [--comm_blk_m B] [--comm_blk_n B] [--validate] [--benchmark]\n"
 	"       [--iterations N] [--warmup N] [--backend B] [--tag T] [--db F]\n"
-	"       [--trace FILE] [--trace-events N]\n"
+	"       [--trace FILE] [--trace-events N] [--wide]\n"
 	"\n"
 	"Runs one configuration under MPI (mpirun -np W), stores it as a sweep of one\n"
-	"run (tag \"run\" unless --tag) and prints every field of the result.\n"
+	"run (tag \"run\" unless --tag) and prints its result: the configuration,\n"
+	"status, times, ratios and validation, in 120 columns, then the line that\n"
+	"reproduces it (`fgobench show RUN` has every field; --wide prints them).\n"
 	"--validate checks the output against the reference, --benchmark times it;\n"
 	"with neither, both are done. Unset tunables take the defaults below.\n"
 	"--trace FILE runs it once more with the per-CTA trace compiled in and writes\n"
@@ -29,7 +31,7 @@ const char cmd_run_usage[] =
 	"\n";
 
 static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_session *s,
-		     const char **db, int *iterations, int *warmup)
+		     const char **db, int *iterations, int *warmup, int *wide)
 {
 	struct fgo_config_mask set;
 	memset(&set, 0, sizeof set);
@@ -47,6 +49,8 @@ static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_s
 			validate = 1;
 		else if (!strcmp(a, "--benchmark"))
 			benchmark = 1;
+		else if (!strcmp(a, "--wide"))
+			*wide = 1;
 		else if (!strcmp(a, "--tag") && more)
 			s->tag = argv[++i];
 		else if (!strcmp(a, "--db") && more)
@@ -100,6 +104,7 @@ int cmd_run(int argc, char **argv)
 			      "  --trace FILE       trace the run per CTA into FILE (trace-event JSON)\n"
 			      "  --trace-events N   events kept per CTA when tracing (default: enough\n"
 			      "                     for the configuration on the CPU, 4096 on a GPU)\n"
+			      "  --wide             print every stored field, one line each (as show --wide)\n"
 			      "  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n",
 			      stdout);
 		}
@@ -114,8 +119,8 @@ int cmd_run(int argc, char **argv)
 		.tag = "run",
 	};
 	const char *db = NULL;
-	int iterations = 10, warmup = 2;
-	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup);
+	int iterations = 10, warmup = 2, wide = 0;
+	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide);
 	fgo_mute = 0;
 	if (rc != FGO_OK)
 		return rc;
@@ -150,10 +155,7 @@ int cmd_run(int argc, char **argv)
 	s.last_run_id = &run_id;
 	rc = session_run(MPI_COMM_WORLD, &plan, &s);
 	if (rank == 0 && run_id > 0) {
-		char id[32];
-		snprintf(id, sizeof id, "%lld", (long long)run_id);
-		char *show[] = { "show", id, "--db", (char *)s.db_path, NULL };
-		int shown = cmd_show(4, show);
+		int shown = cmd_finish_stdout(show_run(db, (long)run_id, FGO_FMT_TABLE, wide, !wide));
 		if (shown != FGO_OK && rc == FGO_OK)
 			rc = shown;
 	}

@@ -15,7 +15,7 @@
 #include "views/views.h"
 
 const char cmd_show_usage[] =
-	"usage: fgobench show RUN_ID [--format table|md|csv|json] [--db F]\n"
+	"usage: fgobench show RUN_ID [--wide] [--format table|md|csv|json] [--db F]\n"
 	"\n"
 	"Every stored field of run RUN_ID (the run column of `best`, or the ids in\n"
 	"the store): configuration, status and reason, times (bulk too, where the\n"
@@ -33,6 +33,13 @@ const char cmd_show_usage[] =
 	"traced vs untraced time (the tracing overhead), per-rank times and the\n"
 	"flag waits per peer. With csv or json: one record with every field.\n"
 	"\n"
+	"The table fits 120 columns: numbers to 4 significant digits (the timer's\n"
+	"resolution and the spread of the samples leave no more), long values\n"
+	"continued on the next line, and the reproduce line under the table, whole.\n"
+	"--wide: one line per field however long, the numbers as stored (as csv\n"
+	"and json have them).\n"
+	"\n"
+	"  --wide      the table with every value on one line, numbers as stored\n"
 	"  --format F  table (field, value lines), md, csv or json (default table)\n"
 	"  --db F      the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
@@ -139,9 +146,39 @@ static int trace_fields(sqlite3 *db, long id, struct extra *x)
 	return FGO_OK;
 }
 
-/* The fields in one record, plus summary and reproduce, for any format. */
+/* The fields `run` prints (brief): what was run, how it went, the times
+ * and the ratios; `show` prints the rest. */
+static const char *const brief_fields[] = {
+	"id",	     "algorithm",     "dtype",	     "world",	    "m",	   "n",
+	"k",	     "config_key",    "status",	     "reason",	    "t_fused_ms",  "t_gemm_ms",
+	"t_comm_ms", "t_baseline_ms", "t_bulk_ms",   "tflops_total", "tflops_per_rank",
+	"overlap",   "speedup",	      "sol",	     "validated",   "max_rel_err", "trace_file",
+};
+
+static int is_brief(const char *name)
+{
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(brief_fields); i++)
+		if (!strcmp(name, brief_fields[i]))
+			return 1;
+	return 0;
+}
+
+/* A stored value as the table shows it: a real number to 4 significant
+ * digits (unless wide: as stored), NULL as "". */
+static void add_value(struct fgo_table *t, sqlite3_stmt *st, int c, int wide)
+{
+	const unsigned char *v = sqlite3_column_text(st, c);
+	if (!wide && sqlite3_column_type(st, c) == SQLITE_FLOAT)
+		table_add(t, "%.4g", sqlite3_column_double(st, c));
+	else
+		table_add(t, "%s", v ? (const char *)v : "");
+}
+
+/* The fields in one record, plus summary and reproduce, for any format:
+ * table and md a field per row (with reproduce a row only when wide or
+ * md: the table prints it under itself), csv and json one record. */
 static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
-				enum fgo_format format, const struct extra *x)
+				enum fgo_format format, int wide, int brief, const struct extra *x)
 {
 	int n = sqlite3_column_count(st);
 	const char *summary = algo_find(cfg->algorithm) ? algo_find(cfg->algorithm)->summary : "";
@@ -152,20 +189,27 @@ static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
 		static const char *const kv[] = { "field", "value" };
 		struct fgo_table *t = table_new(2, kv);
 		for (int c = 0; t && c < n; c++) {
-			const unsigned char *v = sqlite3_column_text(st, c);
+			if (brief && !is_brief(sqlite3_column_name(st, c)))
+				continue;
 			table_add(t, "%s", sqlite3_column_name(st, c));
-			table_add(t, "%s", v ? (const char *)v : "");
+			add_value(t, st, c, wide || format == FGO_FMT_MD);
 		}
-		if (t) {
+		if (t && !brief) {
 			table_add(t, "%s", "algorithm_summary");
 			table_add(t, "%s", summary);
+		}
+		if (t && (wide || format == FGO_FMT_MD)) {
 			table_add(t, "%s", "reproduce");
 			table_add(t, "%s", line);
-			for (int i = 0; i < x->n; i++) {
-				table_add(t, "%s", x->name[i]);
-				table_add(t, "%s", x->value[i]);
-			}
 		}
+		for (int i = 0; t && i < x->n; i++) {
+			if (brief && !is_brief(x->name[i]))
+				continue;
+			table_add(t, "%s", x->name[i]);
+			table_add(t, "%s", x->value[i]);
+		}
+		if (t && format == FGO_FMT_TABLE && !wide)
+			table_fit(t, FGO_TABLE_COLUMNS);
 		return t;
 	}
 	const char **names = calloc((size_t)(n + 2 + x->n), sizeof *names);
@@ -192,41 +236,26 @@ static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
 	return t;
 }
 
-int cmd_show(int argc, char **argv)
+/* Under the fitted table: the reproduce line whole (it is to be copied),
+ * shown as the table shows cells; brief adds where the rest is. */
+static void print_tail(const struct fgo_config *cfg, long id, const char *db, int brief)
 {
-	static const char *const opts[] = { "--format", "--db" };
-	const char *db = NULL, *id_text = NULL;
-	enum fgo_format format = FGO_FMT_TABLE;
-	long id = 0;
+	char line[512];
+	config_reproduce_line(cfg, line, sizeof line);
+	printf("\nreproduce:\n");
+	view_print_command(stdout, line, FGO_TABLE_COLUMNS);
+	if (brief)
+		printf("\nevery field: fgobench show %ld%s%s\n", id, db ? " --db " : "", db ? db : "");
+}
+
+int show_run(const char *db, long id, enum fgo_format format, int wide, int brief)
+{
 	struct fgo_store *store = NULL;
 	sqlite3_stmt *st = NULL, *cst = NULL;
 	struct fgo_table *t = NULL;
 	struct fgo_config cfg;
-	int rc = FGO_OK;
+	int rc;
 
-	if (cmd_wants_help(argc, argv))
-		return cmd_help(cmd_show_usage);
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		switch (cmd_match_option("show", argc, argv, &i, opts, 2, &v)) {
-		case -2: return FGO_EUSAGE;
-		case 0:
-			if (format_parse(v, &format))
-				return cmd_usage_error("show", cmd_show_usage,
-						       "--format expects table, md, csv or json, got \"%s\"", v);
-			break;
-		case 1: db = v; break;
-		default:
-			if (argv[i][0] == '-' || id_text)
-				return cmd_usage_error("show", cmd_show_usage, "unexpected argument \"%s\"",
-						       argv[i]);
-			id_text = argv[i];
-		}
-	}
-	if (!id_text)
-		return cmd_usage_error("show", cmd_show_usage, "which run? give a RUN_ID");
-	if (cmd_parse_long("show", "RUN_ID", id_text, 1, 1L << 62, &id))
-		return FGO_EUSAGE;
 	if ((rc = view_open(db, &store)))
 		return rc;
 	if ((rc = view_prepare(store, query, &st)) || (rc = view_prepare(store, config_query, &cst)))
@@ -244,13 +273,53 @@ int cmd_show(int argc, char **argv)
 	memset(&x, 0, sizeof x);
 	if ((rc = trace_fields(store_db(store), id, &x)))
 		goto out;
-	t = record(st, &cfg, format, &x);
+	t = record(st, &cfg, format, wide, brief, &x);
 	if (!t || table_print(t, format, stdout) != 0)
 		rc = FGO_EFAIL;
+	else if (format == FGO_FMT_TABLE && !wide)
+		print_tail(&cfg, id, db, brief);
 out:
 	table_free(t);
 	sqlite3_finalize(st);
 	sqlite3_finalize(cst);
 	store_close(store);
-	return cmd_finish_stdout(rc);
+	return rc;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const char *const opts[] = { "--format", "--db" };
+	const char *db = NULL, *id_text = NULL;
+	enum fgo_format format = FGO_FMT_TABLE;
+	long id = 0;
+	int wide = 0;
+
+	if (cmd_wants_help(argc, argv))
+		return cmd_help(cmd_show_usage);
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		switch (cmd_match_option("show", argc, argv, &i, opts, 2, &v)) {
+		case -2: return FGO_EUSAGE;
+		case 0:
+			if (format_parse(v, &format))
+				return cmd_usage_error("show", cmd_show_usage,
+						       "--format expects table, md, csv or json, got \"%s\"", v);
+			break;
+		case 1: db = v; break;
+		default:
+			if (!strcmp(argv[i], "--wide")) {
+				wide = 1;
+				break;
+			}
+			if (argv[i][0] == '-' || id_text)
+				return cmd_usage_error("show", cmd_show_usage, "unexpected argument \"%s\"",
+						       argv[i]);
+			id_text = argv[i];
+		}
+	}
+	if (!id_text)
+		return cmd_usage_error("show", cmd_show_usage, "which run? give a RUN_ID");
+	if (cmd_parse_long("show", "RUN_ID", id_text, 1, 1L << 62, &id))
+		return FGO_EUSAGE;
+	return cmd_finish_stdout(show_run(db, id, format, wide, 0));
 }

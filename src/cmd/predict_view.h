@@ -16,6 +16,7 @@ struct predict_view_opts {
 	int top;                /* candidates to print */
 	int cus;                /* compute units; 0: from the stored devices, else 1 */
 	enum fgo_format format;
+	int wide;               /* the table with every column (else it fits 120) */
 };
 
 /* Returns the exit status: 0, FGO_EUSAGE when there is nothing to predict

@@ -550,6 +550,10 @@ static void cpu_finish(struct fgo_backend_ctx *ctx)
 
 const struct fgo_backend fgo_backend_cpu = {
 	.name = "cpu",
+	/* clock_getres says 1 ns, but the two clock reads and barrier of an
+	 * empty launch (all_scatter at W=1) already measure ~0.2 us on the
+	 * development VM: 1 us keeps that out of overlap's denominator */
+	.timer_resolution_ms = 1e-3,
 	.available = cpu_available,
 	.init = cpu_init,
 	.describe = cpu_describe,

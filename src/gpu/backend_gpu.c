@@ -704,6 +704,9 @@ static void gpu_finish(struct fgo_backend_ctx *ctx)
 
 const struct fgo_backend fgo_backend_gpu = {
 	.name = "gpu",
+	/* event timing: "a resolution of around 0.5 microseconds" (CUDA
+	 * runtime API, cudaEventElapsedTime; HIP's events likewise) */
+	.timer_resolution_ms = 0.5e-3,
 	.available = gpu_available,
 	.init = gpu_init,
 	.describe = gpu_describe,

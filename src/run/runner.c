@@ -262,12 +262,9 @@ static void derive(const struct fgo_runner_opts *o, const struct fgo_algo *algo,
 	r->tflops_total = config_flops(cfg) / tf / 1e12;
 	r->tflops_per_rank = r->tflops_total / cfg->world;
 	r->link_gbps = bytes / tf / 1e9;
-	if (r->gemm.n && r->comm.n) {
-		double tg = r->gemm.median, tc = r->comm.median;
-		double shorter = tg < tc ? tg : tc;
-		if (shorter > 0)
-			r->overlap = (tg + tc - r->fused.median) / shorter;
-	}
+	if (r->gemm.n && r->comm.n)
+		r->overlap = result_overlap(r->gemm.median, r->comm.median, r->fused.median,
+					    cfg->world, o->backend->timer_resolution_ms);
 	if (r->baseline.n)
 		r->speedup = r->baseline.median / r->fused.median;
 	double peak = o->ceilings.matrix_peak[cfg->dtype];

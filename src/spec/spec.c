@@ -167,6 +167,32 @@ static int ends_with(const char *s, const char *suffix)
 	return a >= b && strcasecmp(s + a - b, suffix) == 0;
 }
 
+/* Where text has a comma that only whitespace separates from the '}' or
+ * ']' after it (JSON allows none; cJSON then reports the end of the text
+ * or the bracket): its offset + 1, or 0 when there is none. Strings are
+ * skipped, with their escapes. */
+static size_t trailing_comma(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return 0;
+			continue;
+		}
+		if (*p != ',')
+			continue;
+		const char *q = p + 1;
+		while (*q && isspace((unsigned char)*q))
+			q++;
+		if (*q == '}' || *q == ']')
+			return (size_t)(p - text) + 1;
+	}
+	return 0;
+}
+
 static int parse_json(struct spec_ctx *c, cJSON **root)
 {
 	const char *end = NULL;
@@ -177,6 +203,18 @@ static int parse_json(struct spec_ctx *c, cJSON **root)
 	if (*root)
 		return FGO_OK;
 	size_t off = end && end >= c->text ? (size_t)(end - c->text) : 0;
+	size_t comma = trailing_comma(c->text);
+	/* a comma the parser stopped at or after is the error (one before
+	 * it that the parser passed cannot be: it would have stopped there) */
+	if (comma && comma - 1 <= off) {
+		size_t at = comma;
+		while (isspace((unsigned char)c->text[at]))
+			at++;
+		return spec_fail_at(c, comma - 1,
+				    "malformed JSON: a comma before '%c' with nothing after it (JSON allows"
+				    " no trailing comma: delete it)",
+				    c->text[at]);
+	}
 	size_t rest = off;
 	while (c->text[rest] && isspace((unsigned char)c->text[rest]))
 		rest++;

@@ -165,6 +165,16 @@ int store_world_prediction_put(struct fgo_store *st, const struct store_world_pr
 /* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
 void store_timestamp(char out[32]);
 
+/* store_meta.c: the hints already given to a store's readers, in meta
+ * (key 'said:...', value the time). store_meta_has: 1 when key is there.
+ * store_meta_remember: records key through a write connection of its own
+ * (the reader's stays read-only); FGO_OK, else FGO_EUSAGE (an older
+ * store read through a copy, or one not writable: nothing is written) or
+ * FGO_EFAIL. Either way the caller goes on: a hint not remembered is said
+ * again next time. */
+int store_meta_has(struct fgo_store *st, const char *key);
+int store_meta_remember(struct fgo_store *reader, const char *path, const char *key);
+
 /* store_trace.c: the summary of a traced run (traces, trace_ranks,
  * trace_waits), replacing one stored before for the same run. file: the
  * trace-event JSON as written. */

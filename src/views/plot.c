@@ -78,9 +78,26 @@ static int fill(FILE *out, const char *tmpl, const struct plot_field *f, int n, 
 	return FGO_OK;
 }
 
+/* gnuplot's messages of a run that failed, onto stderr (as the terminal
+ * may show them: sink_terminal); those of one that worked ("Skipping data
+ * file with no valid points", "empty x range") are routine for a sweep
+ * with one point or one empty series and are dropped. */
+static void replay_messages(FILE *log)
+{
+	char line[1024], shown[4096];
+	if (!log || fseek(log, 0, SEEK_SET) != 0)
+		return;
+	while (fgets(line, sizeof line, log)) {
+		line[strcspn(line, "\n")] = '\0';
+		sink_terminal(line, shown, sizeof shown);
+		fprintf(stderr, "%s\n", shown);
+	}
+}
+
 /* Runs `gnuplot -e SETS script` with dir as its working directory, so no
  * path the user chose is ever parsed by gnuplot. SETS holds only names
- * fgobench made (file-safe base + mkstemp's letters). */
+ * fgobench made (file-safe base + mkstemp's letters). gnuplot's stderr
+ * goes to an unnamed temporary, shown only when gnuplot failed. */
 static int run_gnuplot(const char *dir, const char *script, const char *sets, char *err,
 		       size_t len)
 {
@@ -89,11 +106,14 @@ static int run_gnuplot(const char *dir, const char *script, const char *sets, ch
 		snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
 		return FGO_EFAIL;
 	}
+	FILE *log = tmpfile(); /* NULL: the messages go to stderr as before */
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* the pipe reports a failed chdir or exec to the parent */
 		close(pipefd[0]);
+		if (log)
+			dup2(fileno(log), STDERR_FILENO);
 		if (chdir(dir) == 0)
 			execlp("gnuplot", "gnuplot", "-e", sets, script, (char *)NULL);
 		int e = errno;
@@ -111,16 +131,19 @@ static int run_gnuplot(const char *dir, const char *script, const char *sets, ch
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	int rc = FGO_OK;
 	if (got == (ssize_t)sizeof child_errno) {
 		snprintf(err, len, "cannot run gnuplot in %s: %s (`make deps` installs gnuplot-nox)",
 			 dir, strerror(child_errno));
-		return FGO_EFAIL;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		rc = FGO_EFAIL;
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		replay_messages(log);
 		snprintf(err, len, "gnuplot failed on %s/%s (its message is above)", dir, script);
-		return FGO_EFAIL;
+		rc = FGO_EFAIL;
 	}
-	return FGO_OK;
+	if (log)
+		fclose(log);
+	return rc;
 }
 
 static const char *base_name(const char *path)

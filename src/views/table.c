@@ -17,6 +17,7 @@ struct fgo_table {
 	char **cells;    /* row-major, ncells used of cap */
 	size_t ncells, cap;
 	int failed;      /* an allocation failed: the table is incomplete */
+	int fit;         /* table_fit's width; 0: none */
 };
 
 int format_parse(const char *s, enum fgo_format *f)
@@ -78,6 +79,35 @@ void table_add(struct fgo_table *t, const char *fmt, ...)
 	if (!text)
 		t->failed = 1;
 	t->cells[t->ncells++] = text;
+}
+
+void table_fit(struct fgo_table *t, int columns)
+{
+	if (t)
+		t->fit = columns > 0 ? columns : 0;
+}
+
+struct fgo_table *table_select(const struct fgo_table *t, const int *cols, int n,
+			       const char *const *names)
+{
+	if (!t || n <= 0)
+		return NULL;
+	const char **h = calloc((size_t)n, sizeof *h);
+	if (!h)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		h[i] = names && names[i] ? names[i]
+		       : cols[i] >= 0 && cols[i] < t->ncols ? t->headers[cols[i]] : "";
+	struct fgo_table *out = table_new(n, h);
+	free(h);
+	for (int r = 0; out && r < table_rows(t); r++)
+		for (int i = 0; i < n; i++)
+			table_add(out, "%s", table_cell(t, r, cols[i]));
+	if (out) {
+		out->fit = t->fit;
+		out->failed |= t->failed;
+	}
+	return out;
 }
 
 int table_rows(const struct fgo_table *t)
@@ -221,6 +251,113 @@ static const char *escaped(const char *cell, int md, char **copy)
 	return *copy ? *copy : "?";
 }
 
+/* The first line of s within w columns, for table_fit: its length in
+ * bytes; *next: where the rest starts (spaces at the break skipped). A
+ * break after "; " or ", ", or at a space, is taken when it leaves the line
+ * at least a third full; else the line ends inside a word. */
+static size_t wrap_line(const char *s, int w, const char **next)
+{
+	size_t at = 0, brk = 0, resume = 0;
+	int cols = 0, best_rank = 0;
+	if (w < 1)
+		w = 1;
+	while (s[at]) {
+		/* a character is its lead byte and continuation bytes */
+		size_t n = 1;
+		while (((unsigned char)s[at + n] & 0xc0) == 0x80)
+			n++;
+		if (cols == w)
+			break;
+		if (s[at] == ' ' && cols * 3 >= w) {
+			/* "; " and ", " outrank a bare space: the phrase stays whole */
+			int rank = at > 0 && (s[at - 1] == ';' || s[at - 1] == ',') ? 2 : 1;
+			if (rank >= best_rank) {
+				best_rank = rank;
+				brk = at;
+				resume = at + 1;
+			}
+		}
+		at += n;
+		cols++;
+	}
+	if (!s[at]) {
+		*next = s + at;
+		return at;
+	}
+	if (best_rank == 0 || s[at] == ' ') {
+		brk = at; /* at least one character: w >= 1 */
+		resume = at;
+	}
+	while (s[resume] == ' ')
+		resume++;
+	*next = s + resume;
+	return brk;
+}
+
+/* Narrows the widest text columns until the table fits t->fit (or
+ * nothing more can give). */
+static void fit_widths(const struct fgo_table *t, const char *const *headers, int *w,
+		       const int *right)
+{
+	int total = 2 * (t->ncols - 1);
+	for (int c = 0; c < t->ncols; c++)
+		total += w[c];
+	while (total > t->fit) {
+		int widest = -1;
+		for (int c = 0; c < t->ncols; c++) {
+			int least = width(headers[c]) > 12 ? width(headers[c]) : 12;
+			if (!right[c] && w[c] > least && (widest < 0 || w[c] > w[widest]))
+				widest = c;
+		}
+		if (widest < 0)
+			return;
+		w[widest]--;
+		total--;
+	}
+}
+
+/* One row of an aligned (not Markdown) table, its cells wrapped to w; the
+ * continuation lines without trailing spaces. */
+static void print_wrapped_row(FILE *out, const char *const *cells, int ncols, const int *w,
+			      const int *right)
+{
+	const char **rest = calloc((size_t)ncols, sizeof *rest);
+	int more = 1;
+	if (!rest) {
+		fputs("(out of memory)\n", out);
+		return;
+	}
+	for (int c = 0; c < ncols; c++)
+		rest[c] = cells[c];
+	while (more) {
+		char *line = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&line, &len);
+		if (!m)
+			break;
+		more = 0;
+		for (int c = 0; c < ncols; c++) {
+			const char *next;
+			size_t n = wrap_line(rest[c], w[c], &next);
+			char *piece = strndup(rest[c], n);
+			int last = c == ncols - 1;
+			put_aligned(m, piece ? piece : "?", w[c], right[c], last);
+			if (!last)
+				fputs("  ", m);
+			free(piece);
+			rest[c] = next;
+			more |= *next != '\0';
+		}
+		fclose(m);
+		while (len > 0 && line[len - 1] == ' ')
+			len--;
+		fwrite(line, 1, len, out);
+		fputc('\n', out);
+		free(line);
+	}
+	free(rest);
+}
+
 static void print_aligned(const struct fgo_table *t, int md, FILE *out)
 {
 	int rows = table_rows(t);
@@ -257,7 +394,13 @@ static void print_aligned(const struct fgo_table *t, int md, FILE *out)
 			if (wf(TEXT(r, c)) > w[c])
 				w[c] = wf(TEXT(r, c));
 	}
+	if (!md && t->fit > 0)
+		fit_widths(t, &TEXT(-1, 0), w, right);
 	for (int r = -1; r < rows; r++) {
+		if (!md && t->fit > 0 && r >= 0) {
+			print_wrapped_row(out, &TEXT(r, 0), t->ncols, w, right);
+			continue;
+		}
 		if (md)
 			fputs("| ", out);
 		for (int c = 0; c < t->ncols; c++) {

@@ -2,10 +2,12 @@
 #include "views/views.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "sink.h"
 #include "views/table.h"
 
 void view_text(sqlite3_stmt *st, int col, char *out, size_t len)
@@ -101,4 +103,37 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 	/* mma, the communication tile and split_k are part of the key: show them when
 	 * they are not the defaults, so two rows never read the same */
 	tile_extras(cfg, out, len, n);
+}
+
+void view_print_command(FILE *out, const char *line, int width)
+{
+	size_t n = sink_terminal(line, NULL, 0);
+	char *text = malloc(n + 1);
+	if (!text) {
+		fprintf(out, "%s\n", "(out of memory)");
+		return;
+	}
+	sink_terminal(line, text, n + 1);
+	const char *p = text;
+	int indent = 0;
+	/* room for the indent and the trailing " \\" */
+	while ((int)strlen(p) + indent > width) {
+		/* before an option where one fits, so a flag keeps its value */
+		const char *cut = NULL, *cut_any = NULL;
+		for (const char *q = p; *q && q - p + indent <= width - 2; q++)
+			if (*q == ' ') {
+				cut_any = q;
+				if (q[1] == '-')
+					cut = q;
+			}
+		if (!cut)
+			cut = cut_any;
+		if (!cut || cut == p)
+			break;
+		fprintf(out, "%*s%.*s \\\n", indent, "", (int)(cut - p), p);
+		p = cut + 1;
+		indent = 4;
+	}
+	fprintf(out, "%*s%s\n", indent, "", p);
+	free(text);
 }

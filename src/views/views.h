@@ -5,6 +5,7 @@
 #define FGO_VIEWS_H
 
 #include <sqlite3.h>
+#include <stdio.h>
 
 #include "config.h"
 #include "store/store.h"
@@ -41,5 +42,11 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len);
  * config_defaults ("64x32x32", "32x32x32 s3 sm3+1"): stages sN, warps wN,
  * gsize_m gN, gemm_sms + comm_sms smG+C, then as view_tile_text. */
 void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len);
+
+/* A command line (a reproduce line) for a terminal of width columns: shown
+ * as tables show cells (sink_terminal), broken at spaces into lines that
+ * end in " \\" and go on indented, so a shell still reads one command when
+ * it is pasted. A word longer than the width stays whole. */
+void view_print_command(FILE *out, const char *line, int width);
 
 #endif

@@ -11,6 +11,11 @@ expect_exit floor-1.2 0 "$FGO" best
 check floor-1.3 "no x_floor column without a floor" sh -c "! head -1 '$T/out' | grep -q x_floor"
 expect_err floor-1.4 "fgobench calibrate"
 expect_eq floor-1.5 1 "$(grep -c "read floor" "$T/err")"
+# once per store and machine (issue 35): the next call, and the next reader,
+# are not told again (runs of another machine are: floor-4.3)
+expect_exit floor-1.5.1 0 "$FGO" best
+expect_eq floor-1.5.2 0 "$(grep -c "read floor" "$T/err")"
+expect_eq floor-1.5.3 1 "$(sql "select count(*) from meta where key like 'said:read_floor_note:%/cpu'")"
 expect_exit floor-1.6 0 "$FGO" best --format csv
 check floor-1.7 "csv has the floor columns, all empty" sh -c "head -1 '$T/out' | grep -q ',floor_us,x_floor,' && ! tail -n +2 '$T/out' | cut -d, -f12,13 | grep -q '[0-9]'"
 expect_exit floor-1.8 0 "$FGO" plot roofline -o "$T/p0"

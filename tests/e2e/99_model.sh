@@ -24,6 +24,16 @@ check model-3.2 "ranked by the model: predicted_us, model_us, correction" \
 expect_err model-3.3 "cost model mma16 of"
 expect_eq model-3.4 3 "$(tail -n +2 "$T/out" | wc -l)"
 
+# the terminal table fits 120 columns (issue 35): the config brief, the
+# reproduce lines under it, shell-continued; --wide has the reproduce column
+longest() { awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }' "$1"; }
+expect_exit model-3.5 0 "$FGO" best --predict --algorithm gemm -m 192 -n 384 -k 384
+check model-3.6 "best --predict fits 120 columns (got $(longest "$T/out"))" [ "$(longest "$T/out")" -le 120 ]
+check model-3.7 "each candidate's reproduce line under the table" \
+	sh -c "[ \$(grep -c '^[123]  mpirun -np 1 fgobench run --algorithm gemm .* \\\\$' '$T/out') = 3 ]"
+expect_exit model-3.8 0 "$FGO" best --predict --algorithm gemm -m 192 -n 384 -k 384 --wide
+check model-3.9 "--wide: the reproduce column" grep -q '  reproduce$' "$T/out"
+
 # the fused families at W=2 from the gemm runs at W=1: no link yet
 expect_exit model-4.1 2 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2
 expect_err model-4.2 "\`fgobench calibrate --fit --link-bw GB/S\` states it"
@@ -39,6 +49,11 @@ done
 check model-4.8 "every fused family has a row" [ "$(tail -n +2 "$T/out" | wc -l)" -ge 6 ]
 expect_eq model-4.9 "$(tail -n +2 "$T/out" | wc -l)" "$(sql "select count(*) from world_predictions where world = 2 and link_source = 'stated' and gemm_source = 'measured'")"
 expect_eq model-4.10 2 "$(sql "select count(*) from world_predictions where measured_fused_ms > 0")"
+expect_exit model-4.11 0 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2
+check model-4.12 "the families' table fits 120 columns (got $(longest "$T/out"))" [ "$(longest "$T/out")" -le 120 ]
+check model-4.13 "with the measured time beside the prediction" grep -Eq '^all_scatter .*measured .* [0-9.]+  [-+][0-9]+%$' "$T/out"
+expect_exit model-4.14 0 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2 --wide
+check model-4.15 "--wide: every column" grep -q 'comm_MB.*measured_fused_us  measured_speedup  fused_off$' "$T/out"
 
 # bad input
 expect_exit model-5.1 2 "$FGO" calibrate --fit --link-bw -1

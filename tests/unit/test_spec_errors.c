@@ -164,6 +164,17 @@ static void check_errors(void)
 	/* the text ends inside a list: the position is the end of the text */
 	expect_error("err-json-unclosed", "t.json", "{\n  \"M\": [1, 2\n", "t.json:3:1: ",
 		     "ends early");
+	/* a trailing comma is named as such, at the comma (issue 35: it was "the
+	 * text ends early" for an object and "near ']'" for a list); a comma in
+	 * a string is not one, and a missing value after a comma is not either */
+	expect_error("err-json-trailing-comma-object", "t.json",
+		     "{\n  \"algorithm\": \"gemm\",\n  \"M\": 64,\n}\n", "t.json:3:10: ",
+		     "a comma before '}' with nothing after it (JSON allows no trailing comma");
+	expect_error("err-json-trailing-comma-list", "t.json",
+		     "{\"name\": \"a,]\", \"M\": [64, 128 ,\n ], \"N\": 1}", "t.json:1:31: ",
+		     "a comma before ']' with nothing after it");
+	expect_error("err-json-comma-then-end", "t.json", "{\"M\": 64,\n", "t.json:2:1: ",
+		     "ends early");
 	/* one '}' too many at the very end (no final newline): the text does not
 	 * end early, it goes on too long; the message must point at the '}' */
 	expect_error("err-json-extra-brace", "t.json",
