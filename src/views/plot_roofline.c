@@ -212,8 +212,9 @@ static int read_runs(const struct plot_query *q, FILE *dat, struct roofline *r)
 	return rc;
 }
 
-/* [lo, hi] widened on a log scale by at least a factor min_pad, or by
- * part of the span, so no point sits on the frame. */
+/* [lo, hi] widened on a log scale by the fractions below and above of its
+ * span (at least a factor 1.3 each way), so no point sits on the frame
+ * and a lone shape still gets an axis with ticks. */
 static void pad(double *lo, double *hi, double below, double above)
 {
 	double span = log10(*hi / *lo);
