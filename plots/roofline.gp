@@ -11,20 +11,13 @@ set title '@TITLE@' noenhanced
 set xlabel "problem size M·N·K (multiply-adds, log scale)"
 set ylabel "throughput, all ranks together (TFLOP/s, log scale)"
 set logscale xy
-# factor-of-two ticks: a sweep rarely spans many decades, and every
-# tick should carry a readable number
-set xtics 2
-set ytics 2
-set format x "%.1t×10^{%T}"
-set format y "%.3g"
-set grid xtics ytics lc rgb "#d8d8d8"
-set key outside right top vertical Left reverse noenhanced font ",8" spacing 0.9
-set key title "algorithm dtype tile s(tages) w(arps) g(size) sm" noenhanced
-set palette defined (0 "#1f77b4", 1 "#2ca02c", 2 "#bcbd22", 3 "#ff7f0e", 4 "#d62728", 5 "#9467bd", 6 "#8c564b")
-unset colorbox
+# ranges and ticks come with the plot command: fgobench puts them on round numbers
+# (1, 2, 5 x 10^n) and writes them as people do (0.002, 50, 2k TFLOP/s;
+# 2×10^9 multiply-adds); gnuplot's own would read 4.1e+03
+set grid xtics ytics mxtics mytics lt 1 lc rgb "#dddddd", lt 1 lc rgb "#f2f2f2"
+# a colour per family and a mark per tile, each named once in the legend
+set key outside right top vertical Left reverse noenhanced font ",10" spacing 1.1 samplen 1
 set pointsize 1.1
-set autoscale fix
-set offsets graph 0.08, graph 0.08, graph 0.25, graph 0.15
 set terminal pngcairo size 1500,850 font "sans,11"
 set output fgo_png
 @PLOT@

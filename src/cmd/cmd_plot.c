@@ -1,5 +1,6 @@
 /* cmd_plot.c: `fgobench plot roofline|overlap|heatmap`: options, then one
- * plot (or one per algorithm and dtype) per world size; see plot_kinds.c. */
+ * plot (or one per algorithm and dtype) per world size; see plot_roofline.c
+ * and plot_kinds.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,8 +24,12 @@ const char cmd_plot_usage[] =
 	"temporary in DIR and renamed over the old one (a link there is replaced,\n"
 	"never followed). Tags and names from the store reach gnuplot as text only:\n"
 	"characters other than letters, digits, spaces and _-.:/+=@,()%* show as ?.\n"
-	"  roofline  X = M*N*K (log), Y = TFLOP/s of all ranks (log), every\n"
-	"            configuration its own colour, calibrated matrix peaks as lines;\n"
+	"  roofline  X = M*N*K (log), Y = TFLOP/s of all ranks (log), ticks on\n"
+	"            round numbers (0.002, 50, 2k; 2x10^9); a colour per algorithm\n"
+	"            (and dtype, when several; per configuration less the tile when\n"
+	"            one algorithm is plotted), a mark per tile BLK_MxBLK_NxBLK_K,\n"
+	"            each named once in the legend (past 12, the rest share \"other\");\n"
+	"            calibrated matrix peaks as lines;\n"
 	"            and DIR/floor_wW.*, when the newest sweep's machine has a read\n"
 	"            floor (calibrate) and some runs are memory-bound: their time\n"
 	"            against the bytes of their per-rank GEMM (A + B + C), beside\n"

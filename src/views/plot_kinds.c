@@ -1,6 +1,7 @@
-/* plot_kinds.c: the data behind each kind of plot (roofline, overlap,
- * heatmap), read from the store's newest ok run of every configuration and
- * written as gnuplot data plus the template fields that depend on it. */
+/* plot_kinds.c: the data behind the overlap and heatmap plots, read from
+ * the store's newest ok run of every configuration and written as gnuplot
+ * data plus the template fields that depend on it (the roofline has its
+ * own file, plot_roofline.c). */
 #include "views/plot_kinds.h"
 
 #include <math.h>
@@ -11,216 +12,8 @@
 #include "fgo.h"
 #include "sink.h"
 #include "views/plot.h"
+#include "views/plot_query.h"
 #include "views/views.h"
-
-/* Newest ok run of each configuration, with the command's filters. */
-#define LATEST_CTE                                                                           \
-	"WITH latest AS ("                                                                   \
-	"  SELECT r.*, s.host AS host, s.backend AS backend,"                                \
-	"    row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"     \
-	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"                                   \
-	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0 AND (?1 IS NULL OR r.world = ?1)"      \
-	"    AND (?2 IS NULL OR s.tag = ?2) AND (?3 IS NULL OR r.algorithm = ?3)"            \
-	"    AND (?4 IS NULL OR r.dtype = ?4)"                                               \
-	"), cur AS (SELECT * FROM latest WHERE recency = 1) "
-
-static int prepare(const struct plot_query *q, const char *sql, sqlite3_stmt **st)
-{
-	int rc = view_prepare(q->store, sql, st);
-	if (rc)
-		return rc;
-	if (q->world > 0)
-		sqlite3_bind_int(*st, 1, q->world);
-	if (q->tag)
-		sqlite3_bind_text(*st, 2, q->tag, -1, SQLITE_STATIC);
-	if (q->algorithm)
-		sqlite3_bind_text(*st, 3, q->algorithm, -1, SQLITE_STATIC);
-	if (q->dtype)
-		sqlite3_bind_text(*st, 4, q->dtype, -1, SQLITE_STATIC);
-	return FGO_OK;
-}
-
-static int step_failed(const struct plot_query *q, int step)
-{
-	if (step == SQLITE_DONE)
-		return FGO_OK;
-	error("reading the store failed: %s", sqlite3_errmsg(store_db(q->store)));
-	return FGO_EFAIL;
-}
-
-static int render(const struct plot_query *q, const char *tmpl, const char *base,
-		  const struct plot_field *f, int n)
-{
-	char err[512];
-	if (plot_render(tmpl, q->dir, base, f, n, err, sizeof err) != FGO_OK) {
-		error("%s", err);
-		return FGO_EFAIL;
-	}
-	printf("%s/%s.png\n%s/%s.svg\n", q->dir, base, q->dir, base);
-	return FGO_OK;
-}
-
-static FILE *open_data(const struct plot_query *q, const char *base, struct atomic_file *af)
-{
-	char err[512];
-	if (plot_open_data(q->dir, base, af, err, sizeof err) != FGO_OK) {
-		error("%s", err);
-		return NULL;
-	}
-	return af->f;
-}
-
-/* Renames the data into place when rc is FGO_OK, else removes it. */
-static int close_data(struct atomic_file *af, int rc)
-{
-	char err[512];
-	if (rc != FGO_OK) {
-		plot_abort_data(af);
-		return rc;
-	}
-	if (plot_commit_data(af, err, sizeof err) != FGO_OK) {
-		error("%s", err);
-		return FGO_EFAIL;
-	}
-	return FGO_OK;
-}
-
-/* ", tag T, all_scatter, fp16" for the filters given, for titles. */
-static const char *filter_text(const struct plot_query *q, char *out, size_t len)
-{
-	char tag[80], algo[64], dtype[16];
-	sink_plot(q->tag, tag, sizeof tag);
-	sink_plot(q->algorithm, algo, sizeof algo);
-	sink_plot(q->dtype, dtype, sizeof dtype);
-	snprintf(out, len, "%s%s%s%s%s%s", q->tag ? ", tag " : "", tag, q->algorithm ? ", " : "",
-		 algo, q->dtype ? ", " : "", dtype);
-	return out;
-}
-
-/* Text of column c of the current row made safe for gnuplot ("" for NULL). */
-static const char *plot_column(sqlite3_stmt *st, int c, char *out, size_t len)
-{
-	sink_plot((const char *)sqlite3_column_text(st, c), out, len);
-	return out;
-}
-
-/* Ceiling lines: the newest calibrated matrix peak of each dtype plotted,
- * for the host and backend of the newest sweep plotted, times the world. */
-static const char ceilings_sql[] = LATEST_CTE
-	"SELECT c.dtype, c.value FROM ceilings c"
-	" WHERE c.what = 'matrix_peak' AND c.dtype IN (SELECT dtype FROM cur)"
-	"   AND c.machine = (SELECT host FROM cur ORDER BY id DESC LIMIT 1)"
-	"   AND c.backend = (SELECT backend FROM cur ORDER BY id DESC LIMIT 1)"
-	"   AND c.id = (SELECT max(id) FROM ceilings d WHERE d.what = c.what AND d.dtype = c.dtype"
-	"               AND d.machine = c.machine AND d.backend = c.backend)"
-	" ORDER BY c.dtype";
-
-static int roofline_ceilings(const struct plot_query *q, FILE *cmd)
-{
-	sqlite3_stmt *st;
-	int step, rc = prepare(q, ceilings_sql, &st);
-	if (rc)
-		return rc;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char dtype[32];
-		double peak = sqlite3_column_double(st, 1) * q->world;
-		fprintf(cmd, ", \\\n     %.6g with lines dt 2 lw 2 lc rgb '#d62728'"
-			     " title '%s matrix peak x %d rank%s (calibrated): %.3g TFLOP/s'",
-			peak, plot_column(st, 0, dtype, sizeof dtype), q->world,
-			q->world == 1 ? "" : "s", peak);
-	}
-	rc = step_failed(q, step);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static const char roofline_sql[] = LATEST_CTE
-	"SELECT " VIEW_CONFIG_COLUMNS ", m * n * k, tflops_total FROM cur"
-	" ORDER BY algorithm, dtype, blk_m, blk_n, blk_k, num_stages, num_warps, mma, gsize_m,"
-	"   gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic, m * n * k";
-
-/* The series key of a configuration: everything but the shape (safe for
- * gnuplot: the algorithm comes from a store). */
-static void series_name(const struct fgo_config *c, char *out, size_t len)
-{
-	char tile[96], algo[64];
-	view_tile_text(c, tile, sizeof tile);
-	sink_plot(c->algorithm, algo, sizeof algo);
-	snprintf(out, len, "%s %s %s", algo, dtype_name(c->dtype), tile);
-}
-
-int plot_roofline(const struct plot_query *q)
-{
-	char base[64], title[512], filters[256], name[192], prev[192] = "";
-	char *cmd_text = NULL, *plot_text = NULL;
-	size_t cmd_len = 0, series = 0, points = 0;
-	double x_min = 0, x_max = 0;
-	sqlite3_stmt *st;
-	int step = SQLITE_DONE, rc;
-	struct atomic_file af;
-	FILE *dat, *cmd;
-
-	snprintf(base, sizeof base, "roofline_w%d", q->world);
-	if ((rc = prepare(q, roofline_sql, &st)))
-		return rc;
-	if (!(dat = open_data(q, base, &af))) {
-		sqlite3_finalize(st);
-		return FGO_EUSAGE;
-	}
-	cmd = open_memstream(&cmd_text, &cmd_len);
-	fprintf(dat, "# M*N*K  TFLOP/s  (one block per configuration)\n");
-	while (cmd && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct fgo_config c;
-		view_config(st, 0, &c);
-		series_name(&c, name, sizeof name);
-		if (strcmp(name, prev) != 0) {
-			/* Every configuration its own colour (a palette index) and
-			 * one of five point shapes, so neighbours differ twice. */
-			fprintf(dat, "%s# %s\n", series ? "\n\n" : "", name);
-			fprintf(cmd, "%s'%s.dat' index %zu using 1:2 with points pt %zu"
-				     " lc palette cb %zu title '%s'",
-				series ? ", \\\n     " : "plot ", base, series,
-				5 + 2 * (series % 5), series, name);
-			snprintf(prev, sizeof prev, "%s", name);
-			series++;
-		}
-		double x = sqlite3_column_double(st, VIEW_CONFIG_NCOLS);
-		fprintf(dat, "%.6g %.6g\n", x, sqlite3_column_double(st, VIEW_CONFIG_NCOLS + 1));
-		x_min = points == 0 || x < x_min ? x : x_min;
-		x_max = points == 0 || x > x_max ? x : x_max;
-		points++;
-	}
-	rc = cmd ? step_failed(q, step) : FGO_EFAIL;
-	sqlite3_finalize(st);
-	rc = close_data(&af, rc);
-	if (rc == FGO_OK && points == 0) {
-		error("nothing to plot for world %d (no ok runs match)", q->world);
-		rc = FGO_EUSAGE;
-	}
-	if (rc == FGO_OK)
-		rc = roofline_ceilings(q, cmd);
-	if (cmd)
-		fclose(cmd);
-	if (rc == FGO_OK &&
-	    asprintf(&plot_text, "set cbrange [0:%zu]\n%s%s\n", series > 1 ? series - 1 : 1,
-		     /* factor-of-two ticks collide over more than a few decades */
-		     x_max > 64 * x_min ? "set xtics 10\nset format x \"10^{%L}\"\n" : "", cmd_text) < 0)
-		rc = FGO_EFAIL;
-	if (rc == FGO_OK) {
-		snprintf(title, sizeof title, "fgobench roofline: world %d, %zu runs, %zu configurations%s",
-			 q->world, points, series, filter_text(q, filters, sizeof filters));
-		struct plot_field f[] = { { "TITLE", title }, { "PLOT", plot_text } };
-		rc = render(q, "plots/roofline.gp", base, f, 2);
-	}
-	free(plot_text);
-	free(cmd_text);
-	int floor_drawn = 0;
-	if (rc == FGO_OK)
-		rc = plot_floor(q, &floor_drawn);
-	if (q->floor_drawn)
-		*q->floor_drawn = floor_drawn;
-	return rc;
-}
 
 #define OVERLAP_MAX 48
 
@@ -248,9 +41,9 @@ int plot_overlap(const struct plot_query *q)
 	FILE *dat;
 
 	snprintf(base, sizeof base, "overlap_w%d", q->world);
-	if ((rc = prepare(q, overlap_sql, &st)))
+	if ((rc = plot_query_prepare(q, overlap_sql, &st)))
 		return rc;
-	if (!(dat = open_data(q, base, &af))) {
+	if (!(dat = plot_query_open_data(q, base, &af))) {
 		sqlite3_finalize(st);
 		return FGO_EUSAGE;
 	}
@@ -268,9 +61,9 @@ int plot_overlap(const struct plot_query *q)
 		fprintf(dat, "  # %s\n", tile);
 		rows++;
 	}
-	rc = step_failed(q, step);
+	rc = plot_query_step_failed(q, step);
 	sqlite3_finalize(st);
-	rc = close_data(&af, rc);
+	rc = plot_query_close_data(&af, rc);
 	if (rc == FGO_OK && rows == 0) {
 		error("nothing to plot for world %d (no ok runs match)", q->world);
 		return FGO_EUSAGE;
@@ -282,9 +75,9 @@ int plot_overlap(const struct plot_query *q)
 		     rows, total);
 	snprintf(title, sizeof title,
 		 "fgobench overlap: world %d, best configuration of each problem (MxNxK)%s", q->world,
-		 filter_text(q, filters, sizeof filters));
+		 plot_query_filters(q, filters, sizeof filters));
 	struct plot_field f[] = { { "TITLE", title } };
-	return render(q, "plots/overlap.gp", base, f, 1);
+	return plot_query_render(q, "plots/overlap.gp", base, f, 1);
 }
 
 /* Heatmap: one per (algorithm, dtype). */
@@ -326,7 +119,7 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 	sqlite3_stmt *st;
 	int step, rc;
 
-	if ((rc = prepare(q, cells_sql, &st)))
+	if ((rc = plot_query_prepare(q, cells_sql, &st)))
 		return rc;
 	sqlite3_bind_text(st, 5, algo, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, dtype, -1, SQLITE_STATIC);
@@ -368,13 +161,13 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 			ns[ncol++] = c->n;
 		}
 	}
-	rc = cells ? step_failed(q, step) : FGO_EFAIL;
+	rc = cells ? plot_query_step_failed(q, step) : FGO_EFAIL;
 	sqlite3_finalize(st);
 	FILE *dat = NULL, *tics = NULL;
 	char *tics_text = NULL;
 	size_t tics_len = 0;
 	plot_heatmap_base(q->world, algo, dtype, base, sizeof base);
-	if (rc == FGO_OK && !(dat = open_data(q, base, &af)))
+	if (rc == FGO_OK && !(dat = plot_query_open_data(q, base, &af)))
 		rc = FGO_EUSAGE;
 	if (rc == FGO_OK && !(tics = open_memstream(&tics_text, &tics_len)))
 		rc = FGO_EFAIL;
@@ -410,16 +203,16 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 		fprintf(tics, ")\nset xrange [-0.5:%ld.5]\nset yrange [-0.5:%ld.5]\n", ncol - 1, nm - 1);
 	}
 	if (dat)
-		rc = close_data(&af, rc);
+		rc = plot_query_close_data(&af, rc);
 	if (tics)
 		fclose(tics);
 	if (rc == FGO_OK) {
 		sink_plot(algo, safe_algo, sizeof safe_algo);
 		sink_plot(dtype, safe_dtype, sizeof safe_dtype);
 		snprintf(title, sizeof title, "fgobench heatmap: %s %s, world %d: best tile per shape%s",
-			 safe_algo, safe_dtype, q->world, filter_text(q, filters, sizeof filters));
+			 safe_algo, safe_dtype, q->world, plot_query_filters(q, filters, sizeof filters));
 		struct plot_field f[] = { { "TITLE", title }, { "TICS", tics_text } };
-		rc = render(q, "plots/heatmap.gp", base, f, 2);
+		rc = plot_query_render(q, "plots/heatmap.gp", base, f, 2);
 	}
 	free(tics_text);
 	free(cells);
@@ -432,7 +225,7 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 int plot_heatmap(const struct plot_query *q)
 {
 	sqlite3_stmt *st;
-	int step, rc = prepare(q, groups_sql, &st), drawn = 0;
+	int step, rc = plot_query_prepare(q, groups_sql, &st), drawn = 0;
 	if (rc)
 		return rc;
 	while (rc == FGO_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -444,7 +237,7 @@ int plot_heatmap(const struct plot_query *q)
 		drawn++;
 	}
 	if (rc == FGO_OK)
-		rc = step_failed(q, step);
+		rc = plot_query_step_failed(q, step);
 	sqlite3_finalize(st);
 	if (rc == FGO_OK && !drawn) {
 		error("nothing to plot for world %d (no ok runs match)", q->world);
@@ -458,14 +251,14 @@ static const char worlds_sql[] = LATEST_CTE "SELECT DISTINCT world FROM cur ORDE
 int plot_worlds(const struct plot_query *q, int *worlds, int max, int *n)
 {
 	sqlite3_stmt *st;
-	int step, rc = prepare(q, worlds_sql, &st);
+	int step, rc = plot_query_prepare(q, worlds_sql, &st);
 	*n = 0;
 	if (rc)
 		return rc;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW)
 		if (*n < max)
 			worlds[(*n)++] = sqlite3_column_int(st, 0);
-	rc = step_failed(q, step);
+	rc = plot_query_step_failed(q, step);
 	sqlite3_finalize(st);
 	return rc;
 }

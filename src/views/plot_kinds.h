@@ -16,8 +16,9 @@ struct plot_query {
 					      * the read-floor panel too */
 };
 
-/* X = M*N*K, Y = TFLOP/s, one colour per configuration, calibrated peaks as
- * lines; then plot_floor's panel when there is one to draw. */
+/* plot_roofline.c: X = M*N*K, Y = TFLOP/s, a colour per family and a mark
+ * per tile (one legend entry each), calibrated peaks as lines; then
+ * plot_floor's panel when there is one to draw. */
 int plot_roofline(const struct plot_query *q);
 /* plot_floor.c: DIR/floor_wW.*: the memory-bound runs' time against their
  * per-rank GEMM's bytes beside the read floor of the newest sweep's

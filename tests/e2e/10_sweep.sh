@@ -56,6 +56,51 @@ expect_eq show-1.8 "$(sql "select coalesce(sm_clock_mhz, 'null') || ' ' || coale
 expect_exit plot-1.1 0 "$FGO" plot roofline --world 2 -o "$T/plots"
 check plot-1.2 "PNG signature" sh -c "head -c 8 '$T/plots/roofline_w2.png' | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'"
 check plot-1.3 "SVG" grep -q "<svg" "$T/plots/roofline_w2.svg"
+# the roofline reads on CPU and GPU magnitudes alike: ticks fgobench put on
+# round numbers, labelled without exponents (not 4.1e+03 nor 1.8×10^6 from
+# factor-of-two steps)
+gp="$T/plots/roofline_w2.gp"
+# labels AXIS: the labelled ticks of the roofline's axis, one a line
+labels() { sed -n "s/^set $1tics (//p" "$gp" | grep -o '"[^"]*"' | tr -d '"' | grep .; }
+all_match() { h_n=$(labels "$1" | wc -l); [ "$h_n" -ge 3 ] && [ "$(labels "$1" | grep -Ec "$2")" = "$h_n" ]; }
+check plot-1.7 "plain y labels (0.002, 50, 2k), got: $(labels y | tr '\n' ' ')" \
+	all_match y '^(0\.0*)?[1-9][0-9]*(\.5)?k?$'
+check plot-1.8 "x labels 2×10^{6}, got: $(labels x | tr '\n' ' ')" \
+	all_match x '^([1-9](\.5)?×)?10\^\{[0-9]+\}$|^[1-9][0-9]*$'
+# a compact legend: one entry per family (algorithm and dtype: smoke has three
+# dtypes) and one per tile, plus two headers and a spacer; every
+# configuration's clause has no entry of its own
+families=$(sql "select count(distinct algorithm || ' ' || dtype) from runs where world = 2 and status = 'ok'")
+tiles=$(sql "select count(distinct blk_m || 'x' || blk_n || 'x' || blk_k) from runs where world = 2 and status = 'ok'")
+expect_eq plot-1.9 "$((families + tiles))" "$(grep -c "keyentry with points" "$gp")"
+expect_eq plot-1.10 "$((families + tiles + 3))" "$(grep -v '^set title' "$gp" | grep -c "title '")"
+expect_eq plot-1.11 "$(grep -c '^# [a-z]' "$T/plots/roofline_w2.dat")" "$(grep -c "index [0-9]* using 1:2 .* notitle" "$gp")"
+# every configuration takes its family's colour and its tile's mark, as the
+# legend names them (the .dat names each block: algorithm dtype tile ...)
+same_style() {
+	awk -v q="'" '
+		BEGIN { n = 0 }
+		FNR == NR { if (/^# [a-z]/) { fam[n] = $2 " " $3; tile[n] = $4; n++ } next }
+		/keyentry with points pt/ {
+			split($0, a, q); t = a[4]; c = a[2]; p = $0; sub(/.* pt /, "", p); sub(/ .*/, "", p)
+			if (t ~ /^[0-9]+x[0-9]+x[0-9]+$/) tile_pt[t] = p; else fam_rgb[t] = c
+		}
+		/index [0-9]+ using/ {
+			i = $0; sub(/.* index /, "", i); sub(/ .*/, "", i)
+			p = $0; sub(/.* pt /, "", p); sub(/ .*/, "", p)
+			split($0, a, q); c = a[4]; rgb[i] = c; pt[i] = p
+		}
+		END {
+			for (i = 0; i < n; i++)
+				if (rgb[i] != fam_rgb[fam[i]] || pt[i] != tile_pt[tile[i]] || rgb[i] == "") {
+					print "block " i " (" fam[i] " " tile[i] "): " rgb[i] " pt " pt[i] > "/dev/stderr"; bad = 1
+				}
+			exit bad || n == 0
+		}' "$T/plots/roofline_w2.dat" "$gp"
+}
+check plot-1.12 "each configuration in its family's colour and its tile's mark" same_style
+distinct() { grep "index [0-9]* using" "$gp" | grep -o "$1" | sort -u | wc -l; }
+expect_eq plot-1.13 "$families $tiles" "$(distinct "rgb '#[0-9a-f]*'") $(distinct 'pt [0-9]*')"
 expect_exit plot-1.4 0 "$FGO" plot overlap --world 2 -o "$T/plots"
 expect_exit plot-1.5 0 "$FGO" plot heatmap --world 2 --algorithm all_scatter -o "$T/plots"
 check plot-1.6 "every plot has a PNG" sh -c "ls '$T/plots'/*.png | wc -l | grep -qv '^[012]$'"
