@@ -218,7 +218,7 @@ __device__ __forceinline__ bool cta_flag_up(const struct launch *L, long index)
 	bool up = false;
 	if (threadIdx.x == 0)
 		up = (int)(fgo_flag_acquire(flags_of(L, L->rank) + index) - L->epoch) >= 0;
-	return __syncthreads_or(up) != 0;
+	return !__syncthreads_and(!up); /* or, by the and every HIP path has */
 }
 
 /* The whole CTA as the team. */

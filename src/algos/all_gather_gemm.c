@@ -254,7 +254,7 @@ static int pull_copies(const struct fgo_config *cfg, const struct fgo_layout *la
 	for (int s = 1; s < cfg->world; s++) {
 		int p = sched_peer(rank, cfg->world, s);
 		for (long k = 0; k < chunks; k++, n++) {
-			if (n >= max)
+			if (!c || n >= max) /* counting only, or past the caller's room */
 				continue;
 			c[n].src_rank = p;
 			c[n].flag = p * chunks + k;
