@@ -190,6 +190,18 @@ int cmd_parse_double(const char *cmd, const char *opt, const char *text, double 
 	return FGO_OK;
 }
 
+int cmd_parse_pick(const char *cmd, const char *value, int *pick)
+{
+	enum fgo_pick p;
+	if (fgo_pick_parse(value, &p) != 0) {
+		cmd_say(cmd, "unknown --config \"%s\" (table: the defaults table, the default; auto:"
+			" this machine's cost model, fitted by `fgobench calibrate`)", value);
+		return FGO_EUSAGE;
+	}
+	*pick = (int)p;
+	return FGO_OK;
+}
+
 int cmd_option(const char *cmd, int argc, char **argv, int *i, const char *name,
 	       const char **value)
 {
