@@ -39,8 +39,9 @@ struct fgo_config {
 	/* Not part of the configuration (not in its key): which of these a spec
 	 * or a flag gave (FGO_GIVEN_*). What is left to the default is fitted:
 	 * the core to the target (kit_fit_core), the tile to the shape
-	 * (kit_fit_tile). */
-	unsigned char given;
+	 * (kit_fit_tile), the tile, split and gather chunk to the defaults
+	 * table (spec/defaults.h). */
+	unsigned short given;
 };
 #define FGO_GIVEN_BLK_M 1
 #define FGO_GIVEN_BLK_N 2
@@ -48,6 +49,14 @@ struct fgo_config {
 #define FGO_GIVEN_WARPS 8
 #define FGO_GIVEN_STAGES 16
 #define FGO_GIVEN_MMA 32
+#define FGO_GIVEN_SPLIT_K 64
+#define FGO_GIVEN_COMM_BLK 128 /* comm_blk_m or comm_blk_n */
+#define FGO_GIVEN_SMS 256      /* gemm_sms or comm_sms */
+/* The fields a default tile is: none of them given, the table may set the
+ * tile (spec/defaults.h). */
+#define FGO_GIVEN_TILE                                                                    \
+	(FGO_GIVEN_BLK_M | FGO_GIVEN_BLK_N | FGO_GIVEN_BLK_K | FGO_GIVEN_WARPS |          \
+	 FGO_GIVEN_STAGES)
 
 /* The matrix instruction a configuration's GEMM core uses. The stored
  * value is 16 for mma.sync (NVIDIA) and for AMD's 16 x 16 MFMA, 32 for the

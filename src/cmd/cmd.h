@@ -101,6 +101,10 @@ int cmd_parse_int(const char *cmd, const char *opt, const char *text, int min, i
  * message and FGO_EUSAGE. */
 int cmd_parse_bytes(const char *cmd, const char *opt, const char *text, size_t *out);
 /* Same for a finite number in [min, max]. */
+/* --config VALUE of run and sweep: "table" or "auto" into *pick (enum
+ * fgo_pick); FGO_OK, or FGO_EUSAGE with the message printed. */
+int cmd_parse_pick(const char *cmd, const char *value, int *pick);
+
 int cmd_parse_double(const char *cmd, const char *opt, const char *text, double min,
 		     double max, double *out);
 

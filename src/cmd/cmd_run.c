@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "fgo.h"
 #include "run/session.h"
+#include "tune/auto_pick.h"
 #include "sink.h"
 
 const char cmd_run_usage[] =
@@ -17,21 +18,24 @@ const char cmd_run_usage[] =
 	"       [--num_warps W] [--mma X] [--gsize_m G] [--gemm_sms S] [--comm_sms S]\n"
 	"       [--comm_blk_m B] [--comm_blk_n B] [--validate] [--benchmark]\n"
 	"       [--iterations N] [--warmup N] [--backend B] [--tag T] [--db F]\n"
-	"       [--trace FILE] [--trace-events N] [--wide]\n"
+	"       [--trace FILE] [--trace-events N] [--wide] [--config table|auto]\n"
 	"\n"
 	"Runs one configuration under MPI (mpirun -np W), stores it as a sweep of one\n"
 	"run (tag \"run\" unless --tag) and prints its result: the configuration,\n"
 	"status, times, ratios and validation, in 120 columns, then the line that\n"
 	"reproduces it (`fgobench show RUN` has every field; --wide prints them).\n"
 	"--validate checks the output against the reference, --benchmark times it;\n"
-	"with neither, both are done. Unset tunables take the defaults below.\n"
+	"with neither, both are done. Unset tunables take the defaults below; with\n"
+	"no tile given (BLK_M, BLK_N, BLK_K, stages, warps) the tile, split and\n"
+	"gather chunk come from the core's defaults table, or with --config auto\n"
+	"from this machine's cost model; the run says which.\n"
 	"--trace FILE runs it once more with the per-CTA trace compiled in and writes\n"
 	"the timeline as Chrome/Perfetto trace-event JSON (`fgobench plot timeline\n"
 	"FILE` draws it); its summary is stored with the run and `show` prints it.\n"
 	"\n";
 
 static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_session *s,
-		     const char **db, int *iterations, int *warmup, int *wide)
+		     const char **db, int *iterations, int *warmup, int *wide, int *pick)
 {
 	struct fgo_config_mask set;
 	memset(&set, 0, sizeof set);
@@ -59,6 +63,8 @@ static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_s
 			s->backend = argv[++i];
 		else if (!strcmp(a, "--trace") && more)
 			s->trace_file = argv[++i];
+		else if (!strcmp(a, "--config") && more)
+			rc = cmd_parse_pick("run", argv[++i], pick);
 		else if (!strcmp(a, "--trace-events") && more)
 			rc = cmd_parse_int("run", a, argv[++i], 16, 1 << 20, &s->trace_events);
 		else if (!strcmp(a, "--iterations") && more)
@@ -105,6 +111,9 @@ int cmd_run(int argc, char **argv)
 			      "  --trace-events N   events kept per CTA when tracing (default: enough\n"
 			      "                     for the configuration on the CPU, 4096 on a GPU)\n"
 			      "  --wide             print every stored field, one line each (as show --wide)\n"
+			      "  --config C         the tile where none is given: table (the core's\n"
+			      "                     defaults table, the default) or auto (this\n"
+			      "                     machine's cost model; exit 2 without a fit)\n"
 			      "  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n",
 			      stdout);
 		}
@@ -119,8 +128,8 @@ int cmd_run(int argc, char **argv)
 		.tag = "run",
 	};
 	const char *db = NULL;
-	int iterations = 10, warmup = 2, wide = 0;
-	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide);
+	int iterations = 10, warmup = 2, wide = 0, pick = FGO_PICK_TABLE;
+	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide, &pick);
 	fgo_mute = 0;
 	if (rc != FGO_OK)
 		return rc;
@@ -143,6 +152,9 @@ int cmd_run(int argc, char **argv)
 	plan.iterations = iterations;
 	plan.warmup = warmup;
 	plan.validate = 1;
+	plan.pick = (enum fgo_pick)pick;
+	item.default_row = -1;
+	s.pick_model = auto_pick_plan;
 	snprintf(plan.name, sizeof plan.name, "run");
 	plan.text = line;
 	snprintf(plan.hash, sizeof plan.hash, "%016llx",

@@ -9,12 +9,14 @@
 #include "fgo.h"
 #include "run/interrupt.h"
 #include "run/session.h"
+#include "tune/auto_pick.h"
 #include "sink.h"
 #include "views/table.h"
 #include "views/views.h"
 
 const char cmd_sweep_usage[] =
 	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume] [--dry-run]\n"
+	"       [--config table|auto]\n"
 	"       [--backend cpu|gpu|auto] [--timeout S] [--heap-size BYTES] [--quiet]\n"
 	"       [--format table|md|csv|json] [--trace best [--trace-dir DIR]]\n"
 	"       [CONFIG FLAGS]\n"
@@ -48,6 +50,11 @@ const char cmd_sweep_usage[] =
 	"                     stopped; when that sweep is done, say so and run nothing\n"
 	"                     (exit 0): only a sweep without --resume starts a new one\n"
 	"  --dry-run          print the plan (valid and invalid configurations) and stop\n"
+	"  --config C         where a configuration that gives no tile gets one: table\n"
+	"                     (the defaults table of the core, README \"Default tiles\";\n"
+	"                     the default) or auto (this machine's cost model ranks the\n"
+	"                     core's space; exit 2 without a fit: run `fgobench\n"
+	"                     calibrate`); overrides the spec's \"config\"\n"
 	"  --backend B        cpu, gpu or auto (default: gpu when devices are visible)\n"
 	"  --timeout S        seconds a kernel may wait on a flag (another rank's signal)\n"
 	"                     or a pipeline barrier before it gives up; the launch then\n"
@@ -129,7 +136,7 @@ int cmd_sweep(int argc, char **argv)
 		.timeout_s = 120, .heap_limit = 0, .progress = 1,
 	};
 	const char *spec = NULL, *db = NULL, *trace_dir = NULL;
-	int dry_run = 0, iterations = 0, warmup = -1, trace_dir_given = 0, traced = 0;
+	int dry_run = 0, iterations = 0, warmup = -1, trace_dir_given = 0, traced = 0, pick = -1;
 	enum fgo_format fmt = FGO_FMT_TABLE;
 	int rc = FGO_OK;
 	char err[1024] = "";
@@ -173,6 +180,8 @@ int cmd_sweep(int argc, char **argv)
 			trace_dir_given = 1;
 		} else if (!strcmp(a, "--trace-events") && more) {
 			rc = cmd_parse_int("sweep", a, argv[++i], 16, 1 << 20, &s.trace_events);
+		} else if (!strcmp(a, "--config") && more) {
+			rc = cmd_parse_pick("sweep", argv[++i], &pick);
 		} else if (!strcmp(a, "--resume")) {
 			s.resume = 1;
 		} else if (!strcmp(a, "--dry-run")) {
@@ -224,6 +233,8 @@ int cmd_sweep(int argc, char **argv)
 		plan.iterations = iterations;
 	if (warmup >= 0)
 		plan.warmup = warmup;
+	if (pick >= 0) /* the flag wins over the spec's "config" */
+		plan.pick = (enum fgo_pick)pick;
 	if (dry_run) {
 		rc = rank == 0 ? print_plan(&plan, spec, fmt) : FGO_OK;
 		plan_free(&plan);
@@ -237,6 +248,7 @@ int cmd_sweep(int argc, char **argv)
 	s.command_line = line;
 	interrupt_resume_command(line, s.resume, db ? NULL : s.db_path, resume, sizeof resume);
 	s.resume_command = resume;
+	s.pick_model = auto_pick_plan;
 	if (!plan.validate)
 		s.validate = 0;
 	rc = session_run(MPI_COMM_WORLD, &plan, &s);

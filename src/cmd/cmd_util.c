@@ -190,6 +190,18 @@ int cmd_parse_double(const char *cmd, const char *opt, const char *text, double 
 	return FGO_OK;
 }
 
+int cmd_parse_pick(const char *cmd, const char *value, int *pick)
+{
+	enum fgo_pick p;
+	if (fgo_pick_parse(value, &p) != 0) {
+		cmd_say(cmd, "unknown --config \"%s\" (table: the defaults table, the default; auto:"
+			" this machine's cost model, fitted by `fgobench calibrate`)", value);
+		return FGO_EUSAGE;
+	}
+	*pick = (int)p;
+	return FGO_OK;
+}
+
 int cmd_option(const char *cmd, int argc, char **argv, int *i, const char *name,
 	       const char **value)
 {
@@ -311,11 +323,11 @@ static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
 	case F_WARPS: cfg->num_warps = (int)v; set->num_warps = 1; cfg->given |= FGO_GIVEN_WARPS; break;
 	case F_MMA: cfg->mma = (int)v; set->mma = 1; cfg->given |= FGO_GIVEN_MMA; break;
 	case F_GSIZE_M: cfg->gsize_m = (int)v; set->gsize_m = 1; break;
-	case F_GEMM_SMS: cfg->gemm_sms = (int)v; set->gemm_sms = 1; break;
-	case F_COMM_SMS: cfg->comm_sms = (int)v; set->comm_sms = 1; break;
-	case F_COMM_BLK_M: cfg->comm_blk_m = (int)v; set->comm_blk_m = 1; break;
-	case F_COMM_BLK_N: cfg->comm_blk_n = (int)v; set->comm_blk_n = 1; break;
-	case F_SPLIT_K: cfg->split_k = (int)v; set->split_k = 1; break;
+	case F_GEMM_SMS: cfg->gemm_sms = (int)v; set->gemm_sms = 1; cfg->given |= FGO_GIVEN_SMS; break;
+	case F_COMM_SMS: cfg->comm_sms = (int)v; set->comm_sms = 1; cfg->given |= FGO_GIVEN_SMS; break;
+	case F_COMM_BLK_M: cfg->comm_blk_m = (int)v; set->comm_blk_m = 1; cfg->given |= FGO_GIVEN_COMM_BLK; break;
+	case F_COMM_BLK_N: cfg->comm_blk_n = (int)v; set->comm_blk_n = 1; cfg->given |= FGO_GIVEN_COMM_BLK; break;
+	case F_SPLIT_K: cfg->split_k = (int)v; set->split_k = 1; cfg->given |= FGO_GIVEN_SPLIT_K; break;
 	case F_DETERMINISTIC: cfg->deterministic = (int)v; set->deterministic = 1; break;
 	default: break;
 	}

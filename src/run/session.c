@@ -465,6 +465,11 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	memset(&env, 0, sizeof env);
 	be->describe(ctx, &env);
 	plan_fit_target(plan, env.arch);
+	if (session_defaults(comm, plan, s, env.arch, be->name) != FGO_OK) {
+		be->finish(ctx);
+		MPI_Comm_free(&node);
+		return FGO_EUSAGE;
+	}
 	if (!plan_has_valid(plan, s->spec_path, rank)) {
 		be->finish(ctx);
 		MPI_Comm_free(&node);

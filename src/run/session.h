@@ -30,7 +30,21 @@ struct fgo_session {
 	const char *trace_dir;     /* (optional) `sweep --trace best`: the best ok run of each
 				      problem traced into DIR/run-ID.json */
 	int trace_events;          /* events kept per CTA (0: the backend's default) */
+	/* (optional) for a plan whose "config" is auto (FGO_PICK_MODEL): on
+	 * rank 0, once the target is known, gives each item that left the tile
+	 * to the default the cost model's pick (tune/auto_pick.h); FGO_OK, or
+	 * FGO_EUSAGE with the message printed. NULL: config auto is refused. */
+	int (*pick_model)(struct fgo_plan *plan, const char *arch, const char *backend,
+			  const char *db_path);
 };
+
+/* session_defaults.c, collective over comm, after plan_fit_target: the
+ * model's picks where the plan asks for them (s->pick_model on rank 0,
+ * the items then sent to every rank), and on rank 0 a note for each item
+ * whose tile came from the defaults table ("default tile for wgmma, ...":
+ * defaults_describe; a summary by row past 8). FGO_OK or FGO_EUSAGE. */
+int session_defaults(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s,
+		     const char *arch, const char *backend);
 
 /* Runs the plan's valid items on the backend s->backend picks, after fitting
  * them to its target (plan_fit_target: the best core where the spec and the

@@ -15,14 +15,26 @@
 #include "algos/kit.h"
 #include "fgo.h"
 #include "gpu/gpu_shape.h"
+#include "spec/defaults.h"
 #include "spec/spec_readers.h"
 
 const char *const spec_keys[] = {
 	"name", "description", "iterations", "warmup", "validate", "blocks",
 	"algorithm", "dtype", "world", "m", "n", "k", "shapes",
 	"blk_m", "blk_n", "blk_k", "num_stages", "num_warps", "mma", "gsize_m",
-	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic", NULL,
+	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic", "config", NULL,
 };
+
+int fgo_pick_parse(const char *s, enum fgo_pick *pick)
+{
+	if (!strcmp(s, "table"))
+		*pick = FGO_PICK_TABLE;
+	else if (!strcmp(s, "auto"))
+		*pick = FGO_PICK_MODEL;
+	else
+		return -1;
+	return 0;
+}
 
 void plan_fit_target(struct fgo_plan *plan, const char *arch)
 {
@@ -31,13 +43,23 @@ void plan_fit_target(struct fgo_plan *plan, const char *arch)
 		struct fgo_config best = it->cfg;
 		struct gpu_shape shape;
 		char why[FGO_REASON_MAX];
-		if (!kit_fit_core(&best, arch))
-			continue;
-		kit_fit_tile(&best);
+		int row, changed = 0;
+		it->default_how = DEFAULTS_GIVEN;
+		it->default_row = -1;
 		/* the best core only where the item's own tile suits it (a spec's
 		 * 32-row tile stays on mma.sync, where it is valid) */
-		if (config_validate(&best, why, sizeof why) ||
-		    gpu_shape_check(&best, arch, 0, &shape, why, sizeof why) != FGO_OK)
+		if (kit_fit_core(&best, arch)) {
+			kit_fit_tile(&best);
+			if (config_validate(&best, why, sizeof why) ||
+			    gpu_shape_check(&best, arch, 0, &shape, why, sizeof why) != FGO_OK)
+				best = it->cfg;
+			else
+				changed = 1;
+		}
+		/* then the tile of that core for this shape, where none was given */
+		it->default_how = (unsigned char)defaults_fit(&best, arch, &row);
+		it->default_row = (short)row;
+		if (!changed && it->default_how != DEFAULTS_TABLE)
 			continue;
 		it->cfg = best;
 		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);

@@ -21,7 +21,17 @@ struct fgo_plan_item {
 	struct fgo_config cfg;
 	int valid;                   /* 1, or 0 with reason */
 	char reason[FGO_REASON_MAX];
+	unsigned char default_how;   /* how the tile was chosen: enum defaults_how (spec/defaults.h) */
+	short default_row;           /* the defaults table's row (0-based), -1 none */
 };
+
+/* How a plan's configurations that give no tile get one ("config"). */
+enum fgo_pick {
+	FGO_PICK_TABLE = 0, /* the defaults table of the core (spec/defaults.h) */
+	FGO_PICK_MODEL = 1, /* "auto": the cost model of this machine ranks candidates */
+};
+/* "table" or "auto" -> *pick; 0 ok, -1 unknown. */
+int fgo_pick_parse(const char *s, enum fgo_pick *pick);
 
 struct fgo_plan {
 	struct fgo_plan_item *items;
@@ -33,6 +43,7 @@ struct fgo_plan {
 	char name[64];        /* "name" of the spec, or the file's base name */
 	char *text;           /* the file's full text (stored with the sweep) */
 	char hash[17];        /* FNV-1a of the text, hex */
+	enum fgo_pick pick;   /* "config": the default's source ("table" unless given) */
 };
 
 /* Reads path and expands it. The kind is chosen by content: a JSON object is
@@ -66,8 +77,10 @@ int spec_parse(const char *path, const char *text, const struct fgo_config *base
  * CPU's machine name): where the spec and the flags left the core to the
  * default, the best core of the target (kit_fit_core) with the tile fitted
  * to it, where that configuration is valid on that core (else the item
- * stays as it was). Call once the target is known, before any item is
- * stored or compiled. */
+ * stays as it was); then where they left the tile to the default, the
+ * defaults table's row for that core and shape (spec/defaults.h), where
+ * its pick can run (item->default_how, default_row say which). Call once
+ * the target is known, before any item is stored or compiled. */
 void plan_fit_target(struct fgo_plan *plan, const char *arch);
 void plan_free(struct fgo_plan *plan);
 

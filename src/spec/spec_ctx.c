@@ -161,6 +161,9 @@ void spec_field_put(struct fgo_config *cfg, enum spec_field f, long v)
 	case SF_NUM_WARPS: cfg->given |= FGO_GIVEN_WARPS; break;
 	case SF_NUM_STAGES: cfg->given |= FGO_GIVEN_STAGES; break;
 	case SF_MMA: cfg->given |= FGO_GIVEN_MMA; break;
+	case SF_SPLIT_K: cfg->given |= FGO_GIVEN_SPLIT_K; break;
+	case SF_COMM_BLK_M: case SF_COMM_BLK_N: cfg->given |= FGO_GIVEN_COMM_BLK; break;
+	case SF_GEMM_SMS: case SF_COMM_SMS: cfg->given |= FGO_GIVEN_SMS; break;
 	default: break;
 	}
 }
@@ -321,6 +324,7 @@ int spec_add(struct spec_ctx *c, const struct fgo_config *given)
 	struct fgo_plan_item *it = &p->items[p->count];
 	memset(it, 0, sizeof *it);
 	it->cfg = *cfg;
+	it->default_row = -1;
 	c->slots[s] = ++p->count;
 	return FGO_OK;
 }

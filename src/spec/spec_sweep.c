@@ -14,7 +14,7 @@
 
 /* Keys that are not tunables. */
 static const char *const setting_keys[] = {
-	"name", "description", "iterations", "warmup", "validate", "blocks", "shapes",
+	"name", "description", "iterations", "warmup", "validate", "blocks", "shapes", "config",
 };
 #define N_SETTINGS (sizeof setting_keys / sizeof setting_keys[0])
 
@@ -248,6 +248,15 @@ static int read_object(struct spec_ctx *c, const cJSON *obj, struct block *b, in
 				return spec_fail_node(c, item, 0, "\"validate\" expects true or false, got %s",
 						      spec_json_type(item));
 			c->plan->validate = cJSON_IsTrue(item);
+		} else if (strcmp(key, "config") == 0) {
+			/* where the tile of a configuration that gives none comes from */
+			if (!cJSON_IsString(item) || fgo_pick_parse(item->valuestring, &c->plan->pick))
+				return spec_fail_node(c, item, 0,
+						      "\"config\" expects \"table\" (the defaults table, the"
+						      " default) or \"auto\" (this machine's cost model), got %s%s%s",
+						      cJSON_IsString(item) ? "\"" : spec_json_type(item),
+						      cJSON_IsString(item) ? item->valuestring : "",
+						      cJSON_IsString(item) ? "\"" : "");
 		} else {
 			double d = item->valuedouble;
 			int min = strcmp(key, "warmup") == 0 ? 0 : 1;

@@ -1,0 +1,262 @@
+/* test_defaults.c: the defaults table (src/spec/defaults.c) and config
+ * auto's ranking (src/tune/auto_pick.c): each shape class's boundaries on
+ * wgmma, the families whose tile space is M/W rows, the Stream-K forms,
+ * K deciding the split, no row for the CPU or mma.sync, a pick that cannot
+ * run falling back with its reason, plan_fit_target on the seed's decode
+ * dataset, and auto taking the model's first. */
+#include <string.h>
+
+#include "fgo.h"
+#include "model.h"
+#include "spec/defaults.h"
+#include "spec/spec.h"
+#include "testlib.h"
+#include "tune/auto_pick.h"
+
+static struct fgo_config problem(const char *algo, int world, long m, long n, long k)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "%s", algo);
+	c.dtype = FGO_BF16;
+	c.world = world;
+	c.m = m;
+	c.n = n;
+	c.k = k;
+	c.mma = FGO_MMA_WGMMA;
+	return c;
+}
+
+/* One case: the row (1-based as printed, 0: none) and its pick. */
+static const struct {
+	const char *id, *algo;
+	int world;
+	long m, n, k;
+	int row, blk_m, blk_n, split, chunk;
+} cases[] = {
+	/* all_scatter W=2 N=4096 K=14336 (the seed's decode dataset): per-rank 2048 columns */
+	{ "as-m1", "all_scatter", 2, 1, 4096, 14336, 5, 64, 64, 4, 0 },
+	{ "as-m256", "all_scatter", 2, 256, 4096, 14336, 5, 64, 64, 4, 0 },
+	{ "as-m257", "all_scatter", 2, 257, 4096, 14336, 10, 64, 128, 1, 0 },
+	{ "as-m512", "all_scatter", 2, 512, 4096, 14336, 10, 64, 128, 1, 0 },
+	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 11, 128, 128, 1, 0 },
+	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 11, 128, 128, 1, 0 },
+	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 12, 128, 256, 1, 0 },
+	{ "as-m16384", "all_scatter", 2, 16384, 4096, 14336, 12, 128, 256, 1, 0 },
+	/* K decides the split: 256 rows x 2048 at K 7168 and one less */
+	{ "as-k7168", "all_scatter", 2, 256, 4096, 7168, 5, 64, 64, 4, 0 },
+	{ "as-k7167", "all_scatter", 2, 256, 4096, 7167, 7, 64, 64, 1, 0 },
+	{ "as-128-k4096", "all_scatter", 2, 128, 4096, 4096, 6, 64, 64, 4, 0 },
+	{ "as-128-k4095", "all_scatter", 2, 128, 4096, 4095, 7, 64, 64, 1, 0 },
+	/* few columns: more slices (gemm W=1, per-rank table) */
+	{ "gemm-n512", "gemm", 1, 64, 512, 14336, 3, 64, 64, 16, 0 },
+	{ "gemm-n513", "gemm", 1, 64, 513, 14336, 4, 64, 64, 8, 0 },
+	{ "gemm-n1024-k8191", "gemm", 1, 128, 1024, 8191, 5, 64, 64, 4, 0 },
+	{ "gemm-n1024-k7167", "gemm", 1, 128, 1024, 7167, 6, 64, 64, 4, 0 },
+	{ "gemm-m129-n1024", "gemm", 1, 129, 1024, 8192, 5, 64, 64, 4, 0 },
+	/* K-sharded: K/W decides (7168 at K=14336, W=2) */
+	{ "ar-m128", "all_reduce_one_shot", 2, 128, 4096, 14336, 5, 64, 64, 4, 0 },
+	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 12, 128, 256, 1, 0 },
+	/* M/W rows: reduce_scatter and the gathers */
+	{ "rs-m128", "reduce_scatter", 2, 128, 4096, 14336, 5, 64, 64, 4, 0 },
+	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 12, 128, 256, 1, 0 },
+	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 11, 128, 128, 1, 0 },
+	{ "pull-m128", "all_gather_gemm_pull", 2, 128, 4096, 14336, 5, 64, 64, 4, 0 },
+	{ "pull-m1022", "all_gather_gemm_pull", 2, 1022, 4096, 14336, 11, 128, 128, 1, 0 },
+	{ "pull-m1024", "all_gather_gemm_pull", 2, 1024, 4096, 14336, 8, 64, 128, 1, 512 },
+	{ "pull-m4096", "all_gather_gemm_pull", 2, 4096, 4096, 14336, 9, 128, 256, 1, 512 },
+	/* Stream-K forms: no split */
+	{ "sk-as-m128", "sk_all_scatter", 2, 128, 4096, 14336, 1, 64, 128, 1, 0 },
+	{ "sk-ar-m128", "sk_all_reduce", 2, 128, 4096, 14336, 1, 64, 128, 1, 0 },
+	{ "sk-ar-m129", "sk_all_reduce", 2, 129, 4096, 14336, 2, 128, 256, 1, 0 },
+};
+
+static void check_lookup(void)
+{
+	char id[96];
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+		struct fgo_config c = problem(cases[i].algo, cases[i].world, cases[i].m, cases[i].n,
+					      cases[i].k);
+		int row = defaults_lookup(&c, "wgmma");
+		snprintf(id, sizeof id, "lookup-%s", cases[i].id);
+		T_EQ_INT(id, row + 1, cases[i].row);
+		if (row < 0)
+			continue;
+		defaults_apply(&c, &defaults_table[row]);
+		snprintf(id, sizeof id, "pick-%s", cases[i].id);
+		T_CHECK(id,
+			c.blk_m == cases[i].blk_m && c.blk_n == cases[i].blk_n &&
+				c.split_k == cases[i].split && c.comm_blk_m == cases[i].chunk,
+			"%dx%d split %d chunk %d, want %dx%d split %d chunk %d", c.blk_m, c.blk_n,
+			c.split_k, c.comm_blk_m, cases[i].blk_m, cases[i].blk_n, cases[i].split,
+			cases[i].chunk);
+	}
+}
+
+/* Every row is reachable, names its evidence, and no core but wgmma has
+ * rows (the CPU's and mma.sync's defaults stay the core's). */
+static void check_table(void)
+{
+	struct fgo_config c = problem("all_scatter", 2, 128, 4096, 14336);
+	int other = 0;
+	for (size_t i = 0; i < defaults_table_rows; i++)
+		other += strcmp(defaults_table[i].core, "wgmma") != 0 || !defaults_table[i].evidence ||
+			 !defaults_table[i].evidence[0];
+	T_EQ_INT("table-wgmma-only-with-evidence", other, 0);
+	T_EQ_INT("table-cpu-none", defaults_lookup(&c, "cpu"), -1);
+	T_EQ_INT("table-mma16-none", defaults_lookup(&c, "mma16"), -1);
+	T_EQ_STR("core-cpu", defaults_core(&c, "x86_64"), "cpu");
+	T_EQ_STR("core-wgmma", defaults_core(&c, "sm_90a"), "wgmma");
+	c.mma = FGO_MMA_SYNC;
+	T_EQ_STR("core-mma16", defaults_core(&c, "sm_90a"), "mma16");
+}
+
+/* What was given stays: a given tile keeps every field (no row), a given
+ * split or chunk keeps its own, a given hybrid walk takes no split. */
+static void check_given(void)
+{
+	struct fgo_config c = problem("all_gather_gemm_pull", 2, 1024, 4096, 14336);
+	int row;
+	c.blk_m = 128;
+	c.given = FGO_GIVEN_BLK_M;
+	T_EQ_INT("given-tile-no-row", defaults_fit(&c, "sm_90a", &row), DEFAULTS_GIVEN);
+	T_EQ_INT("given-tile-kept", c.blk_m, 128);
+
+	c = problem("all_gather_gemm_pull", 2, 1024, 4096, 14336);
+	c.comm_blk_m = 64;
+	c.given = FGO_GIVEN_COMM_BLK;
+	defaults_apply(&c, &defaults_table[defaults_lookup(&c, "wgmma")]);
+	T_EQ_INT("given-chunk-kept", c.comm_blk_m, 64);
+
+	c = problem("all_scatter", 2, 128, 4096, 14336);
+	c.split_k = 2;
+	c.given = FGO_GIVEN_SPLIT_K;
+	defaults_apply(&c, &defaults_table[defaults_lookup(&c, "wgmma")]);
+	T_CHECK("given-split-kept", c.split_k == 2 && c.blk_m == 64 && c.num_stages == 6,
+		"split %d tile %d stages %d", c.split_k, c.blk_m, c.num_stages);
+
+	c = problem("all_scatter", 2, 128, 4096, 14336);
+	c.gemm_sms = 132;
+	c.given = FGO_GIVEN_SMS;
+	defaults_apply(&c, &defaults_table[defaults_lookup(&c, "wgmma")]);
+	T_EQ_INT("given-hybrid-no-split", c.split_k, 1);
+}
+
+/* A row's pick that cannot run on the shape: the core's tile stays, and
+ * the description says which row, why, and what runs instead. */
+static void check_fallback(void)
+{
+	/* 16384 rows x 32 columns: 512K elements, the 64x128 row, BLK_N 128 > 64 */
+	struct fgo_config c = problem("all_scatter", 2, 32768, 64, 4096), before;
+	char line[512];
+	int row;
+	c.blk_n = 64;
+	before = c;
+	enum defaults_how how = defaults_fit(&c, "sm_90a", &row);
+	T_EQ_INT("fallback-how", how, DEFAULTS_FALLBACK);
+	T_EQ_INT("fallback-row", row + 1, 10);
+	T_CHECK("fallback-tile-kept", c.blk_m == before.blk_m && c.blk_n == 64 && c.split_k == 1,
+		"%dx%d split %d", c.blk_m, c.blk_n, c.split_k);
+	defaults_describe(&c, "sm_90a", how, row, line, sizeof line);
+	T_CONTAINS("fallback-says-row", line, "table row 10's 64x128x64 s4 w8 cannot run");
+	T_CONTAINS("fallback-says-why", line, "BLK_N=128 exceeds");
+	T_CONTAINS("fallback-says-tile", line, "so the core's small legal tile 64x64");
+
+	c = problem("all_scatter", 2, 128, 4096, 14336);
+	how = defaults_fit(&c, "sm_90a", &row);
+	defaults_describe(&c, "sm_90a", how, row, line, sizeof line);
+	T_EQ_STR("describe-table", line,
+		 "default tile for wgmma, per-rank GEMM 128 x 2048 x 14336: 64x64x64 s6 w8 split 4"
+		 " (table row 5)");
+}
+
+/* The seed's decode dataset on sm_90a: every shape valid on wgmma with the
+ * table's tile; on the CPU nothing changes (the core has no rows). */
+static void check_plan(void)
+{
+	static const char dataset[] =
+		"[{\"m\": 1, \"n\": 4096, \"k\": 14336}, {\"m\": 128, \"n\": 4096, \"k\": 14336},"
+		" {\"m\": 512, \"n\": 4096, \"k\": 14336}, {\"m\": 1024, \"n\": 4096, \"k\": 14336}]";
+	static const int blk_m[] = { 64, 64, 64, 128 }, blk_n[] = { 64, 64, 128, 128 },
+			 split[] = { 4, 4, 1, 1 };
+	struct fgo_config base;
+	struct fgo_config_mask set;
+	struct fgo_plan p;
+	char err[512];
+	config_defaults(&base);
+	base.dtype = FGO_BF16;
+	memset(&set, 0, sizeof set);
+	set.dtype = 1;
+	if (spec_parse("decode.json", dataset, &base, &set, &p, err, sizeof err) != FGO_OK) {
+		T_CHECK("plan-parse", 0, "%s", err);
+		return;
+	}
+	plan_fit_target(&p, "x86_64");
+	T_CHECK("plan-cpu-unchanged",
+		p.items[3].cfg.blk_m == 64 && p.items[3].cfg.blk_k == 32 && p.items[3].cfg.split_k == 1 &&
+			p.items[3].default_how == DEFAULTS_GIVEN,
+		"%dx%dx%d split %d how %d", p.items[3].cfg.blk_m, p.items[3].cfg.blk_n,
+		p.items[3].cfg.blk_k, p.items[3].cfg.split_k, p.items[3].default_how);
+	plan_fit_target(&p, "sm_90a");
+	for (size_t i = 0; i < p.count; i++) {
+		const struct fgo_config *c = &p.items[i].cfg;
+		char id[64];
+		snprintf(id, sizeof id, "plan-sm90-%zu", i);
+		T_CHECK(id,
+			p.items[i].valid && p.items[i].default_how == DEFAULTS_TABLE &&
+				c->mma == FGO_MMA_WGMMA && c->blk_m == blk_m[i] && c->blk_n == blk_n[i] &&
+				c->split_k == split[i],
+			"valid %d how %d mma %d %dx%d split %d (%s)", p.items[i].valid,
+			p.items[i].default_how, c->mma, c->blk_m, c->blk_n, c->split_k, p.items[i].reason);
+	}
+	plan_free(&p);
+}
+
+/* config auto: with only the units term (us per tile or slice of the
+ * busiest CTA) the model's first on one CPU rank is the largest tile, no
+ * split; no candidate of the space is ranked below it; without a fit of
+ * the core: FGO_EUSAGE. */
+static void check_auto(void)
+{
+	struct predict_model pm;
+	struct fgo_config c = problem("gemm", 1, 256, 256, 256), out, probe;
+	double ms, t, least = 1e30;
+	size_t ranked;
+	struct fgo_plan space;
+	struct fgo_config_mask set;
+	char err[256];
+	c.mma = FGO_MMA_SYNC;
+	memset(&pm, 0, sizeof pm);
+	T_EQ_INT("auto-no-fit", auto_pick_one(&c, "x86_64", &pm, &out, &ms, &ranked), FGO_EUSAGE);
+	pm.ncores = 1;
+	snprintf(pm.core[0].core, sizeof pm.core[0].core, "mma16");
+	pm.core[0].coef[MT_UNITS] = 1;
+	model_machine_fill(&pm.machine);
+	T_EQ_INT("auto-fit", auto_pick_one(&c, "x86_64", &pm, &out, &ms, &ranked), FGO_OK);
+	T_CHECK("auto-largest-tile", out.blk_m == 128 && out.blk_n == 128 && out.split_k == 1,
+		"%dx%d split %d", out.blk_m, out.blk_n, out.split_k);
+	T_CHECK("auto-ranked", ranked > 100, "%zu candidates ranked", ranked);
+	memset(&set, 0, sizeof set);
+	set.algorithm = set.dtype = set.world = set.m = set.n = set.k = 1;
+	if (spec_parse("(auto)", auto_pick_space(&c, "x86_64"), &c, &set, &space, err, sizeof err) ==
+	    FGO_OK) {
+		for (size_t i = 0; i < space.count; i++) {
+			probe = space.items[i].cfg;
+			if (space.items[i].valid && (t = predict_model_ms(&pm, &probe)) > 0 && t < least)
+				least = t;
+		}
+		plan_free(&space);
+	}
+	T_CHECK("auto-first", ms <= least, "picked %.6f ms, a candidate %.6f", ms, least);
+}
+
+int main(void)
+{
+	check_lookup();
+	check_table();
+	check_given();
+	check_fallback();
+	check_plan();
+	check_auto();
+	T_DONE();
+}
