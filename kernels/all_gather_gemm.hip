@@ -14,11 +14,11 @@
  * Pull: the copy engine copies the peers' chunks in, beside this kernel
  * (the host, src/algos/all_gather_gemm.c: engine_copies), so every SM
  * computes while the link is busy.
- * Push: each rank copies its shard into every peer's inbox, raising the
- * chunk's flag on the peer after each. With COMM_SMS > 0 the last
- * COMM_SMS CTAs are the producers; with 0 every CTA pushes its share of
- * the chunks before it computes, so no CTA waits before its pushes are
- * out: no cycle.
+ * Push: each rank copies its shard into every peer's inbox, a chunk in
+ * pieces by several CTAs, the chunk's flag raised on the peer once all its
+ * pieces are there. With COMM_SMS > 0 the last COMM_SMS CTAs are the
+ * producers; with 0 every CTA pushes its share of the pieces before it
+ * computes, so no CTA waits before its pushes are out: no cycle.
  * Comm-only waits for the chunks (pushes them first); GEMM-only multiplies
  * the local shard for every block.
  *
