@@ -70,3 +70,21 @@ expect_exit gate-6.1 0 mpirun --oversubscribe -np 2 -x FGOBENCH_PLANT_SLOW_NS -x
 unset FGOBENCH_PLANT_SLOW_NS FGOBENCH_PLANT_SLOW_ALGO
 expect_eq gate-6.2 4 "$(sql "select count(*) from runs where algorithm = 'all_scatter' and t_fused_min_ms >= 3" "$T/plant.db")"
 expect_eq gate-6.3 0 "$(sql "select count(*) from runs where algorithm = 'gemm' and t_fused_max_ms >= 3" "$T/plant.db")"
+
+# make nightly exits as tests/nightly.sh does (0, 1 regression, 2 set-up),
+# where GNU make alone would turn 1 into 2: a stand-in fgobench whose
+# report exits with $FAKE_RC
+cat > "$T/fake" <<'FAKE'
+#!/bin/sh
+if [ "$1" = report ]; then
+	while [ $# -gt 0 ]; do [ "$1" = -o ] && mkdir -p "$2" && : > "$2/index.md"; shift; done
+	exit "$FAKE_RC"
+fi
+exit 0
+FAKE
+chmod +x "$T/fake"
+for want in 0 1 2; do
+	FAKE_RC=$want FGO="$T/fake" MPIRUN=true NIGHTLY_ROUNDS=1 NIGHTLY_REPORTS="$T/nightly" \
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory nightly >"$T/out" 2>"$T/err"
+	expect_eq "gate-7.$((want + 1)) make nightly exit" "$want" "$?"
+done
