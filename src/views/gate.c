@@ -146,6 +146,20 @@ static void night_factors(const struct gate_in *in, double *factor)
 	free(d);
 }
 
+/* The |z| whose two-sided normal p is p (bisection on erfc: no inverse in C11). */
+static double z_for(double p)
+{
+	double lo = 0, hi = 40;
+	for (int i = 0; i < 100; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (erfc(mid / sqrt(2.0)) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
 static double max_known(double a, double b)
 {
 	if (isnan(a))
@@ -213,12 +227,19 @@ void gate_judge(const struct gate_in *in, struct gate_cfg *out, struct fgo_regre
 	 * unchanged configuration's change looks like tonight */
 	double cross = compared >= CROSS_MIN ? robust_sd(d, n, CROSS_MIN) : NAN;
 	g->cross_pct = isnan(cross) ? NAN : cross * 100;
+	g->alpha_each = in->alpha / (double)(compared ? compared : 1);
+	double z_crit = z_for(g->alpha_each);
+	g->sees_pct = isnan(cross) ? NAN : pct(fmax(thr, z_crit * cross));
+	/* On a machine busy enough that most unchanged configurations move by
+	 * twice the threshold, the noise is not the normal noise the p assumes
+	 * (a run is preempted or not: times jump between modes), and a verdict
+	 * would be a coin: said, not judged. */
+	g->blind = !isnan(cross) && cross > 2 * thr;
 
 	double base_floor = in->base_spread ? gate_median(in->base_spread, n) : NAN;
 	double head_floor = in->head_spread ? gate_median(in->head_spread, n) : NAN;
 	if (in->nights)
 		night_factors(in, factor);
-	g->alpha_each = in->alpha / (double)(compared ? compared : 1);
 	for (size_t c = 0; c < n; c++) {
 		struct gate_cfg *o = &out[c];
 		int pairs = 0;
@@ -238,6 +259,8 @@ void gate_judge(const struct gate_in *in, struct gate_cfg *out, struct fgo_regre
 		/* no noise known: a change is as significant as it is large */
 		double z = isnan(sigma) || sigma <= 0 ? (a[c] != 0 ? INFINITY : 0) : a[c] / sigma;
 		o->p = erfc(fabs(z) / sqrt(2.0));
+		if (g->blind)
+			continue;
 		if (o->p < g->alpha_each && a[c] > thr)
 			o->verdict = FGO_REGRESSION;
 		else if (o->p < g->alpha_each && a[c] < -thr)
@@ -270,6 +293,14 @@ void gate_describe(const struct fgo_regress_gate *g, size_t compared, double thr
 			 hist);
 	if (n < 0 || (size_t)n >= len)
 		return;
+	if (g->blind) {
+		n += snprintf(buf + n, len - (size_t)n,
+			      "NO VERDICT: too noisy to judge (unchanged configurations moved by %.1f%%,"
+			      " over twice the %g%% threshold: the machine was busy); ",
+			      g->cross_pct, threshold_pct);
+		if (n < 0 || (size_t)n >= len)
+			return;
+	}
 	if (g->machine == (int)GATE_MACHINE_CHANGED)
 		n += snprintf(buf + n, len - (size_t)n,
 			      "THE MACHINE CHANGED: %d of %zu configurations moved together by %+.1f%%"
@@ -287,7 +318,10 @@ void gate_describe(const struct fgo_regress_gate *g, size_t compared, double thr
 			      ctl);
 	if (n < 0 || (size_t)n >= len)
 		return;
-	snprintf(buf + n, len - (size_t)n,
-		 "; %s; a change counts above %g%% with p below %.2g (alpha %g over %zu"
-		 " configurations)", noise, threshold_pct, g->alpha_each, alpha, compared);
+	n += snprintf(buf + n, len - (size_t)n,
+		      "; %s; a change counts above %g%% with p below %.2g (alpha %g over %zu"
+		      " configurations)", noise, threshold_pct, g->alpha_each, alpha, compared);
+	if (n > 0 && (size_t)n < len && !isnan(g->sees_pct))
+		snprintf(buf + n, len - (size_t)n, "; tonight sees changes above about %.0f%%",
+			 g->sees_pct);
 }

@@ -20,7 +20,10 @@
  *                     spread of this night's changes over all configurations;
  *   verdict           a change above the threshold whose p (normal, change
  *                     over noise) is below alpha / configurations compared
- *                     (so a night's chance of any false alarm stays <= alpha). */
+ *                     (so a night's chance of any false alarm stays <= alpha);
+ *   no verdict        when unchanged configurations spread over twice the
+ *                     threshold (a busy machine: times jump between modes,
+ *                     not the noise p assumes): said, every pair same. */
 #ifndef FGO_GATE_H
 #define FGO_GATE_H
 

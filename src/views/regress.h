@@ -57,6 +57,10 @@ struct fgo_regress_gate {
 	double control_pct;     /* median change of the control (the vendor baseline); NAN: none */
 	int moved;              /* configurations beyond the threshold in the machine's direction */
 	double cross_pct;       /* spread of tonight's changes over configurations (NAN: too few) */
+	int blind;              /* that spread is over twice the threshold: too noisy to judge,
+				   no verdict given (every pair same) */
+	double sees_pct;        /* the smallest change an unchanged configuration's noise lets
+				   through tonight (NAN: unknown) */
 	int history_pairs;      /* night-to-night changes in the noise model (most of any) */
 	double alpha_each;      /* alpha / configurations compared (Bonferroni) */
 	int regressions, improvements;

@@ -183,7 +183,9 @@ static void summary(struct report_doc *doc, const struct report_opts *o,
 			 base_text, r->compared, plural(r->compared, "", "s"), r->regressions,
 			 plural(r->regressions, "", "s"), r->improvements,
 			 plural(r->improvements, "", "s"), text,
-			 r->regressions ? "REGRESSION" : "no regression");
+			 r->regressions ? "REGRESSION"
+			 : gate->blind	? "NO VERDICT (too noisy to judge)"
+					: "no regression");
 	} else
 		doc_para(doc, "Compared with %s: %d configuration%s, %d regression%s, %d improvement%s"
 			 " (a change counts above %g%% with a Mann-Whitney p below %g). Verdict: %s.",

@@ -227,6 +227,36 @@ static void alpha_threshold(void)
 	T_EQ_INT("gate-6.4 below the threshold: same", out[2].verdict, FGO_SAME);
 }
 
+/* gate-7: a busy machine: unchanged configurations spread by ~15%, over
+ * twice the threshold: no verdict, even for a family 60% slower */
+static void blind(void)
+{
+	double b[N], h[N];
+	struct gate_cfg out[N];
+	struct fgo_regress_gate g;
+	struct gate_in in;
+	night(b, 50, 0.25);
+	night(h, 51, 0.25);
+	for (int c = 0; c < 4; c++)
+		h[c] += log(1.6);
+	in_init(&in, b, h);
+	gate_judge(&in, out, &g);
+	T_CHECK("gate-7.1 spread over twice the threshold", g.cross_pct > 10, "cross %g%%",
+		g.cross_pct);
+	T_EQ_INT("gate-7.2 no verdict", g.blind, 1);
+	T_EQ_INT("gate-7.3 so no regression", g.regressions, 0);
+	T_CHECK("gate-7.4 what the night could see is said", g.sees_pct > 40, "sees %g%%",
+		g.sees_pct);
+	char text[1024];
+	gate_describe(&g, N, 5, 0.01, text, sizeof text);
+	T_CONTAINS("gate-7.5 and written", text, "NO VERDICT: too noisy to judge");
+	night(b, 52, 0.02);
+	night(h, 53, 0.02);
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-7.6 a quiet night judges", g.blind, 0);
+	T_CHECK("gate-7.7 and sees small changes", g.sees_pct < 12, "sees %g%%", g.sees_pct);
+}
+
 static void plant(void)
 {
 	T_NEAR("plant-1.1 percent of the launch", cpu_plant_extra_ns(NULL, 0, 20, "gemm", 2.0),
@@ -249,6 +279,7 @@ int main(void)
 	history();
 	rounds();
 	alpha_threshold();
+	blind();
 	plant();
 	T_DONE();
 }
