@@ -13,6 +13,10 @@
 # clean nights, the family found in at least 9 of 10 trials with nothing
 # else reported), 1 otherwise, 2 for bad set-up.
 #
+# JUDGE=1 sweeps nothing: it judges the nights already in OUT's store again
+# (after a change to the gate's arithmetic: the data stay, the verdicts
+# are recomputed).
+#
 # Settings (environment): OUT (/tmp/fgobench-gate, emptied first), SPEC
 # (sweeps/nightly.json), ROUNDS (6), CLEAN (5), TRIALS (10), PCT (20),
 # FAMILY (all_scatter), FGO (./fgobench), MPIRUN (mpirun --oversubscribe).
@@ -34,8 +38,13 @@ fi
 if [ "$(id -u)" = 0 ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-rm -rf "$out"
-mkdir -p "$out"
+judge_only=${JUDGE:-0}
+if [ "$judge_only" = 1 ]; then
+	[ -f "$out/gate.db" ] || { echo "gate.sh: JUDGE=1 needs $out/gate.db" >&2; exit 2; }
+else
+	rm -rf "$out"
+	mkdir -p "$out"
+fi
 export FGOBENCH_DB="$out/gate.db"
 summary="$out/summary.txt"
 : > "$summary"
@@ -50,16 +59,24 @@ judge() {
 	other=$(awk -F, -v f="$family" 'NR > 1 && $NF != "same" && !($1 == f && $NF == "regression")' \
 		"$out/$2.csv" | wc -l)
 	machine=$(sed -n 's/.*gate: [^;]*; \([^;]*\);.*/\1/p' "$out/$2.err" | head -1)
+	sees=$(sed -n 's/.*tonight sees changes above about \([0-9]*\)%.*/\1/p' "$out/$2.err" | head -1)
+	grep -q "NO VERDICT" "$out/$2.err" && blind=$((blind + 1))
 }
 
 say "gate.sh: $spec, $rounds rounds a night, $clean clean nights, $trials trials of $family +$pct%"
 alarms=0
+blind=0
 i=1
 while [ "$i" -le "$clean" ]; do
 	start=$(date +%s)
-	NIGHTLY_TAG=clean-$i NIGHTLY_REPORTS="$out/reports" NIGHTLY_ROUNDS=$rounds NIGHTLY_SPEC=$spec \
-		FGO=$FGO MPIRUN=$mpirun_cmd sh tests/nightly.sh > "$out/clean-$i.log" 2>&1
-	nrc=$?
+	if [ "$judge_only" = 1 ]; then
+		nrc=-
+	else
+		NIGHTLY_TAG=clean-$i NIGHTLY_REPORTS="$out/reports" NIGHTLY_ROUNDS=$rounds \
+			NIGHTLY_SPEC=$spec FGO=$FGO MPIRUN=$mpirun_cmd sh tests/nightly.sh \
+			> "$out/clean-$i.log" 2>&1
+		nrc=$?
+	fi
 	if [ "$nrc" = 2 ]; then
 		say "clean night $i: tests/nightly.sh exit 2 (see $out/clean-$i.log)"
 		exit 2
@@ -67,8 +84,8 @@ while [ "$i" -le "$clean" ]; do
 	if [ "$i" -gt 1 ]; then
 		judge "clean-$((i - 1))" "clean-$i"
 		n=$(awk -F, 'NR > 1 && $NF == "regression"' "$out/clean-$i.csv" | wc -l)
-		[ "$nrc" != 0 ] && alarms=$((alarms + 1))
-		say "clean night $i ($(( $(date +%s) - start )) s): nightly exit $nrc, $n regressions; $machine"
+		[ "$n" != 0 ] && alarms=$((alarms + 1))
+		say "clean night $i ($(( $(date +%s) - start )) s): nightly exit $nrc, $n regressions; sees above ${sees:-?}%; $machine"
 	else
 		say "clean night 1 ($(( $(date +%s) - start )) s): nightly exit $nrc (first night: nothing to compare)"
 	fi
@@ -81,6 +98,7 @@ t=1
 while [ "$t" -le "$trials" ]; do
 	start=$(date +%s)
 	r=1
+	[ "$judge_only" = 1 ] && r=$((rounds + 1))
 	while [ "$r" -le "$rounds" ]; do
 		# shellcheck disable=SC2086 # MPIRUN is a command with its options
 		FGOBENCH_PLANT_SLOW_PCT=$pct FGOBENCH_PLANT_SLOW_ALGO=$family \
@@ -91,9 +109,9 @@ while [ "$t" -le "$trials" ]; do
 	judge "clean-$clean" "plant-$t"
 	[ "$fam" -gt 0 ] && found=$((found + 1))
 	[ "$fam" -gt 0 ] && [ "$other" = 0 ] && clean_trials=$((clean_trials + 1))
-	say "trial $t ($(( $(date +%s) - start )) s): $fam of the family's configurations a regression, $other other verdicts; $machine"
+	say "trial $t ($(( $(date +%s) - start )) s): $fam of the family's configurations a regression, $other other verdicts; sees above ${sees:-?}%; $machine"
 	t=$((t + 1))
 done
 
-say "summary: clean nights: $alarms alarms in $((clean - 1)) comparisons; planted $family +$pct%: found in $found of $trials trials, alone (nothing else reported) in $clean_trials"
+say "summary: clean nights: $alarms alarms in $((clean - 1)) comparisons; planted $family +$pct%: found in $found of $trials trials, alone (nothing else reported) in $clean_trials; $blind of $((clean - 1 + trials)) comparisons too noisy to judge (no verdict)"
 [ "$alarms" = 0 ] && [ "$((clean_trials * 10))" -ge "$((trials * 9))" ]
