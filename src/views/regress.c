@@ -411,8 +411,10 @@ static void junit_write(FILE *f, const struct fgo_regress_report *rep,
 			continue;
 		}
 		snprintf(text, sizeof text,
-			 "%+.1f%% slower: head median %.4g ms vs base %.4g ms (p = %.2g < alpha %g,"
-			 " threshold %g%%)", p->change_pct, p->head_ms, p->base_ms, p->p, o->alpha,
+			 "%+.1f%% slower: head median %.4g ms vs base %.4g ms (p = %.2g < %s %g,"
+			 " threshold %g%%)", p->change_pct, p->head_ms, p->base_ms, p->p,
+			 rep->gate.on ? "alpha / configurations" : "alpha",
+			 rep->gate.on ? rep->gate.alpha_each : o->alpha,
 			 o->threshold_pct);
 		fputs("\">\n    <failure type=\"regression\" message=\"", f);
 		xml_puts(f, text);
