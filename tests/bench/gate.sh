@@ -19,7 +19,8 @@
 #
 # Settings (environment): OUT (/tmp/fgobench-gate, emptied first), SPEC
 # (sweeps/nightly.json), ROUNDS (6), CLEAN (5), TRIALS (10), PCT (20),
-# FAMILY (all_scatter), FGO (./fgobench), MPIRUN (mpirun --oversubscribe).
+# FAMILY (all_scatter), NP (MPI ranks, 2), FGO (./fgobench), MPIRUN
+# (mpirun --oversubscribe).
 set -u
 FGO=${FGO:-./fgobench}
 out=${OUT:-/tmp/fgobench-gate}
@@ -29,6 +30,7 @@ clean=${CLEAN:-5}
 trials=${TRIALS:-10}
 pct=${PCT:-20}
 family=${FAMILY:-all_scatter}
+np=${NP:-2}
 mpirun_cmd=${MPIRUN:-mpirun --oversubscribe}
 
 if [ ! -x "$FGO" ] || [ ! -f "$spec" ]; then
@@ -72,7 +74,7 @@ while [ "$i" -le "$clean" ]; do
 	if [ "$judge_only" = 1 ]; then
 		nrc=-
 	else
-		NIGHTLY_TAG=clean-$i NIGHTLY_REPORTS="$out/reports" NIGHTLY_ROUNDS=$rounds \
+		NIGHTLY_TAG=clean-$i NIGHTLY_REPORTS="$out/reports" NIGHTLY_ROUNDS=$rounds NIGHTLY_NP=$np \
 			NIGHTLY_SPEC=$spec FGO=$FGO MPIRUN=$mpirun_cmd sh tests/nightly.sh \
 			> "$out/clean-$i.log" 2>&1
 		nrc=$?
@@ -103,7 +105,7 @@ while [ "$t" -le "$trials" ]; do
 		# shellcheck disable=SC2086 # MPIRUN is a command with its options
 		FGOBENCH_PLANT_SLOW_PCT=$pct FGOBENCH_PLANT_SLOW_ALGO=$family \
 			$mpirun_cmd -x FGOBENCH_PLANT_SLOW_PCT -x FGOBENCH_PLANT_SLOW_ALGO -x FGOBENCH_DB \
-			-np 2 "$FGO" sweep "$spec" --tag "plant-$t" --quiet >> "$out/plant-$t.log" 2>&1
+			-np "$np" "$FGO" sweep "$spec" --tag "plant-$t" --quiet >> "$out/plant-$t.log" 2>&1
 		r=$((r + 1))
 	done
 	judge "clean-$clean" "plant-$t"
