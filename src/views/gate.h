@@ -34,9 +34,10 @@
 /* Levels of one night: x is configs x rounds (row c, column r), the log of
  * each round's median time, NAN where a round has no ok run. level[c] gets
  * the median over rounds after each round's common factor (the median over
- * configurations of the round's offsets) is removed; spread[c] the robust
- * standard deviation of those corrected rounds (1.4826 MAD), NAN with fewer
- * than 3 rounds; NAN level where a configuration has no round. */
+ * configurations of the round's offsets) is removed; spread[c] the standard
+ * deviation of those corrected rounds (not a robust one: rounds that fall
+ * into two modes must show it), NAN with fewer than 3 rounds; NAN level
+ * where a configuration has no round. */
 void gate_levels(const double *x, size_t configs, size_t rounds, double *level, double *spread);
 
 /* Median of the non-NAN values; NAN when there is none. */

@@ -200,6 +200,43 @@ static void rounds(void)
 	       100 * 1.2533 * sqrt(2 * 0.04 / 6), 0.05);
 }
 
+/* gate-8: rounds in two modes (a busy machine: 14 ms or 22 ms): base 4 low
+ * and 2 high, head 2 low and 4 high; the median flips mode (+57%), the
+ * rounds' spread must say it could: same. Steady configurations around it. */
+static void modes(void)
+{
+	enum { R = 6 };
+	double xb[N * R], xh[N * R], bl[N], bs[N], hl[N], hs[N];
+	struct gate_cfg out[N];
+	struct fgo_regress_gate g;
+	struct gate_in in;
+	for (int c = 0; c < N; c++)
+		for (int r = 0; r < R; r++) {
+			xb[c * R + r] = log(1.0 + c) + log1p(wobble(c, 60 + r, 0.02));
+			xh[c * R + r] = log(1.0 + c) + log1p(wobble(c, 70 + r, 0.02));
+		}
+	for (int r = 0; r < R; r++) {
+		xb[r] = log(r < 4 ? 14.0 : 22.0);
+		xh[r] = log(r < 2 ? 14.0 : 22.0);
+	}
+	gate_levels(xb, N, R, bl, bs);
+	gate_levels(xh, N, R, hl, hs);
+	in_init(&in, bl, hl);
+	in.base_spread = bs;
+	in.head_spread = hs;
+	in.base_rounds = in.head_rounds = R;
+	gate_judge(&in, out, &g);
+	T_CHECK("gate-8.1 the median flipped mode", out[0].change_pct > 40, "change %g%%",
+		out[0].change_pct);
+	T_EQ_INT("gate-8.2 two modes in the rounds: same", out[0].verdict, FGO_SAME);
+	T_EQ_INT("gate-8.3 nothing else", g.regressions + g.improvements, 0);
+	for (int r = 0; r < R; r++)
+		xh[5 * R + r] += log(1.25); /* a steady configuration 25% slower */
+	gate_levels(xh, N, R, hl, hs);
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-8.4 a steady one's 25% is still found", out[5].verdict, FGO_REGRESSION);
+}
+
 /* gate-6: alpha and the threshold */
 static void alpha_threshold(void)
 {
@@ -280,6 +317,7 @@ int main(void)
 	rounds();
 	alpha_threshold();
 	blind();
+	modes();
 	plant();
 	T_DONE();
 }
