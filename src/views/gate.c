@@ -258,6 +258,8 @@ void gate_judge(const struct gate_in *in, struct gate_cfg *out, struct fgo_regre
 	 * would be a coin: said, not judged. */
 	g->blind = !isnan(cross) && cross > 2 * thr;
 
+	for (size_t c = 0; c < n; c++)
+		ctl[c] = NAN;
 	double base_floor = in->base_spread ? gate_median(in->base_spread, n) : NAN;
 	double head_floor = in->head_spread ? gate_median(in->head_spread, n) : NAN;
 	if (in->nights)
@@ -278,6 +280,7 @@ void gate_judge(const struct gate_in *in, struct gate_cfg *out, struct fgo_regre
 		if (pairs > g->history_pairs)
 			g->history_pairs = pairs;
 		o->noise_pct = isnan(sigma) ? NAN : sigma * 100;
+		ctl[c] = sigma; /* the control's changes are used up: the noises, for sees */
 		/* no noise known: a change is as significant as it is large */
 		double z = isnan(sigma) || sigma <= 0 ? (a[c] != 0 ? INFINITY : 0) : a[c] / sigma;
 		o->p = erfc(fabs(z) / sqrt(2.0));
@@ -290,6 +293,9 @@ void gate_judge(const struct gate_in *in, struct gate_cfg *out, struct fgo_regre
 		g->regressions += o->verdict == FGO_REGRESSION;
 		g->improvements += o->verdict == FGO_IMPROVEMENT;
 	}
+	/* what a typical configuration's own noise lets through tonight */
+	double typical = gate_median(ctl, n);
+	g->sees_pct = isnan(typical) ? g->sees_pct : pct(fmax(thr, z_crit * typical));
 out:
 	free(d);
 	free(a);

@@ -59,8 +59,8 @@ struct fgo_regress_gate {
 	double cross_pct;       /* spread of tonight's changes over configurations (NAN: too few) */
 	int blind;              /* that spread is over twice the threshold: too noisy to judge,
 				   no verdict given (every pair same) */
-	double sees_pct;        /* the smallest change an unchanged configuration's noise lets
-				   through tonight (NAN: unknown) */
+	double sees_pct;        /* the smallest change a typical configuration's noise (the
+				   median of their noises) lets through tonight (NAN: unknown) */
 	int history_pairs;      /* night-to-night changes in the noise model (most of any) */
 	double alpha_each;      /* alpha / configurations compared (Bonferroni) */
 	int regressions, improvements;
