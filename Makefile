@@ -149,11 +149,19 @@ demo: all
 		"$${FGOBENCH_DB:-./fgobench.db}, beside what was there (nothing deleted);" \
 		"the roofline in $(DEMO_PLOTS)/. Next: ./fgobench best --m 512 (README.md, Everyday commands)"
 
-# The nightly job (tests/nightly.sh): sweeps/nightly.json tagged
-# nightly-YYYY-MM-DD, then `report --against auto` into reports/TAG/;
-# exit 1 on a real regression. Its settings are environment variables.
-nightly: all
-	sh tests/nightly.sh
+# The nightly job (tests/nightly.sh): sweeps/nightly.json in rounds tagged
+# nightly-YYYY-MM-DD, then `report --against auto --gate` into reports/TAG/.
+# Its settings are environment variables. `make nightly` exits as the script
+# does: 0 no regression, 1 a regression, 2 bad set-up. GNU make turns any
+# failed recipe into 2, except in question mode (-q), where a recursive
+# (+) line's 1 passes through as 1; so `make nightly` alone runs in question
+# mode, and builds the tool with a sub-make outside it.
+ifeq ($(MAKECMDGOALS),nightly)
+MAKEFLAGS += -q
+endif
+nightly:
+	+@env -u MAKEFLAGS -u MFLAGS $(MAKE) --no-print-directory all || exit 2
+	+@sh tests/nightly.sh
 
 # The GPU bundle: build/cuda (the binary, libcjson beside it, and the
 # kernels of BUNDLE_SPECS compiled for BUNDLE_ARCH into build/cuda/kcache),

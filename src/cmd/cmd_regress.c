@@ -6,14 +6,15 @@
 #include "cmd/cmd.h"
 #include "fgo.h"
 #include "sink.h"
+#include "views/gate.h"
 #include "views/regress.h"
 #include "views/table.h"
 #include "views/views.h"
 
 const char cmd_regress_usage[] =
 	"usage: fgobench regress --base TAG|SWEEP_ID --head TAG|SWEEP_ID [--threshold PCT]\n"
-	"       [--alpha A] [--junit FILE] [--format table|md|csv|json] [--db F]\n"
-	"       [--base-db F]\n"
+	"       [--alpha A] [--gate] [--history N] [--junit FILE]\n"
+	"       [--format table|md|csv|json] [--db F] [--base-db F]\n"
 	"\n"
 	"Compares the ok runs of two sweeps configuration by configuration (same\n"
 	"algorithm, dtype, world, shape and tunables). A side is a sweep id when it\n"
@@ -27,10 +28,26 @@ const char cmd_regress_usage[] =
 	"regression was found, 0 otherwise, 2 when nothing could be compared or\n"
 	"--junit names a file that cannot be written (checked before comparing).\n"
 	"\n"
+	"With --gate, the nightly gate judges instead (README, \"The nightly\n"
+	"gate\"): a side is a night, every sweep of its tag a round; a\n"
+	"configuration's level is the median of its rounds' medians, each round's\n"
+	"common factor taken out. The median change over all configurations is the\n"
+	"machine's: taken out of every change when it is within the threshold, or\n"
+	"when the control (the vendor baseline, measured before every problem)\n"
+	"moved with it (\"the machine changed\"); otherwise every configuration\n"
+	"is judged as measured. A change counts above the threshold with a p (the\n"
+	"change over its noise: the larger of its rounds' spread, its spread over\n"
+	"up to N earlier nights of the base's spec on its host, and tonight's\n"
+	"spread over all configurations) below alpha divided by the configurations\n"
+	"compared. The change and p shown are those judged.\n"
+	"\n"
 	"  --base S       the reference: a tag or a sweep id\n"
 	"  --head S       the candidate: a tag or a sweep id\n"
 	"  --threshold P  smallest change that counts, in percent (default 5)\n"
-	"  --alpha A      largest p-value that counts as significant (default 0.01)\n"
+	"  --alpha A      largest p-value that counts as significant (default 0.01;\n"
+	"                 with --gate, for the whole night)\n"
+	"  --gate         judge as the nightly gate (rounds, machine, control, history)\n"
+	"  --history N    earlier nights the gate's noise model reads (default 10)\n"
 	"  --junit FILE   also write the result as JUnit XML (one testcase per pair)\n"
 	"  --format F     table, md, csv or json (default table)\n"
 	"  --db F         the store (default $FGOBENCH_DB or ./fgobench.db)\n"
@@ -47,7 +64,8 @@ static struct fgo_table *report_table(const struct fgo_regress_report *rep)
 static int takes_value(const char *opt)
 {
 	static const char *const opts[] = { "--base",  "--head", "--threshold", "--alpha",
-					    "--junit", "--db",   "--base-db",   "--format" };
+					    "--junit", "--db",   "--base-db",   "--format",
+					    "--history" };
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(opts); i++)
 		if (!strcmp(opt, opts[i]))
 			return 1;
@@ -80,7 +98,13 @@ int cmd_regress(int argc, char **argv)
 			rc = cmd_parse_double("regress", a, argv[++i], 0, 1e6, &o.threshold_pct);
 		else if (!strcmp(a, "--alpha"))
 			rc = cmd_parse_double("regress", a, argv[++i], 1e-300, 1, &o.alpha);
-		else if (!strcmp(a, "--junit"))
+		else if (!strcmp(a, "--gate"))
+			o.gate = 1;
+		else if (!strcmp(a, "--history")) {
+			long n = 0;
+			rc = cmd_parse_long("regress", a, argv[++i], 0, 1000, &n);
+			o.history = (int)n;
+		} else if (!strcmp(a, "--junit"))
 			junit = argv[++i];
 		else if (!strcmp(a, "--db"))
 			db = argv[++i];
@@ -119,6 +143,11 @@ int cmd_regress(int argc, char **argv)
 	if (!t || table_print(t, format, stdout) != 0)
 		rc = FGO_EFAIL;
 	table_free(t);
+	if (rep.gate.on) {
+		char text[1024];
+		gate_describe(&rep.gate, rep.count, o.threshold_pct, o.alpha, text, sizeof text);
+		note("%s", text);
+	}
 	note("%zu compared, %d %s, %d %s, %d only in base, %d only in head", rep.count,
 	     rep.regressions, plural(rep.regressions, "regression", "regressions"), rep.improvements,
 	     plural(rep.improvements, "improvement", "improvements"), rep.only_base, rep.only_head);

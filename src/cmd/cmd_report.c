@@ -11,7 +11,7 @@
 const char cmd_report_usage[] =
 	"usage: fgobench report [--tag T | --sweep ID] [--against TAG|ID|auto] [-o DIR]\n"
 	"       [--format md|html] [--threshold PCT] [--alpha A] [--junit FILE]\n"
-	"       [--no-plots] [--db F]\n"
+	"       [--gate] [--no-plots] [--db F]\n"
 	"\n"
 	"Writes one sweep's report to DIR/index.md, and with --format html also\n"
 	"DIR/index.html (one static page: no scripts, nothing fetched from\n"
@@ -40,6 +40,9 @@ const char cmd_report_usage[] =
 	"  --threshold PCT  smallest change that counts, in percent (default 5)\n"
 	"  --alpha A        largest p-value that counts as significant (default 0.01)\n"
 	"  --junit FILE     also write the comparison as JUnit XML (with --against)\n"
+	"  --gate           judge as the nightly gate (`fgobench regress --gate`): the\n"
+	"                   sweep's whole tag against the previous night's (auto: the\n"
+	"                   newest earlier sweep of the spec and host with another tag)\n"
 	"  --no-plots       no plots (no gnuplot needed)\n"
 	"  --db F           the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
@@ -54,6 +57,10 @@ static int parse(int argc, char **argv, struct report_opts *o)
 		int rc = FGO_OK;
 		if (!strcmp(argv[i], "--no-plots")) {
 			o->plots = 0;
+			continue;
+		}
+		if (!strcmp(argv[i], "--gate")) {
+			o->gate = 1;
 			continue;
 		}
 		switch (cmd_match_option("report", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v)) {

@@ -16,6 +16,7 @@
 #include "atomic_file.h"
 #include "fgo.h"
 #include "stats.h"
+#include "views/gate.h"
 #include "store/store.h"
 #include "views/table.h"
 
@@ -24,6 +25,7 @@ void regress_opts_defaults(struct fgo_regress_opts *o)
 	memset(o, 0, sizeof *o);
 	o->threshold_pct = 5.0;
 	o->alpha = 0.01;
+	o->history = 10;
 }
 
 const char *const regress_headers[REGRESS_COLUMNS] = {
@@ -85,8 +87,8 @@ static int sql_failed(sqlite3 *db, const char *path, char *err, size_t len)
 
 /* Resolves text to a sweep id when it is all digits and that sweep exists
  * (*id > 0), else to a tag with at least one sweep (*id = 0). */
-static int side_resolve(sqlite3 *db, const char *path, const char *text, int64_t *id,
-			char *err, size_t len)
+int regress_side_resolve(sqlite3 *db, const char *path, const char *text, int64_t *id,
+			 char *err, size_t len)
 {
 	size_t digits = strspn(text, "0123456789");
 	*id = 0;
@@ -160,7 +162,7 @@ static int side_load(sqlite3 *db, const char *path, const char *text, struct sid
 		     char *err, size_t len)
 {
 	int64_t id;
-	int rc = side_resolve(db, path, text, &id, err, len);
+	int rc = regress_side_resolve(db, path, text, &id, err, len);
 	if (rc != FGO_OK)
 		return rc;
 	sqlite3_stmt *runs = NULL, *samples = NULL;
@@ -285,8 +287,13 @@ static int match(const struct side *b, const struct side *h, const struct fgo_re
 			rep->improvements += p->verdict == FGO_IMPROVEMENT;
 		}
 	}
-	qsort(rep->pairs, rep->count, sizeof *rep->pairs, pair_order);
+	regress_sort_pairs(rep);
 	return FGO_OK;
+}
+
+void regress_sort_pairs(struct fgo_regress_report *rep)
+{
+	qsort(rep->pairs, rep->count, sizeof *rep->pairs, pair_order);
 }
 
 int regress_compare(const struct fgo_regress_opts *o, struct fgo_regress_report *rep,
@@ -306,11 +313,13 @@ int regress_compare(const struct fgo_regress_opts *o, struct fgo_regress_report 
 		rc = store_open(base_path, FGO_STORE_READ, &bst, err, len);
 	sqlite3 *hdb = hst ? store_db(hst) : NULL;
 	sqlite3 *bdb = bst ? store_db(bst) : hdb;
-	if (rc == FGO_OK)
+	if (rc == FGO_OK && o->gate)
+		rc = gate_compare(bdb, base_path, hdb, head_path, o, rep, err, len);
+	else if (rc == FGO_OK)
 		rc = side_load(bdb, base_path, o->base, &base, err, len);
 	if (rc == FGO_OK)
 		rc = side_load(hdb, head_path, o->head, &head, err, len);
-	if (rc == FGO_OK) {
+	if (rc == FGO_OK && !o->gate) {
 		rep->base_runs = (int)base.count;
 		rep->head_runs = (int)head.count;
 		rc = match(&base, &head, o, rep);
@@ -321,8 +330,8 @@ int regress_compare(const struct fgo_regress_opts *o, struct fgo_regress_report 
 	if (rc == FGO_OK && rep->count == 0) {
 		snprintf(err, len,
 			 "nothing to compare: no configuration has ok runs on both sides"
-			 " (base \"%s\": %zu in %s, head \"%s\": %zu in %s)",
-			 o->base, base.count, base_path, o->head, head.count, head_path);
+			 " (base \"%s\": %d in %s, head \"%s\": %d in %s)",
+			 o->base, rep->base_runs, base_path, o->head, rep->head_runs, head_path);
 		rc = FGO_EUSAGE;
 	}
 	side_free(&base);
@@ -402,8 +411,10 @@ static void junit_write(FILE *f, const struct fgo_regress_report *rep,
 			continue;
 		}
 		snprintf(text, sizeof text,
-			 "%+.1f%% slower: head median %.4g ms vs base %.4g ms (p = %.2g < alpha %g,"
-			 " threshold %g%%)", p->change_pct, p->head_ms, p->base_ms, p->p, o->alpha,
+			 "%+.1f%% slower: head median %.4g ms vs base %.4g ms (p = %.2g < %s %g,"
+			 " threshold %g%%)", p->change_pct, p->head_ms, p->base_ms, p->p,
+			 rep->gate.on ? "alpha / configurations" : "alpha",
+			 rep->gate.on ? rep->gate.alpha_each : o->alpha,
 			 o->threshold_pct);
 		fputs("\">\n    <failure type=\"regression\" message=\"", f);
 		xml_puts(f, text);

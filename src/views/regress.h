@@ -19,6 +19,10 @@ struct fgo_regress_opts {
 	const char *base, *head; /* a sweep id (all digits, existing) or a tag */
 	double threshold_pct;    /* smallest change (percent of the base median) that counts */
 	double alpha;            /* largest p-value that counts as significant */
+	int gate;                /* judge as the nightly gate (gate.h): a side is every
+				    round (sweep) of its tag, the machine factor, the
+				    control and the noise model decide */
+	int history;             /* the gate's noise model: earlier nights read (default 10) */
 };
 
 /* Defaults: threshold 5 %, alpha 0.01, stores and sides unset. */
@@ -44,6 +48,26 @@ struct fgo_regress_pair {
 	enum fgo_verdict verdict;
 };
 
+/* How the nightly gate (gate.h) saw the night; all zero unless opts.gate. */
+struct fgo_regress_gate {
+	int on;                 /* judged by the gate */
+	int machine;            /* enum gate_machine (gate.h) */
+	int removed;            /* the machine factor was taken out of every change */
+	double machine_pct;     /* median change over the configurations compared */
+	double control_pct;     /* median change of the control (the vendor baseline); NAN: none */
+	int moved;              /* configurations beyond the threshold in the machine's direction */
+	double cross_pct;       /* spread of tonight's changes over configurations (NAN: too few) */
+	int blind;              /* that spread is over twice the threshold: too noisy to judge,
+				   no verdict given (every pair same) */
+	double sees_pct;        /* the smallest change a typical configuration's noise (the
+				   median of their noises) lets through tonight (NAN: unknown) */
+	int history_pairs;      /* night-to-night changes in the noise model (most of any) */
+	double alpha_each;      /* alpha / configurations compared (Bonferroni) */
+	int regressions, improvements;
+	int base_rounds, head_rounds; /* sweeps (rounds) on each side */
+	int nights;             /* earlier nights read for the noise model */
+};
+
 struct fgo_regress_report {
 	struct fgo_regress_pair *pairs; /* regressions first (largest change first),
 					   then improvements (largest gain first),
@@ -52,6 +76,7 @@ struct fgo_regress_report {
 	int regressions, improvements;
 	int only_base, only_head;       /* configurations with ok runs on one side only */
 	int base_runs, head_runs;       /* ok runs (one per configuration) on each side */
+	struct fgo_regress_gate gate;   /* with opts.gate: the night's verdict */
 };
 
 /* Loads both sides and compares them. Returns FGO_OK (even with
@@ -63,6 +88,14 @@ int regress_compare(const struct fgo_regress_opts *o, struct fgo_regress_report 
 		    char *err, size_t len);
 
 void regress_report_free(struct fgo_regress_report *rep);
+
+/* For gate_load.c: a side's text as a sweep id (*id > 0) or a tag with at
+ * least one sweep (*id = 0), FGO_EUSAGE with a message otherwise; and the
+ * pairs put in the order of the report (regressions first). */
+struct sqlite3;
+int regress_side_resolve(struct sqlite3 *db, const char *path, const char *text, int64_t *id,
+			 char *err, size_t len);
+void regress_sort_pairs(struct fgo_regress_report *rep);
 
 /* The exit status the report calls for: 1 with any regression, else 0. */
 int regress_exit_code(const struct fgo_regress_report *rep);

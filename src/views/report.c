@@ -15,6 +15,7 @@
 #include "fgo.h"
 #include "sink.h"
 #include "store/store.h"
+#include "views/gate.h"
 #include "views/regress.h"
 #include "views/report_doc.h"
 #include "views/report_load.h"
@@ -88,18 +89,30 @@ static int resolve_base(sqlite3 *db, const struct report_opts *o, const struct r
 	int found = 0, rc;
 	base[0] = 0;
 	if (!strcmp(o->against, "auto")) {
+		/* the gate's night is a tag of rounds: the previous night is the
+		 * newest earlier sweep with another tag, taken whole */
 		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db, "SELECT max(id) FROM sweeps WHERE id < ?1 AND spec_hash = ?2"
-					   " AND host = ?3", -1, &st, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(db, "SELECT id, coalesce(tag, '') FROM sweeps WHERE id < ?1"
+					   " AND spec_hash = ?2 AND host = ?3"
+					   " AND (?4 = 0 OR coalesce(tag, '') <> ?5)"
+					   " ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
 			return report_sql_failed(db, err, len);
 		sqlite3_bind_int64(st, 1, head->id);
 		sqlite3_bind_text(st, 2, head->spec_hash, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, head->host, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, o->gate);
+		sqlite3_bind_text(st, 5, head->tag, -1, SQLITE_STATIC);
 		int step = sqlite3_step(st);
-		if (step == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-			snprintf(base, base_len, "%lld", (long long)sqlite3_column_int64(st, 0));
+		if (step == SQLITE_ROW) {
+			const char *tag = (const char *)sqlite3_column_text(st, 1);
+			if (o->gate && tag && *tag)
+				snprintf(base, base_len, "%s", tag);
+			else
+				snprintf(base, base_len, "%lld", (long long)sqlite3_column_int64(st, 0));
+		}
 		sqlite3_finalize(st);
-		return step == SQLITE_ROW ? FGO_OK : report_sql_failed(db, err, len);
+		return step == SQLITE_ROW || step == SQLITE_DONE ? FGO_OK
+								  : report_sql_failed(db, err, len);
 	}
 	size_t digits = strspn(o->against, "0123456789");
 	if (digits > 0 && digits < 19 && !o->against[digits]) {
@@ -146,7 +159,8 @@ static const char *plural(long n, const char *one, const char *many)
 /* The paragraph that answers "did anything get worse?" first. */
 static void summary(struct report_doc *doc, const struct report_opts *o,
 		    const struct report_sweep *s, const struct report_counts *c,
-		    const struct report_result *r, const char *base_text)
+		    const struct report_result *r, const char *base_text,
+		    const struct fgo_regress_gate *gate)
 {
 	doc_para(doc, "Sweep %lld%s%s%s of spec %s on %s (%s backend, %d MPI ranks), started %s:"
 		 " %d runs, %d ok, %d invalid, %d mismatch, %d failed, %d timeout%s.",
@@ -161,7 +175,18 @@ static void summary(struct report_doc *doc, const struct report_opts *o,
 			 " is stored; this is the first night.", s->spec_hash, s->host);
 	else if (r->compared == 0)
 		doc_para(doc, "Compared with %s: no configuration has ok runs on both sides.", base_text);
-	else
+	else if (gate && gate->on) {
+		char text[1024];
+		gate_describe(gate, (size_t)r->compared, o->threshold_pct, o->alpha, text, sizeof text);
+		doc_para(doc, "Compared with %s: %d configuration%s, %d regression%s, %d improvement%s,"
+			 " judged by the nightly gate (%s). Verdict: %s.",
+			 base_text, r->compared, plural(r->compared, "", "s"), r->regressions,
+			 plural(r->regressions, "", "s"), r->improvements,
+			 plural(r->improvements, "", "s"), text,
+			 r->regressions ? "REGRESSION"
+			 : gate->blind	? "NO VERDICT (too noisy to judge)"
+					: "no regression");
+	} else
 		doc_para(doc, "Compared with %s: %d configuration%s, %d regression%s, %d improvement%s"
 			 " (a change counts above %g%% with a Mann-Whitney p below %g). Verdict: %s.",
 			 base_text, r->compared, plural(r->compared, "", "s"), r->regressions,
@@ -238,7 +263,9 @@ int report_write(const struct report_opts *o, struct report_result *r, char *err
 	snprintf(head_id, sizeof head_id, "%lld", (long long)r->sweep_id);
 	ro.db = o->db;
 	ro.base = r->base[0] ? r->base : "none";
-	ro.head = head_id;
+	/* the gate takes the night whole: every round of the sweep's tag */
+	ro.head = o->gate && head.tag[0] ? head.tag : head_id;
+	ro.gate = o->gate;
 	ro.threshold_pct = o->threshold_pct;
 	ro.alpha = o->alpha;
 	if (rc == FGO_OK)
@@ -258,7 +285,7 @@ int report_write(const struct report_opts *o, struct report_result *r, char *err
 		r->failed = counts.mismatch + counts.failed + counts.timeout + counts.started;
 		doc_heading(doc, 1, "fgobench report: sweep %lld%s%s", (long long)r->sweep_id,
 			    head.tag[0] ? " " : "", head.tag);
-		summary(doc, o, &head, &counts, r, base_text);
+		summary(doc, o, &head, &counts, r, base_text, compared ? &rep.gate : NULL);
 		if (o->against && r->base[0])
 			report_section_regress(doc, compared ? &rep : NULL, base_text);
 		rc = report_section_not_ok(doc, db, &head, &counts, err, len);

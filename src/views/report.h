@@ -24,6 +24,9 @@ struct report_opts {
 	double threshold_pct;     /* of the comparison (regress_opts_defaults) */
 	double alpha;
 	const char *junit;        /* also the comparison as JUnit XML (NULL: none) */
+	int gate;                 /* judge as the nightly gate (regress --gate): the sweep's
+				     whole tag against the previous night's (auto: the newest
+				     earlier sweep of the spec and host with another tag) */
 };
 
 /* Defaults: the newest sweep, no comparison, dir "fgobench-report",

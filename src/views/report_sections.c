@@ -32,14 +32,17 @@ void report_section_regress(struct report_doc *doc, const struct fgo_regress_rep
 		regress_table_row(t, &rep->pairs[i]);
 		changed++;
 	}
-	doc_para(doc, "Against %s: %zu configurations compared by their fused samples.", base_text,
-		 rep->count);
+	doc_para(doc, "Against %s: %zu configurations compared by %s.", base_text, rep->count,
+		 rep->gate.on ? "the nightly gate (each night's level: the median of its rounds)"
+			      : "their fused samples");
 	if (changed)
 		doc_table(doc, t, REGRESS_COLUMNS, regress_headers);
 	else {
 		table_free(t);
-		doc_para(doc, "No regression and no improvement: every change is within the threshold"
-			 " or not significant.");
+		doc_para(doc, "%s", rep->gate.on && rep->gate.blind
+				      ? "No verdict: the night was too noisy to judge (see the summary)."
+				      : "No regression and no improvement: every change is within the"
+					" threshold or not significant.");
 	}
 	doc_para(doc, "%zu unchanged; %d configuration%s with ok runs only in the base, %d only in"
 		 " this sweep.", rep->count - (size_t)changed, rep->only_base,

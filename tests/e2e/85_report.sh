@@ -155,13 +155,17 @@ expect_exit history-2.6 2 hist --spec nope
 expect_exit history-2.7 2 hist --world 0
 expect_exit history-2.8 2 "$FGO" history --shape 64,64,64 --algorithm gemm --world 3
 
-# nightly: the recipe itself, on the tiny spec, twice (the second night
-# compares with the first; a huge threshold keeps noise from failing it)
-export NIGHTLY_SPEC=tests/e2e/tiny.json NIGHTLY_REPORTS="$T/reports" FGO
+# nightly: the recipe itself, on the tiny spec, twice, two rounds a night
+# (the second night compares with the first, both rounds, by the gate; a
+# huge threshold keeps noise from failing it)
+export NIGHTLY_SPEC=tests/e2e/tiny.json NIGHTLY_REPORTS="$T/reports" NIGHTLY_ROUNDS=2 FGO
 export FGOBENCH_DB="$T/nightly.db"
 NIGHTLY_TAG=e2e-1 expect_exit nightly-1.1 0 sh tests/nightly.sh
 check nightly-1.2 "first report and its JUnit" sh -c "[ -s '$T/reports/e2e-1/index.html' ] && [ -s '$T/reports/e2e-1/junit.xml' ]"
 NIGHTLY_TAG=e2e-2 NIGHTLY_THRESHOLD=100000 expect_exit nightly-1.3 0 sh tests/nightly.sh
-check nightly-1.4 "second night compared with the first" grep -q "Compared with sweep 1 (tag e2e-1)" "$T/reports/e2e-2/index.md"
+check nightly-1.4 "second night compared with the first, whole, by the gate" \
+	grep -q "Compared with the sweeps tagged e2e-1: .* judged by the nightly gate (gate: 2 and 2 rounds" "$T/reports/e2e-2/index.md"
 check nightly-1.5 "latest points at the newest" [ "$(readlink "$T/reports/latest")" = e2e-2 ]
 NIGHTLY_SPEC=nope.json expect_exit nightly-1.6 2 sh tests/nightly.sh
+NIGHTLY_ROUNDS=0 expect_exit nightly-1.7 2 sh tests/nightly.sh
+expect_err nightly-1.8 "NIGHTLY_ROUNDS must be a whole number of rounds, at least 1"
