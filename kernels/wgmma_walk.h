@@ -8,8 +8,9 @@
  *     thread's own register order) and raise one flag each (per tile,
  *     consumer and slice); the last slice waits for them, adds the sum,
  *     zeroes it for the next launch and ends the tile;
- *   Stream-K (STREAM_K 1: the hybrid, whole waves data-parallel and the last
- *     partial wave Stream-K, the sk_* families' too; 2: every tile Stream-K): a
+ *   Stream-K (STREAM_K 1, the only form the host asks for: the hybrid,
+ *     whole waves data-parallel and the last partial wave Stream-K, the
+ *     sk_* families' too): a
  *     hand-over (only ever a CTA's first Stream-K segment) adds the
  *     consumers' accumulators into the tile's fp32 sum (16-byte atomics in
  *     L2, as split-K's) and raises the CTA's flag; a take-over (the CTA
@@ -271,7 +272,7 @@ __device__ __forceinline__ struct wg_walk wg_walk_make(const struct launch *L)
 	walk.L = L;
 	walk.cta = (int)blockIdx.x;
 	walk.w = sched_walk_make((long)BLOCKS * g.tiles, g.k_iters, (int)gridDim.x - COMM_SMS, SPLIT_K,
-				 STREAM_K != 0, 0);
+				 STREAM_K != 0, 0); /* never every tile Stream-K (schedule.h's pure) */
 #if SPLIT_K > 1 || STREAM_K
 	walk.xchg = (float *)(L->bases[L->rank] + XCHG_OFF);
 #else

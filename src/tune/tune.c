@@ -17,7 +17,7 @@
  *            iterations; its faster one wins. n0 is the largest the
  *            budget pays for (a rung at the same iterations as the one
  *            before costs nothing: its results are known)
- *   model    rounds: the cost model (src/model.h) predicts every candidate
+ *   model    (tune_rounds.c) rounds: the cost model (src/model.h) predicts every candidate
  *            not run yet, each prediction scaled by how far off it was on
  *            the candidate's measured neighbours (the geometric mean of
  *            their measured / predicted), and the round runs the best
@@ -30,6 +30,7 @@
  *            should be. Ties go to the seeded order; no candidate runs
  *            twice; a failed run is neither fitted nor a neighbour. */
 #include "tune/tune.h"
+#include "tune/tune_state.h"
 
 #include <assert.h>
 #include <math.h>
@@ -38,64 +39,6 @@
 
 #include "fgo.h"
 #include "model.h"
-
-/* Distinct iteration counts one session measures at (halving: about 3). */
-#define LEVELS 8
-
-enum slot_state {
-	UNKNOWN = 0, /* never asked */
-	STORED,      /* preloaded from the store, not asked yet */
-	ASKED,       /* handed out, result outstanding */
-	KNOWN,       /* result in ms[] */
-};
-
-struct tune_state {
-	enum tune_kind kind;
-	const struct tune_space *s;
-	uint64_t rng;
-	int full;               /* the spec's iterations */
-	long budget;            /* runs; 0 = not known yet */
-	long runs;              /* runs used (measured or taken from the store) */
-	size_t pending;         /* asked, not told */
-	int exhausted;          /* the strategy has nothing more to propose */
-	int levels[LEVELS];     /* iteration counts seen, in order of first use */
-	int nlevels;
-	unsigned char *state;   /* n x LEVELS enum slot_state */
-	double *ms;             /* n x LEVELS results */
-	long *run_no;           /* n x LEVELS run number of the result */
-	struct tune_event *events;
-	size_t nevents, cap;
-	size_t *order;          /* grid: identity; others: a seeded permutation */
-	size_t next;            /* grid, random: next position in order */
-	/* anneal */
-	int started, awaiting;
-	size_t cur;
-	double cur_ms;
-	size_t jump;            /* next position in order for a random jump */
-	/* halving */
-	size_t *rung;           /* current rung's candidates (starts as order) */
-	size_t rung_size;       /* 0 until the budget sizes rung 0 */
-	size_t rung_pos, rung_told;
-	int rung_index, rungs;  /* current rung, rungs in all */
-	/* model */
-	double *terms;          /* n x MODEL_TERMS; NULL: no model (every prediction 0) */
-	unsigned char *group;   /* n: index of the candidate's fit */
-	double *prior, *coef;   /* ngroups x MODEL_TERMS: the stored fits, the current ones */
-	int ngroups;
-	double prior_weight;
-	size_t *round;          /* the round's candidates, best predicted first */
-	size_t round_size, round_pos, round_told;
-	int round_index;        /* rounds planned */
-	size_t *tie;            /* candidate -> its position in the seeded order (ties) */
-	struct ranked *ranked;  /* n: the round being planned */
-};
-
-/* A candidate as model ranks it. */
-struct ranked {
-	double pred;            /* predicted ms, corrected */
-	size_t tie;             /* its position in the seeded order */
-	size_t cand;
-};
 
 int tune_kind_parse(const char *name, enum tune_kind *k)
 {
@@ -133,9 +76,7 @@ static double uniform01(struct tune_state *st)
 	return (double)(next_u64(st) >> 11) * 0x1.0p-53;
 }
 
-/* Level index of an iteration count (a new one is added; the last one is
- * reused if there were ever more than LEVELS, which no strategy makes). */
-static int level_of(struct tune_state *st, int iterations)
+int tune_level_of(struct tune_state *st, int iterations)
 {
 	for (int i = 0; i < st->nlevels; i++)
 		if (st->levels[i] == iterations)
@@ -148,7 +89,7 @@ static int level_of(struct tune_state *st, int iterations)
 
 static size_t slot(struct tune_state *st, const struct tune_trial *t)
 {
-	return t->cand * LEVELS + (size_t)level_of(st, t->iterations);
+	return t->cand * LEVELS + (size_t)tune_level_of(st, t->iterations);
 }
 
 /* ---- halving's plan ---- */
@@ -200,7 +141,7 @@ static size_t halving_n0(const struct tune_state *st)
  * ones last, ties in rung order. */
 static void halving_rank(struct tune_state *st)
 {
-	int lv = level_of(st, halving_iterations(st, st->rung_index, st->rungs));
+	int lv = tune_level_of(st, halving_iterations(st, st->rung_index, st->rungs));
 	for (size_t i = 1; i < st->rung_size; i++) {
 		size_t c = st->rung[i], j = i;
 		double v = st->ms[c * LEVELS + (size_t)lv];
@@ -214,7 +155,7 @@ static void halving_rank(struct tune_state *st)
 
 /* ---- proposals: 1 with *t, 0 to wait for results, -1 when finished ---- */
 
-static int visited(const struct tune_state *st, size_t cand, int lv)
+int tune_visited(const struct tune_state *st, size_t cand, int lv)
 {
 	unsigned char s = st->state[cand * LEVELS + (size_t)lv];
 	return s == ASKED || s == KNOWN;
@@ -228,7 +169,7 @@ static size_t untried_neighbour(struct tune_state *st, size_t cand, int lv)
 	for (int d = 0; d < TUNE_DIMS; d++)
 		for (int step = -1; step <= 1; step += 2) {
 			size_t c = tune_space_neighbour(st->s, cand, d, step);
-			if (c != (size_t)-1 && !visited(st, c, lv))
+			if (c != (size_t)-1 && !tune_visited(st, c, lv))
 				near[n++] = c;
 		}
 	return n ? near[uniform(st, n)] : (size_t)-1;
@@ -244,7 +185,7 @@ static int anneal_starts(const struct tune_state *st)
 
 static int propose_anneal(struct tune_state *st, struct tune_trial *t)
 {
-	int lv = level_of(st, st->full);
+	int lv = tune_level_of(st, st->full);
 	t->iterations = st->full;
 	if (st->awaiting)
 		return 0;
@@ -272,7 +213,7 @@ static int propose_anneal(struct tune_state *st, struct tune_trial *t)
 		}
 	}
 	while (c == (size_t)-1 && st->jump < st->s->n)
-		if (!visited(st, st->order[st->jump++], lv))
+		if (!tune_visited(st, st->order[st->jump++], lv))
 			c = st->order[st->jump - 1];
 	if (c == (size_t)-1)
 		return -1;
@@ -312,196 +253,12 @@ static int propose_halving(struct tune_state *st, struct tune_trial *t)
 	return propose_halving(st, t);
 }
 
-/* ---- model's rounds ---- */
-
-/* Candidates of the first round and of each one after. */
-static size_t model_round_size(const struct tune_state *st)
-{
-	long b = st->budget, k = st->round_index == 0 ? b / 8 : b / 4;
-	if (k < 1)
-		k = 1;
-	if (b > 0 && k > b - st->runs)
-		k = b - st->runs;
-	return k > 0 ? (size_t)k : 1;
-}
-
-/* Cross-validation of a refit: FOLDS folds by position, prior weights
- * from the caller's down by factors of 10, WEIGHTS of them. */
-#define FOLDS 5
-#define WEIGHTS 7
-
-/* The prior weight a refit of m runs (x, ms) uses: of pw x 10^-i (i = 0
- * .. WEIGHTS - 1), the one whose fits on the other folds predict each
- * fold best (squared relative error; ties to the stronger prior); pw
- * itself with fewer than 2 FOLDS runs. A prior that fits the runs keeps
- * its hold; one the runs contradict gives way to them. */
-static double refit_weight(const double *x, const double *ms, size_t m, const double *prior,
-			   double pw)
-{
-	if (m < 2 * FOLDS || !(pw > 0))
-		return pw;
-	double *tx = malloc(sizeof *tx * MODEL_TERMS * m), *tm = malloc(sizeof *tm * m);
-	double best = pw, best_err = INFINITY, w = pw;
-	for (int i = 0; tx && tm && i < WEIGHTS; i++, w /= 10) {
-		double err = 0;
-		for (int f = 0; f < FOLDS; f++) {
-			size_t k = 0;
-			for (size_t j = 0; j < m; j++)
-				if ((int)(j % FOLDS) != f) {
-					memcpy(tx + k * MODEL_TERMS, x + j * MODEL_TERMS,
-					       sizeof(double) * MODEL_TERMS);
-					tm[k++] = ms[j];
-				}
-			struct model_fit fit;
-			if (model_fit(tx, tm, k, prior, w, &fit) != FGO_OK) {
-				err = INFINITY;
-				break;
-			}
-			for (size_t j = (size_t)f; j < m; j += FOLDS) {
-				double e = model_time(x + j * MODEL_TERMS, fit.coef) / ms[j] - 1;
-				err += e * e;
-			}
-		}
-		if (err < best_err) {
-			best_err = err;
-			best = w;
-		}
-	}
-	free(tx);
-	free(tm);
-	return best;
-}
-
-/* Refits each group's coefficients to its ok results at full iterations,
- * with the stored fit as the prior at the weight cross-validation picks;
- * a group without results keeps the stored fit. */
-static void model_refit_groups(struct tune_state *st, int lv)
-{
-	size_t n = st->s->n;
-	double *x = malloc(sizeof *x * MODEL_TERMS * (n + 1)), *ms = malloc(sizeof *ms * (n + 1));
-	for (int g = 0; g < st->ngroups; g++) {
-		size_t m = 0;
-		for (size_t c = 0; x && ms && c < n; c++) {
-			size_t at = c * LEVELS + (size_t)lv;
-			if (st->group[c] != g || st->state[at] != KNOWN || !isfinite(st->ms[at]) ||
-			    !(st->ms[at] > 0))
-				continue;
-			memcpy(x + m * MODEL_TERMS, st->terms + c * MODEL_TERMS, sizeof(double) * MODEL_TERMS);
-			ms[m++] = st->ms[at];
-		}
-		struct model_fit f;
-		double *coef = st->coef + (size_t)g * MODEL_TERMS;
-		const double *prior = st->prior + (size_t)g * MODEL_TERMS;
-		if (m > 0 && model_fit(x, ms, m, prior, refit_weight(x, ms, m, prior, st->prior_weight),
-				       &f) == FGO_OK)
-			memcpy(coef, f.coef, sizeof f.coef);
-		else
-			memcpy(coef, prior, sizeof(double) * MODEL_TERMS);
-	}
-	free(x);
-	free(ms);
-}
-
-static double model_predict(const struct tune_state *st, size_t c)
-{
-	if (!st->terms)
-		return 0;
-	return model_time(st->terms + c * MODEL_TERMS, st->coef + (size_t)st->group[c] * MODEL_TERMS);
-}
-
-/* How far off the model was around c: the geometric mean of measured /
- * predicted over c's measured ok neighbours (1 when it has none). */
-static double model_correction(const struct tune_state *st, size_t c, int lv)
-{
-	double logs = 0;
-	int k = 0;
-	for (int d = 0; d < TUNE_DIMS; d++)
-		for (int step = -1; step <= 1; step += 2) {
-			size_t nb = tune_space_neighbour(st->s, c, d, step);
-			if (nb == (size_t)-1)
-				continue;
-			size_t at = nb * LEVELS + (size_t)lv;
-			double p = model_predict(st, nb);
-			if (st->state[at] == KNOWN && isfinite(st->ms[at]) && st->ms[at] > 0 && p > 0) {
-				logs += log(st->ms[at] / p);
-				k++;
-			}
-		}
-	return k ? exp(logs / k) : 1;
-}
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-	if (x->pred != y->pred)
-		return x->pred < y->pred ? -1 : 1;
-	return (x->tie > y->tie) - (x->tie < y->tie);
-}
-
-static int same_terms(const struct tune_state *st, size_t a, size_t b)
-{
-	return st->terms && st->group[a] == st->group[b] &&
-	       !memcmp(st->terms + a * MODEL_TERMS, st->terms + b * MODEL_TERMS,
-		       sizeof(double) * MODEL_TERMS);
-}
-
-/* Plans the next round into st->round; 0 when every candidate has run. */
-static size_t model_plan_round(struct tune_state *st, int lv)
-{
-	size_t n = st->s->n, left = 0, want;
-	if (st->terms && st->round_index > 0)
-		model_refit_groups(st, lv);
-	struct ranked *todo = st->ranked;
-	for (size_t c = 0; c < n; c++)
-		if (!visited(st, c, lv))
-			todo[left++] = (struct ranked){
-				model_predict(st, c) * (st->terms ? model_correction(st, c, lv) : 1),
-				st->tie[c], c };
-	if (left == 0)
-		return 0;
-	qsort(todo, left, sizeof *todo, cmp_ranked);
-	want = model_round_size(st);
-	if (want > left)
-		want = left;
-	/* first pass: one of each distinct prediction's terms; then the rest */
-	st->round_size = 0;
-	for (int pass = 0; pass < 2 && st->round_size < want; pass++)
-		for (size_t i = 0; i < left && st->round_size < want; i++) {
-			size_t c = todo[i].cand, dup = 0, taken = 0;
-			for (size_t j = 0; j < st->round_size; j++) {
-				taken |= st->round[j] == c;
-				dup |= same_terms(st, st->round[j], c);
-			}
-			if (!taken && (pass == 1 || !dup))
-				st->round[st->round_size++] = c;
-		}
-	st->round_pos = st->round_told = 0;
-	st->round_index++;
-	return st->round_size;
-}
-
-static int propose_model(struct tune_state *st, struct tune_trial *t)
-{
-	int lv = level_of(st, st->full);
-	t->iterations = st->full;
-	if (st->round_pos < st->round_size) {
-		t->cand = st->round[st->round_pos++];
-		return 1;
-	}
-	if (st->round_told < st->round_size)
-		return 0;
-	if (model_plan_round(st, lv) == 0)
-		return -1;
-	t->cand = st->round[st->round_pos++];
-	return 1;
-}
-
 static int propose(struct tune_state *st, struct tune_trial *t)
 {
 	switch (st->kind) {
 	case TUNE_ANNEAL: return propose_anneal(st, t);
 	case TUNE_HALVING: return propose_halving(st, t);
-	case TUNE_MODEL: return propose_model(st, t);
+	case TUNE_MODEL: return tune_propose_model(st, t);
 	default:
 		if (st->next >= st->s->n)
 			return -1;
