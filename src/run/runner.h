@@ -52,6 +52,9 @@ struct fgo_runner_opts {
 	int warmup;            /* untimed launches before each measurement */
 	int validate;          /* check the fused output against the reference */
 	int benchmark;         /* time the measurements, read telemetry (0: validate only) */
+	int interleave_baseline; /* each run times its own vendor baseline in turns with
+				    the fused launch (spec "baseline": "interleaved"), not
+				    once per problem */
 	double timeout_s;      /* per launch */
 	size_t heap_limit;     /* bytes per rank a configuration may use */
 	int heap_default;      /* heap_limit is runner_heap_default's: the

@@ -1,5 +1,5 @@
-/* runner_impl.h: what runner.c, runner_problem.c and runner_memory.c
- * share and nobody else needs. */
+/* runner_impl.h: what runner.c, runner_problem.c, runner_memory.c and
+ * runner_measure.c share and nobody else needs. */
 #ifndef FGO_RUNNER_IMPL_H
 #define FGO_RUNNER_IMPL_H
 
@@ -66,6 +66,20 @@ unsigned long runner_heap_generation_next(void);
  * t (its samples malloc'd). Collective; the agreed result code. */
 int runner_time_fused(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_runnable *run,
 		      struct fgo_timing *t, char *reason, size_t len);
+
+/* The timed measurements of one run (runner_measure.c), into r: the fused
+ * launch, its GEMM-only and comm-only modes where the algorithm
+ * communicates, the vendor baseline (the problem's, measured once into p
+ * and copied; or with o->interleave_baseline the run's own, launched in
+ * turns with the fused kernel), the backend's bulk sequence where it has
+ * one, and the telemetry read around them. A baseline or bulk that cannot
+ * be measured here is noted in r and the run stands. Collective; the
+ * agreed code (r->reason says why on failure). */
+int runner_measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_runnable *run,
+		   const struct fgo_algo *algo, struct fgo_problem_cache *p, struct fgo_result *r);
+
+/* Notes in an ok run's reason what could not be measured here and why. */
+void runner_unavailable(struct fgo_result *r, const char *what, const char *why);
 
 /* dst = a copy of src with its own samples. */
 int runner_timing_copy(struct fgo_timing *dst, const struct fgo_timing *src);

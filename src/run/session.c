@@ -489,6 +489,7 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 		.backend = be, .ctx = ctx, .iterations = plan->iterations, .warmup = plan->warmup,
 		.validate = s->validate, .benchmark = s->benchmark, .timeout_s = s->timeout_s,
 		.heap_limit = heap_limit, .heap_default = s->heap_limit == 0,
+		.interleave_baseline = plan->interleave_baseline,
 	};
 	/* begin's status, and whether the sweep is complete already */
 	int go[2] = { FGO_OK, 0 };

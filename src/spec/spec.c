@@ -19,7 +19,7 @@
 #include "spec/spec_readers.h"
 
 const char *const spec_keys[] = {
-	"name", "description", "iterations", "warmup", "validate", "blocks",
+	"name", "description", "iterations", "warmup", "validate", "blocks", "baseline",
 	"algorithm", "dtype", "world", "m", "n", "k", "shapes",
 	"blk_m", "blk_n", "blk_k", "num_stages", "num_warps", "mma", "gsize_m",
 	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic", "config", NULL,

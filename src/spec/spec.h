@@ -40,6 +40,7 @@ struct fgo_plan {
 	int iterations;       /* timed iterations per run ("iterations", default 10) */
 	int warmup;           /* warm-up launches ("warmup", default 2) */
 	int validate;         /* check every run against the reference ("validate", default 1) */
+	int interleave_baseline; /* "baseline": "interleaved" (1) or "once" (0, the default) */
 	char name[64];        /* "name" of the spec, or the file's base name */
 	char *text;           /* the file's full text (stored with the sweep) */
 	char hash[17];        /* FNV-1a of the text, hex */

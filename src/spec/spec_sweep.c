@@ -15,6 +15,7 @@
 /* Keys that are not tunables. */
 static const char *const setting_keys[] = {
 	"name", "description", "iterations", "warmup", "validate", "blocks", "shapes", "config",
+	"baseline",
 };
 #define N_SETTINGS (sizeof setting_keys / sizeof setting_keys[0])
 
@@ -248,6 +249,21 @@ static int read_object(struct spec_ctx *c, const cJSON *obj, struct block *b, in
 				return spec_fail_node(c, item, 0, "\"validate\" expects true or false, got %s",
 						      spec_json_type(item));
 			c->plan->validate = cJSON_IsTrue(item);
+		} else if (strcmp(key, "baseline") == 0) {
+			/* when the vendor baseline is timed: once per problem, or by
+			 * every run in turns with its fused launches (the nightly
+			 * gate's control, from the same moments of the machine) */
+			int once = cJSON_IsString(item) && !strcmp(item->valuestring, "once");
+			int inter = cJSON_IsString(item) && !strcmp(item->valuestring, "interleaved");
+			if (!once && !inter)
+				return spec_fail_node(c, item, 0,
+						      "\"baseline\" expects \"once\" (timed once per problem,"
+						      " the default) or \"interleaved\" (every run times its own,"
+						      " in turns with the fused launches), got %s%s%s",
+						      cJSON_IsString(item) ? "\"" : spec_json_type(item),
+						      cJSON_IsString(item) ? item->valuestring : "",
+						      cJSON_IsString(item) ? "\"" : "");
+			c->plan->interleave_baseline = inter;
 		} else if (strcmp(key, "config") == 0) {
 			/* where the tile of a configuration that gives none comes from */
 			if (!cJSON_IsString(item) || fgo_pick_parse(item->valuestring, &c->plan->pick))

@@ -118,6 +118,7 @@ const char *gate_machine_name(enum gate_machine m)
 	switch (m) {
 	case GATE_MACHINE_CHANGED: return "the machine changed";
 	case GATE_CODE_WIDE: return "a change common to all configurations";
+	case GATE_CONTROL_CHANGED: return "the control changed";
 	default: return "the machine held";
 	}
 }
@@ -215,6 +216,7 @@ void gate_judge(const struct gate_in *in, struct gate_cfg *out, struct fgo_regre
 	double *factor = malloc((in->nights ? in->nights : 1) * sizeof *factor);
 	memset(g, 0, sizeof *g);
 	g->on = 1;
+	g->relative = in->relative;
 	g->control_pct = NAN;
 	if (!d || !a || !ctl || !factor)
 		goto out;
@@ -232,12 +234,21 @@ void gate_judge(const struct gate_in *in, struct gate_cfg *out, struct fgo_regre
 	for (size_t c = 0; c < n; c++)
 		g->moved += !isnan(d[c]) && fabs(d[c]) > thr && (d[c] > 0) == (m > 0);
 	/* Small common drifts are the machine's; a large one is the machine's
-	 * only when the control, which the code does not touch, moved with it. */
+	 * only when the control, which the code does not touch, moved with it.
+	 * Relative levels have the machine taken out run by run already: a
+	 * large common move there is the control's own code when the control
+	 * moved the other way (everything looks slower against a faster
+	 * control), else all of the code. */
+	int with = !isnan(k) && (k > 0) == (m > 0) && fabs(k) >= 0.5 * fabs(m);
+	int against = !isnan(k) && (k > 0) != (m > 0) && fabs(k) >= 0.5 * fabs(m);
 	if (isnan(m) || fabs(m) <= thr) {
 		g->machine = (int)GATE_MACHINE_SAME;
 		g->removed = !isnan(m);
-	} else if (!isnan(k) && (k > 0) == (m > 0) && fabs(k) >= 0.5 * fabs(m)) {
+	} else if (!in->relative && with) {
 		g->machine = (int)GATE_MACHINE_CHANGED;
+		g->removed = 1;
+	} else if (in->relative && against) {
+		g->machine = (int)GATE_CONTROL_CHANGED;
 		g->removed = 1;
 	} else {
 		g->machine = (int)GATE_CODE_WIDE;
@@ -329,7 +340,20 @@ void gate_describe(const struct fgo_regress_gate *g, size_t compared, double thr
 		if (n < 0 || (size_t)n >= len)
 			return;
 	}
-	if (g->machine == (int)GATE_MACHINE_CHANGED)
+	if (g->relative) {
+		n += snprintf(buf + n, len - (size_t)n,
+			      "each run judged against the control of its round (time over the"
+			      " vendor baseline measured before it): ");
+		if (n < 0 || (size_t)n >= len)
+			return;
+	}
+	if (g->machine == (int)GATE_CONTROL_CHANGED)
+		n += snprintf(buf + n, len - (size_t)n,
+			      "THE CONTROL CHANGED: %d of %zu configurations moved together by %+.1f%%"
+			      " against it and the %s on its own: every change judged against"
+			      " %+.1f%%",
+			      g->moved, compared, g->machine_pct, ctl, g->machine_pct);
+	else if (g->machine == (int)GATE_MACHINE_CHANGED)
 		n += snprintf(buf + n, len - (size_t)n,
 			      "THE MACHINE CHANGED: %d of %zu configurations moved together by %+.1f%%"
 			      " and the %s: every change judged against %+.1f%%",

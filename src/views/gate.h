@@ -6,14 +6,22 @@
  * A night is several rounds (sweeps of one tag, each a fresh process); a
  * configuration's level in a night is the median of its rounds after each
  * round's common factor is taken out (a round under load slows everything
- * in it). Two nights are compared configuration by configuration:
+ * in it). Where every run has its control (the vendor baseline, measured
+ * before every problem in every round: code this project does not tune, so
+ * it moves with the machine) a round's value is the run's time over its
+ * control's ("relative": a slow moment of the machine, seconds long, slows
+ * both and cancels run by run); otherwise the run's time. Two nights are
+ * compared configuration by configuration:
  *   machine factor M  the median change over all configurations;
- *   control K         the median change of the vendor baseline (measured
- *                     before every problem in every round: code this
- *                     project does not tune, so it moves with the machine);
- *   machine changed   |M| above the threshold and the control moved with it:
- *                     every change is judged against M (said, not alarmed);
- *                     without the control moving it is the code: judged raw;
+ *   control K         the median change of the control itself;
+ *   machine changed   (times, not relative) |M| above the threshold and the
+ *                     control moved with it: every change is judged against
+ *                     M (said, not alarmed); without the control moving it
+ *                     is the code: judged raw;
+ *   control changed   (relative) |M| above the threshold and the control
+ *                     moved the other way by at least half as much: the
+ *                     control's own code changed, every change judged
+ *                     against M; otherwise a change of all the code: raw;
  *   noise             per configuration, the largest of: the spread of its
  *                     rounds (standard error of the two medians), the spread
  *                     of its earlier nights' changes (the history), and the
@@ -49,6 +57,7 @@ struct gate_in {
 	const double *base_spread, *head_spread; /* their round spreads (NAN: unknown) */
 	size_t base_rounds, head_rounds;   /* rounds of each night */
 	const double *base_ctl, *head_ctl; /* control levels per configuration (NULL: none) */
+	int relative;                      /* levels are time over the round's control */
 	size_t nights;                     /* earlier nights, oldest first, ending before base */
 	const double *hist;                /* nights x configs levels (NULL when nights is 0) */
 	double threshold_pct, alpha;
@@ -58,6 +67,7 @@ enum gate_machine {
 	GATE_MACHINE_SAME = 0, /* the night moved less than the threshold */
 	GATE_MACHINE_CHANGED,  /* most moved together, and the control with them */
 	GATE_CODE_WIDE,        /* most moved together, the control did not (or none) */
+	GATE_CONTROL_CHANGED,  /* relative: most moved together, the control the other way */
 };
 
 const char *gate_machine_name(enum gate_machine m);

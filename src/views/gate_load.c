@@ -1,8 +1,9 @@
 /* gate_load.c: the nightly gate's reading (gate.h's gate_compare): each
  * night's rounds from the store as a configurations x rounds matrix of log
- * times (the fused median and the control, the vendor baseline), the
- * earlier nights of the same spec on the same host, then gate_judge, and
- * the verdicts put into regress's report. */
+ * times (the fused median, over its control where every run has one, and
+ * the control, the vendor baseline), the earlier nights of the same spec on
+ * the same host, then gate_judge, and the verdicts put into regress's
+ * report. */
 #include "views/gate.h"
 
 #include <math.h>
@@ -144,10 +145,21 @@ static long round_index(const struct night *n, int64_t sweep)
 	return -1;
 }
 
-/* The night's levels over keys (gate_levels), of the fused times and of the
+/* Whether every run of the night has its control (a baseline measured in
+ * its round), so that it can be judged relative to it. */
+static int night_has_control(const struct night *n)
+{
+	for (size_t i = 0; i < n->count; i++)
+		if (!(n->rows[i].ctl > 0))
+			return 0;
+	return n->count > 0;
+}
+
+/* The night's levels over keys (gate_levels), of the fused times (over the
+ * run's control when relative: NAN where a run has none) and of the
  * control; ctl_level gets NAN where no baseline was stored. */
-static int night_levels(const struct night *n, const char **keys, size_t count, double *level,
-			double *spread, double *ctl_level)
+static int night_levels(const struct night *n, const char **keys, size_t count, int relative,
+			double *level, double *spread, double *ctl_level)
 {
 	size_t cells = count * (n->rounds ? n->rounds : 1);
 	double *x = malloc(cells * sizeof *x), *c = malloc(cells * sizeof *c);
@@ -165,9 +177,12 @@ static int night_levels(const struct night *n, const char **keys, size_t count, 
 		long k = key_index(keys, count, r->key), j = round_index(n, r->sweep);
 		if (k < 0 || j < 0)
 			continue;
-		x[(size_t)k * n->rounds + (size_t)j] = log(r->fused);
+		size_t cell = (size_t)k * n->rounds + (size_t)j;
+		x[cell] = log(r->fused);
 		if (r->ctl > 0)
-			c[(size_t)k * n->rounds + (size_t)j] = log(r->ctl);
+			c[cell] = log(r->ctl);
+		if (relative)
+			x[cell] = r->ctl > 0 ? x[cell] - c[cell] : NAN;
 	}
 	gate_levels(x, count, n->rounds, level, spread);
 	if (ctl_level)
@@ -229,7 +244,7 @@ static const struct gate_row *newest(const struct night *n, const char *key, siz
 /* Earlier nights' levels over keys, oldest first, into *hist. */
 static int history_load(sqlite3 *db, const char *path, const struct night *base,
 			const char *head_tag, int max, const char **keys, size_t count,
-			double **hist, int *nights, char *err, size_t len)
+			int relative, double **hist, int *nights, char *err, size_t len)
 {
 	char(*tags)[128];
 	int n;
@@ -248,8 +263,9 @@ static int history_load(sqlite3 *db, const char *path, const struct night *base,
 		struct night past;
 		rc = night_load(db, path, tags[i], &past, err, len);
 		/* oldest first: tags come newest first */
-		if (rc == FGO_OK && night_levels(&past, keys, count, h + (size_t)(n - 1 - i) * count,
-						 spread, NULL) != FGO_OK)
+		if (rc == FGO_OK && night_levels(&past, keys, count, relative,
+						 h + (size_t)(n - 1 - i) * count, spread,
+						 NULL) != FGO_OK)
 			rc = oom(path, err, len);
 		night_free(&past);
 	}
@@ -264,7 +280,8 @@ static int history_load(sqlite3 *db, const char *path, const struct night *base,
 	return FGO_OK;
 }
 
-/* Fills rep's pairs from the judged configurations. */
+/* Fills rep's pairs from the judged configurations; bl and hl are the
+ * nights' levels of the times (not relative: the report shows ms). */
 static int fill_report(const struct night *b, const struct night *h, const char **keys,
 		       size_t count, const double *bl, const double *hl, const struct gate_cfg *out,
 		       struct fgo_regress_report *rep)
@@ -322,26 +339,31 @@ int gate_compare(sqlite3 *bdb, const char *base_path, sqlite3 *hdb, const char *
 	}
 	rep->base_runs = (int)nb;
 	rep->head_runs = (int)nh;
+	int relative = night_has_control(&base) && night_has_control(&head);
 	if (rc == FGO_OK && count) {
-		v = malloc(6 * count * sizeof *v);
+		v = malloc(9 * count * sizeof *v);
 		out = calloc(count, sizeof *out);
 		if (!v || !out)
 			rc = oom(head_path, err, len);
 	}
 	if (rc == FGO_OK && count)
-		rc = history_load(bdb, base_path, &base, head.tag, o->history, keys, count, &hist,
-				  &nights, err, len);
+		rc = history_load(bdb, base_path, &base, head.tag, o->history, keys, count,
+				  relative, &hist, &nights, err, len);
 	if (rc == FGO_OK && count) {
 		double *bl = v, *bs = v + count, *bc = v + 2 * count;
 		double *hl = v + 3 * count, *hs = v + 4 * count, *hc = v + 5 * count;
-		if (night_levels(&base, keys, count, bl, bs, bc) != FGO_OK ||
-		    night_levels(&head, keys, count, hl, hs, hc) != FGO_OK) {
+		double *bt = v + 6 * count, *ht = v + 7 * count, *scratch = v + 8 * count;
+		if (night_levels(&base, keys, count, relative, bl, bs, bc) != FGO_OK ||
+		    night_levels(&head, keys, count, relative, hl, hs, hc) != FGO_OK ||
+		    night_levels(&base, keys, count, 0, bt, scratch, NULL) != FGO_OK ||
+		    night_levels(&head, keys, count, 0, ht, scratch, NULL) != FGO_OK) {
 			rc = oom(head_path, err, len);
 		} else {
 			struct gate_in in = {
 				.configs = count, .base = bl, .head = hl, .base_spread = bs,
 				.head_spread = hs, .base_rounds = base.rounds, .head_rounds = head.rounds,
-				.base_ctl = bc, .head_ctl = hc, .nights = (size_t)nights, .hist = hist,
+				.base_ctl = bc, .head_ctl = hc, .relative = relative,
+				.nights = (size_t)nights, .hist = hist,
 				.threshold_pct = o->threshold_pct, .alpha = o->alpha,
 			};
 			gate_judge(&in, out, &rep->gate);
@@ -350,7 +372,7 @@ int gate_compare(sqlite3 *bdb, const char *base_path, sqlite3 *hdb, const char *
 			rep->gate.nights = nights;
 			rep->regressions = rep->gate.regressions;
 			rep->improvements = rep->gate.improvements;
-			if (fill_report(&base, &head, keys, count, bl, hl, out, rep) != FGO_OK)
+			if (fill_report(&base, &head, keys, count, bt, ht, out, rep) != FGO_OK)
 				rc = oom(head_path, err, len);
 			else
 				regress_sort_pairs(rep);

@@ -53,6 +53,7 @@ struct fgo_regress_gate {
 	int on;                 /* judged by the gate */
 	int machine;            /* enum gate_machine (gate.h) */
 	int removed;            /* the machine factor was taken out of every change */
+	int relative;           /* judged on time over the control of the same round */
 	double machine_pct;     /* median change over the configurations compared */
 	double control_pct;     /* median change of the control (the vendor baseline); NAN: none */
 	int moved;              /* configurations beyond the threshold in the machine's direction */

@@ -308,6 +308,51 @@ static void plant(void)
 								 "all_scatter", 1.0), 0, 0);
 }
 
+/* gate-10: relative levels (time over the round's control): the machine is
+ * out already, so a common move is the control's own code when the control
+ * moved the other way, and all of the code when it did not */
+static void relative(void)
+{
+	double b[N], h[N], bc[N], hc[N];
+	struct gate_cfg out[N];
+	struct fgo_regress_gate g;
+	struct gate_in in;
+	night(b, 5, 0.01);
+	night(h, 6, 0.01);
+	for (int c = 0; c < N; c++) {
+		h[c] += log(1.25); /* every time 25% more against its control */
+		bc[c] = log(3.0);
+		hc[c] = log(3.0 / 1.25); /* because the control got 25% faster */
+	}
+	in_init(&in, b, h);
+	in.base_ctl = bc;
+	in.head_ctl = hc;
+	in.relative = 1;
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-10.1 control faster: the control changed", g.machine, GATE_CONTROL_CHANGED);
+	T_EQ_INT("gate-10.2 no regression then", g.regressions, 0);
+	T_EQ_INT("gate-10.3 said relative", g.relative, 1);
+	for (int c = 0; c < N; c++)
+		hc[c] = log(3.0 * 1.25); /* control slower too: not what relative levels show */
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-10.4 control with them: still the code", g.machine, GATE_CODE_WIDE);
+	T_EQ_INT("gate-10.5 every configuration a regression", g.regressions, N);
+	in.relative = 0;
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-10.6 the same as times: the machine changed", g.machine,
+		 GATE_MACHINE_CHANGED);
+	for (int c = 0; c < N; c++)
+		hc[c] = log(3.0 / 1.25);
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-10.7 times, control the other way: the code", g.machine, GATE_CODE_WIDE);
+	char text[1024];
+	in.relative = 1;
+	gate_judge(&in, out, &g);
+	gate_describe(&g, N, 5, 0.01, text, sizeof text);
+	T_CHECK("gate-10.8 described", strstr(text, "THE CONTROL CHANGED") &&
+		strstr(text, "control of its round"), "%s", text);
+}
+
 int main(void)
 {
 	levels();
@@ -319,5 +364,6 @@ int main(void)
 	blind();
 	modes();
 	plant();
+	relative();
 	T_DONE();
 }
