@@ -59,6 +59,8 @@ struct fgo_result {
 	int iterations, warmup;
 	struct fgo_timing fused, gemm, comm, baseline;
 	struct fgo_timing bulk;  /* own GEMM then vendor collective (n == 0: backend has no bulk) */
+	int baseline_own;        /* baseline timed by this run, in turns with its fused launches
+				    ("baseline": "interleaved"): its samples stay with the run */
 	double tflops_total, tflops_per_rank; /* from fused median; 0 when not ok */
 	double link_gbps;
 	double overlap;   /* result_overlap; NaN when not defined */

@@ -216,6 +216,7 @@ int runner_measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_ru
 		}
 		if (rc == FGO_OK && baseline_rc == FGO_EUNAVAILABLE)
 			runner_unavailable(r, "baseline", baseline_reason);
+		r->baseline_own = rc == FGO_OK && baseline_rc == FGO_OK;
 	} else {
 		rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_FUSED, &r->fused, &rd, r->reason,
 			     sizeof r->reason);

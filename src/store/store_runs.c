@@ -420,8 +420,10 @@ int store_run_finish(struct fgo_store *st, int64_t run_id, int64_t problem_id,
 			      { "comm", &r->comm },
 			      /* the baseline's samples are the problem's
 			       * (problem_samples), stored once; without a
-			       * problem they stay with the run */
-			      { "baseline", problem_id > 0 ? &no_samples : &r->baseline },
+			       * problem, or timed by the run itself, they
+			       * stay with the run */
+			      { "baseline",
+				problem_id > 0 && !r->baseline_own ? &no_samples : &r->baseline },
 			      { "bulk", &r->bulk } };
 		for (size_t i = 0; rc == FGO_OK && i < FGO_ARRAY_SIZE(kinds); i++)
 			rc = store_sql_insert_samples(db, q, run_id, kinds[i].kind, kinds[i].t, err, len);

@@ -342,8 +342,8 @@ void gate_describe(const struct fgo_regress_gate *g, size_t compared, double thr
 	}
 	if (g->relative) {
 		n += snprintf(buf + n, len - (size_t)n,
-			      "each run judged against the control of its round (time over the"
-			      " vendor baseline measured before it): ");
+			      "each run judged against its control (time over the vendor"
+			      " baseline timed in the same round): ");
 		if (n < 0 || (size_t)n >= len)
 			return;
 	}

@@ -29,6 +29,7 @@ night machine 'r.t_fused_ms * 1.3' 'r.t_baseline_ms * 1.28'
 night code 'r.t_fused_ms * 1.3' 'r.t_baseline_ms'
 night quiet 'r.t_fused_ms * (1 + (r.id % 5 - 2) / 100.0)' 'r.t_baseline_ms'
 night family "r.t_fused_ms * (CASE WHEN r.algorithm = 'all_scatter' THEN 1.25 ELSE 1 END)" 'r.t_baseline_ms'
+night control 'r.t_fused_ms' 'r.t_baseline_ms * 0.8'
 configs=$(sql "select count(*) from runs where sweep_id = 1")
 
 expect_exit gate-1.2 0 "$FGO" regress --gate --base base --head quiet --format csv
@@ -37,8 +38,15 @@ expect_err gate-1.4 "gate: 3 and 3 rounds"
 expect_err gate-1.5 "the machine held"
 
 expect_exit gate-2.1 0 "$FGO" regress --gate --base base --head machine --format csv
-expect_err gate-2.2 "THE MACHINE CHANGED: $configs of $configs configurations moved together by +30.0% and the control +28.0%"
+# every run has its control: each is judged as its time over the control's,
+# so the machine's +30% (the control +28%) is out run by run
+expect_err gate-2.2 "each run judged against its control"
+expect_err gate-2.4 "the machine held (median change +1.6%, control +28.0%, taken out)"
 expect_eq gate-2.3 "$configs" "$(grep -c ',same$' "$T/out")"
+# the control 20% faster on its own: everything +25% against it, said so
+expect_exit gate-2.5 0 "$FGO" regress --gate --base base --head control --format csv
+expect_err gate-2.6 "THE CONTROL CHANGED: $configs of $configs configurations moved together by +25.0% against it and the control -20.0% on its own"
+expect_eq gate-2.7 "$configs" "$(grep -c ',same$' "$T/out")"
 
 expect_exit gate-3.1 1 "$FGO" regress --gate --base base --head code --format csv
 expect_err gate-3.2 "not the machine, so judged as measured"

@@ -269,6 +269,28 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* "baseline": "interleaved": every run times its own baseline, in turns
+	 * with its fused launches: as many samples of each, the ratio defined. */
+	opts.interleave_baseline = 1;
+	memset(o.seen, 0, plan.count * sizeof *o.seen);
+	rc = runner_run(MPI_COMM_WORLD, &plan, todo, &opts, &sink);
+	opts.interleave_baseline = 0;
+	if (rank == 0) {
+		T_EQ_INT("algos-interleaved-rc", rc, FGO_OK);
+		for (size_t i = 0; i < plan.count; i++) {
+			if (!todo[i])
+				continue;
+			const struct fgo_result *r = &o.results[i];
+			char id[96];
+			snprintf(id, sizeof id, "algos-interleaved-%s-%zu", plan.items[i].cfg.algorithm, i);
+			T_CHECK(id, o.seen[i] == 1 && r->status == FGO_STATUS_OK && r->fused.n == 2 &&
+					    r->baseline.n == 2 && r->baseline.median > 0 && r->speedup > 0,
+				"seen %d status %s fused %d baseline %d (%g ms) speedup %g", o.seen[i],
+				status_name(r->status), r->fused.n, r->baseline.n, r->baseline.median,
+				r->speedup);
+		}
+	}
+
 	/* A backend with bulk and telemetry: the slowest rank's bulk time per
 	 * iteration, means over ranks and readings, the hottest reading. */
 	struct fgo_backend with = fgo_backend_cpu;

@@ -300,6 +300,7 @@ static void check_keys_and_settings(void)
 		T_EQ_INT("settings-default-iterations", p.iterations, 10);
 		T_EQ_INT("settings-default-warmup", p.warmup, 2);
 		T_EQ_INT("settings-default-validate", p.validate, 1);
+		T_EQ_INT("settings-default-baseline-once", p.interleave_baseline, 0);
 		T_EQ_STR("settings-default-name", p.name, "ag_gemm");
 		plan_free(&p);
 	}
@@ -311,6 +312,18 @@ static void check_keys_and_settings(void)
 		T_EQ_INT("settings-warmup-zero", p.warmup, 0);
 		T_EQ_INT("settings-validate-false", p.validate, 0);
 		T_EQ_STR("settings-name", p.name, "nightly-2");
+		plan_free(&p);
+	}
+	if (parse_ok("settings-baseline-parse", "x.json",
+		     "{\"baseline\": \"interleaved\", \"algorithm\": \"gemm\", " SHAPE256 "}", NULL,
+		     NULL, &p)) {
+		T_EQ_INT("settings-baseline-interleaved", p.interleave_baseline, 1);
+		plan_free(&p);
+	}
+	if (parse_ok("settings-baseline-once-parse", "x.json",
+		     "{\"baseline\": \"once\", \"algorithm\": \"gemm\", " SHAPE256 "}", NULL, NULL,
+		     &p)) {
+		T_EQ_INT("settings-baseline-once", p.interleave_baseline, 0);
 		plan_free(&p);
 	}
 	if (parse_ok("settings-validate-true-parse", "x.json",

@@ -181,6 +181,9 @@ static void check_errors(void)
 		     "{\"algorithm\":\"gemm\",\"M\":1,\"N\":2,\"K\":3}}", "t.json:1:39: ",
 		     "near '}'");
 	expect_error("err-json-not-object", "t.json", "42", "t.json:1:1: ", "got a number");
+	expect_error("err-baseline-value", "t.json",
+		     "{\"algorithm\": \"gemm\", \"M\": 64, \"N\": 64, \"K\": 64,\n \"baseline\": \"twice\"}",
+		     "t.json:2:14: ", "\"baseline\" expects \"once\"");
 
 	/* unknown keys, with and without a suggestion */
 	expect_error("err-unknown-key", "t.json",
