@@ -126,8 +126,13 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	    cfg->blk_n > 512 || cfg->blk_k > 512)
 		INVALID("tile %dx%dx%d: each side must be between 16 and 512", cfg->blk_m,
 			cfg->blk_n, cfg->blk_k);
-	if (cfg->num_stages < 1 || cfg->num_stages > 8)
-		INVALID("num_stages=%d must be between 1 and 8", cfg->num_stages);
+	/* the Hopper core's ring is mbarriers and TMA, as deep as shared memory
+	 * allows (gpu_shape_check refuses what does not fit): skinny tiles
+	 * keep more loads in flight with it; the other cores' cp.async groups
+	 * stay at 8 */
+	if (cfg->num_stages < 1 || cfg->num_stages > (cfg->mma == FGO_MMA_WGMMA ? 16 : 8))
+		INVALID("num_stages=%d must be between 1 and %d", cfg->num_stages,
+			cfg->mma == FGO_MMA_WGMMA ? 16 : 8);
 	if (cfg->mma != FGO_MMA_SYNC && cfg->mma != FGO_MMA_K32 && cfg->mma != FGO_MMA_WGMMA)
 		INVALID("mma=%d must be 16, 32 or wgmma", cfg->mma);
 	/* wgmma's CTAs are whole warpgroups: 8 or 12 warps are natural there */

@@ -236,6 +236,8 @@ static void check_validate_bad(void)
 	BAD("bad-blk-large", "each side must be between 16 and 512", c.blk_n = 1024);
 	BAD("bad-stages-0", "num_stages=0 must be between 1 and 8", c.num_stages = 0);
 	BAD("bad-stages-9", "num_stages=9 must be between 1 and 8", c.num_stages = 9);
+	BAD("bad-stages-17-wgmma", "num_stages=17 must be between 1 and 16",
+	    (c.mma = FGO_MMA_WGMMA, c.blk_k = 64, c.num_warps = 8, c.num_stages = 17));
 	BAD("bad-warps-6", "num_warps=6 must be a power of two up to 32", c.num_warps = 6);
 	BAD("bad-warps-64", "num_warps=64 must be a power of two up to 32", c.num_warps = 64);
 	BAD("bad-warps-0", "num_warps=0", c.num_warps = 0);
