@@ -26,7 +26,8 @@
  *     one per CTA and consumer, as the CPU backend's), and the unit that
  *     ends the tile adds the slots to its own accumulators in a fixed
  *     order (slice 0, 1, ...; CTA take_first ... take_last), so the same
- *     inputs give the same bits on every launch.
+ *     inputs give the same bits on every launch. Split 2 takes the slots
+ *     always (WG_SPLIT_SLOTS: one hand-over, a store, no zeroing).
  * The tile a segment ends goes out through the core's storer like any
  * tile, so the family's epilogue (stores, puts to peers, partial sums)
  * still runs tile by tile, and the side warps follow the same walk
@@ -55,25 +56,75 @@
 #ifndef DETERMINISTIC
 #define DETERMINISTIC 0
 #endif
+/* Split-K through slots (a slot per slice before the last, plain stores,
+ * the last slice reading them in order) rather than one sum in L2
+ * (16-byte reductions, read back and zeroed for the next launch): what
+ * determinism needs, and at split 2, where one slice hands over, cheaper
+ * (a store for a reduction, no zeroing pass): on one H100 the tail of
+ * 128 x 4096 x 4096, 64x128 k2, was 7.5 of 25 us with the sum. The slots
+ * and the sum take the same room at split 2 (kit_xchg_place). */
+#define WG_SPLIT_SLOTS (DETERMINISTIC || SPLIT_K == 2)
+
+/* The first row (of the consumer's WG_ROWS part) of this thread's float4
+ * e of its accumulators (acc[4e .. 4e + 3]: two columns of that row and of
+ * the row 8 below it, core_wgmma.h's layout). A float4 whose first row is
+ * at or past the part's last row inside M (`rows`) holds only rows that no
+ * store keeps: the sums below skip it, so a skinny tile (M = 1 in a 64-row
+ * tile) hands over its one row, not 64 (on one H100 the split-K tail of
+ * 1 x 1024 x 14336, 64x64 k8, was 4.3 of 19.5 us, writing and reading back
+ * 16 KiB a slice for 64 bytes that count). */
+__device__ __forceinline__ int wg_acc_row(int e)
+{
+	const int t = threadIdx.x % 128;
+	return (e / (BLK_N / 8)) * 64 + (t / 32) * 16 + (t % 32) / 4;
+}
 
 /* Fixed-order sums: a piece's accumulators into its own slot (this
- * thread's float4s, as sum_of lays them out), and a slot added to acc. */
-__device__ __forceinline__ void wg_slot_store(float4 *slot, const float (&acc)[WG_ACC])
+ * thread's float4s, as sum_of lays them out), and a slot added to acc;
+ * only the float4s with rows inside the part's first `rows`. */
+__device__ __forceinline__ void wg_slot_store(float4 *slot, const float (&acc)[WG_ACC], long rows)
 {
 #pragma unroll
 	for (int e = 0; e < WG_ACC / 4; e++) /* to L2: the CTA that ends the tile reads it */
-		__stcg(slot + e * 128,
-		       make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
+		if (wg_acc_row(e) < rows)
+			__stcg(slot + e * 128,
+			       make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
 }
-__device__ __forceinline__ void wg_slot_add(const float4 *slot, float (&acc)[WG_ACC])
+__device__ __forceinline__ void wg_slot_add(const float4 *slot, float (&acc)[WG_ACC], long rows)
 {
 #pragma unroll
 	for (int e = 0; e < WG_ACC / 4; e++) {
+		if (wg_acc_row(e) >= rows)
+			continue;
 		const float4 x = __ldcg(slot + e * 128);
 		acc[4 * e] += x.x;
 		acc[4 * e + 1] += x.y;
 		acc[4 * e + 2] += x.z;
 		acc[4 * e + 3] += x.w;
+	}
+}
+/* Into a sum in L2 (16-byte reductions), and a sum added to acc and zeroed
+ * for the next launch: the same rows only. */
+__device__ __forceinline__ void wg_sum_add(float4 *sum, const float (&acc)[WG_ACC], long rows)
+{
+#pragma unroll
+	for (int e = 0; e < WG_ACC / 4; e++)
+		if (wg_acc_row(e) < rows)
+			atomicAdd(sum + e * 128,
+				  make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
+}
+__device__ __forceinline__ void wg_sum_take(float4 *sum, float (&acc)[WG_ACC], long rows)
+{
+#pragma unroll
+	for (int e = 0; e < WG_ACC / 4; e++) {
+		if (wg_acc_row(e) >= rows)
+			continue;
+		const float4 x = __ldcg(sum + e * 128);
+		acc[4 * e] += x.x;
+		acc[4 * e + 1] += x.y;
+		acc[4 * e + 2] += x.z;
+		acc[4 * e + 3] += x.w;
+		sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
 	}
 }
 
@@ -108,6 +159,16 @@ struct wg_walk {
 	__device__ bool next(struct sched_seg &s) const { return sched_walk_next(&w, cta, &s) != 0; }
 	__device__ bool ends(const struct sched_seg &s) const { return sched_seg_ends(&w, &s) != 0; }
 
+	/* Rows of consumer c's part of tile v inside M (WG_ROWS or fewer; 0 or
+	 * less: none, as in the padding rows of a tile past M). */
+	__device__ long rows_in(long v, int c) const
+	{
+		const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
+		long tm, tn;
+		sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
+		return (long)M_ - tm * BLK_M - (long)c * WG_ROWS;
+	}
+
 	/* fn(tile) for every tile this CTA ends, in its order (the side warps) */
 	template <class Fn> __device__ bool each_end(Fn fn) const
 	{
@@ -130,7 +191,7 @@ struct wg_walk {
 	{
 		return XCHG_FLAG0 + (v * WG_CONSUMERS + c) * (SPLIT_K - 1);
 	}
-#if DETERMINISTIC
+#if WG_SPLIT_SLOTS
 	/* consumer c's slot of slice `slice` (< SPLIT_K - 1) of tile v */
 	__device__ float4 *slot_of(long v, int slice, int c) const
 	{
@@ -140,7 +201,7 @@ struct wg_walk {
 	}
 	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
-		wg_slot_store(slot_of(s.tile, s.slice, c), acc);
+		wg_slot_store(slot_of(s.tile, s.slice, c), acc, rows_in(s.tile, c));
 		struct wg_one_consumer_team team;
 		team.c = c;
 		team_publish_gpu(team, L, flag_of(s.tile, c) + s.slice);
@@ -151,19 +212,16 @@ struct wg_walk {
 		team.c = c;
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, flag_of(s.tile, c), SPLIT_K - 1);
+		const long rows = rows_in(s.tile, c);
 		for (int slice = 0; slice < SPLIT_K - 1; slice++) /* the fixed order */
-			wg_slot_add(slot_of(s.tile, slice, c), acc);
+			wg_slot_add(slot_of(s.tile, slice, c), acc, rows);
 	}
 #else
 	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
 		const bool tr = c == 0 && threadIdx.x % 128 == 0; /* traced by lane 0 */
 		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER, s.tile, s.k0, s.k1, -1, -1);
-		float4 *sum = sum_of(s.tile, c);
-#pragma unroll
-		for (int e = 0; e < WG_ACC / 4; e++) /* reductions in L2, 16 bytes each */
-			atomicAdd(sum + e * 128,
-				  make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
+		wg_sum_add(sum_of(s.tile, c), acc, rows_in(s.tile, c)); /* reductions in L2 */
 		struct wg_one_consumer_team team;
 		team.c = c;
 		team_publish_gpu(team, L, flag_of(s.tile, c) + s.slice);
@@ -177,16 +235,7 @@ struct wg_walk {
 		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER, s.tile, 0, s.slice, -1, -1);
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, flag_of(s.tile, c), SPLIT_K - 1);
-		float4 *sum = sum_of(s.tile, c);
-#pragma unroll
-		for (int e = 0; e < WG_ACC / 4; e++) {
-			const float4 x = __ldcg(sum + e * 128);
-			acc[4 * e] += x.x;
-			acc[4 * e + 1] += x.y;
-			acc[4 * e + 2] += x.z;
-			acc[4 * e + 3] += x.w;
-			sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
-		}
+		wg_sum_take(sum_of(s.tile, c), acc, rows_in(s.tile, c));
 		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, 0, s.slice, -1, -1);
 	}
 #endif
@@ -197,9 +246,9 @@ struct wg_walk {
 		return (float4 *)(xchg + ((long)from * WG_CONSUMERS + c) * (long)WG_ACC * 128) +
 		       threadIdx.x % 128;
 	}
-	__device__ void hand_over(const struct sched_seg &, int c, const float (&acc)[WG_ACC]) const
+	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
-		wg_slot_store(slot_of(cta, c), acc);
+		wg_slot_store(slot_of(cta, c), acc, rows_in(s.tile, c));
 		team_publish_gpu(wg_consumer_team(), L, XCHG_FLAG0 + cta);
 	}
 	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
@@ -210,8 +259,9 @@ struct wg_walk {
 		team.c = c;
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, XCHG_FLAG0 + s.take_first, s.take_last - s.take_first + 1);
+		const long rows = rows_in(s.tile, c);
 		for (int from = s.take_first; from <= s.take_last; from++) /* the fixed order */
-			wg_slot_add(slot_of(from, c), acc);
+			wg_slot_add(slot_of(from, c), acc, rows);
 	}
 #elif STREAM_K
 	/* consumer c's sum of Stream-K tile v (v - dp_tiles of them), as this
@@ -228,11 +278,7 @@ struct wg_walk {
 	{
 		const bool tr = c == 0 && threadIdx.x % 128 == 0; /* traced by lane 0 */
 		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER, s.tile, s.k0, s.k1, -1, -1);
-		float4 *sum = sum_of(s.tile, c);
-#pragma unroll
-		for (int e = 0; e < WG_ACC / 4; e++)
-			atomicAdd(sum + e * 128,
-				  make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
+		wg_sum_add(sum_of(s.tile, c), acc, rows_in(s.tile, c));
 		team_publish_gpu(wg_consumer_team(), L, XCHG_FLAG0 + cta);
 		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER | FGO_TR_END, s.tile, s.k0, s.k1, -1, -1);
 	}
@@ -246,16 +292,7 @@ struct wg_walk {
 		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER, s.tile, s.take_first, s.take_last, -1, -1);
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, XCHG_FLAG0 + s.take_first, s.take_last - s.take_first + 1);
-		float4 *sum = sum_of(s.tile, c);
-#pragma unroll
-		for (int e = 0; e < WG_ACC / 4; e++) {
-			const float4 x = __ldcg(sum + e * 128);
-			acc[4 * e] += x.x;
-			acc[4 * e + 1] += x.y;
-			acc[4 * e + 2] += x.z;
-			acc[4 * e + 3] += x.w;
-			sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
-		}
+		wg_sum_take(sum_of(s.tile, c), acc, rows_in(s.tile, c));
 		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, s.take_first, s.take_last, -1, -1);
 	}
 #else
