@@ -30,6 +30,12 @@ const struct defaults_row defaults_table[] = {
 	  "W=2 M=128: sk_all_reduce best, sk_all_scatter 1.04x its best" },
 	{ "wgmma", "sk_*", 0, 0, 0, 0, 0, 128, 256, 64, 3, 12, 1, 0,
 	  "W=2 M=1024..8192: sk_all_scatter best 4 of 4, sk_all_reduce 1.02-1.06x its best" },
+	{ "wgmma", "all_reduce_*", 65, 128, 0, 512 * K_, 7168, 64, 128, 64, 8, 8, 2, 0,
+	  "W=2 M=128 x 4096 x 14336: one-shot 1.02x and two-shot 0.93x the vendor sequence,"
+	  " best of 14 tiles and splits (split 2 through slots)" },
+	{ "wgmma", "reduce_scatter", 64, 128, 0, 512 * K_, 7168, 64, 128, 64, 8, 8, 2, 0,
+	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
+	  " tiles and splits" },
 	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
 	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
 	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,

@@ -73,7 +73,7 @@ enum defaults_how {
 enum defaults_how defaults_fit(struct fgo_config *cfg, const char *arch, int *row);
 
 /* One line for the run's output: "default tile for wgmma, per-rank GEMM
- * 128 x 2048 x 14336: 64x64x64 s6 w8 split 4 (table row 5)"; for a
+ * 128 x 2048 x 14336: 64x64x64 s6 w8 split 4 (table row 7)"; for a
  * fallback the row's pick and why it could not run, then the tile run.
  * cfg is the configuration as it runs. */
 void defaults_describe(const struct fgo_config *cfg, const char *arch, enum defaults_how how,
