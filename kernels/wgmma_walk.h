@@ -90,18 +90,20 @@ __device__ __forceinline__ void wg_slot_store(float4 *slot, const float (&acc)[W
 			__stcg(slot + e * 128,
 			       make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
 }
+/* acc's float4 e += x */
+__device__ __forceinline__ void wg_acc_add(float (&acc)[WG_ACC], int e, float4 x)
+{
+	acc[4 * e] += x.x;
+	acc[4 * e + 1] += x.y;
+	acc[4 * e + 2] += x.z;
+	acc[4 * e + 3] += x.w;
+}
 __device__ __forceinline__ void wg_slot_add(const float4 *slot, float (&acc)[WG_ACC], long rows)
 {
 #pragma unroll
-	for (int e = 0; e < WG_ACC / 4; e++) {
-		if (wg_acc_row(e) >= rows)
-			continue;
-		const float4 x = __ldcg(slot + e * 128);
-		acc[4 * e] += x.x;
-		acc[4 * e + 1] += x.y;
-		acc[4 * e + 2] += x.z;
-		acc[4 * e + 3] += x.w;
-	}
+	for (int e = 0; e < WG_ACC / 4; e++)
+		if (wg_acc_row(e) < rows)
+			wg_acc_add(acc, e, __ldcg(slot + e * 128));
 }
 /* Into a sum in L2 (16-byte reductions), and a sum added to acc and zeroed
  * for the next launch: the same rows only. */
@@ -119,11 +121,7 @@ __device__ __forceinline__ void wg_sum_take(float4 *sum, float (&acc)[WG_ACC], l
 	for (int e = 0; e < WG_ACC / 4; e++) {
 		if (wg_acc_row(e) >= rows)
 			continue;
-		const float4 x = __ldcg(sum + e * 128);
-		acc[4 * e] += x.x;
-		acc[4 * e + 1] += x.y;
-		acc[4 * e + 2] += x.z;
-		acc[4 * e + 3] += x.w;
+		wg_acc_add(acc, e, __ldcg(sum + e * 128));
 		sum[e * 128] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* the next launch starts from zero */
 	}
 }

@@ -81,6 +81,20 @@ static int measure_once(const struct fgo_runner_opts *o, struct fgo_runnable *ru
 	}
 }
 
+/* One launch between barriers: the agreed code, and in *slowest the
+ * slowest rank's time (only when the code is FGO_OK). Collective. */
+static int sample(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_runnable *run,
+		  enum measurement what, enum fgo_mode mode, double *slowest, char *reason,
+		  size_t len)
+{
+	double ms = 0;
+	MPI_Barrier(comm);
+	int rc = runner_agree(comm, measure_once(o, run, what, mode, &ms, reason, len), reason, len);
+	if (rc == FGO_OK)
+		MPI_Allreduce(&ms, slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+	return rc;
+}
+
 /* Warm-up, then opts->iterations launches between barriers; each sample
  * is the slowest rank's time. Telemetry is read just before the timed
  * launches (after the warm-up has brought the clocks up) and just after.
@@ -93,15 +107,12 @@ static int measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_ru
 	t->ms = calloc((size_t)o->iterations, sizeof *t->ms);
 	t->n = 0;
 	for (int i = 0; i < total; i++) {
-		double ms = 0, slowest;
+		double slowest;
 		if (i == o->warmup)
 			telemetry_read(o, rd);
-		MPI_Barrier(comm);
-		int rc = measure_once(o, run, what, mode, &ms, reason, len);
-		rc = runner_agree(comm, rc, reason, len);
+		int rc = sample(o, comm, run, what, mode, &slowest, reason, len);
 		if (rc != FGO_OK)
 			return rc;
-		MPI_Allreduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
 		if (i >= o->warmup)
 			t->ms[t->n++] = slowest;
 	}
@@ -168,29 +179,21 @@ static int measure_interleaved(const struct fgo_runner_opts *o, MPI_Comm comm,
 	fused->n = baseline->n = 0;
 	*baseline_rc = FGO_OK;
 	for (int i = 0; i < total; i++) {
-		double ms = 0, slowest;
+		double slowest;
 		if (i == o->warmup)
 			telemetry_read(o, rd);
-		MPI_Barrier(comm);
-		int rc = measure_once(o, run, MEASURE_LAUNCH, FGO_MODE_FUSED, &ms, reason, len);
-		rc = runner_agree(comm, rc, reason, len);
+		int rc = sample(o, comm, run, MEASURE_LAUNCH, FGO_MODE_FUSED, &slowest, reason, len);
 		if (rc != FGO_OK)
 			return rc;
-		MPI_Allreduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
 		if (i >= o->warmup)
 			fused->ms[fused->n++] = slowest;
 		if (*baseline_rc != FGO_OK)
 			continue;
-		MPI_Barrier(comm);
-		rc = measure_once(o, run, MEASURE_BASELINE, FGO_MODE_FUSED, &ms, baseline_reason,
-				  FGO_REASON_MAX);
-		*baseline_rc = runner_agree(comm, rc, baseline_reason, FGO_REASON_MAX);
-		if (*baseline_rc != FGO_OK) {
+		*baseline_rc = sample(o, comm, run, MEASURE_BASELINE, FGO_MODE_FUSED, &slowest,
+				      baseline_reason, FGO_REASON_MAX);
+		if (*baseline_rc != FGO_OK)
 			baseline->n = 0;
-			continue;
-		}
-		MPI_Allreduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-		if (i >= o->warmup)
+		else if (i >= o->warmup)
 			baseline->ms[baseline->n++] = slowest;
 	}
 	telemetry_read(o, rd);
