@@ -608,6 +608,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.prepare_traced = gpu_prepare_traced,
 	.trace_read = gpu_trace_fetch,
 	.precompile = gpu_precompile,
+	.compiles_families = 1,
 	.copy_in = gpu_copy_in,
 	.launch = gpu_launch,
 	.baseline = gpu_baseline,
