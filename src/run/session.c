@@ -402,7 +402,7 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 		fprintf(stderr, " done in %.1f s", now_seconds() - t0);
 		if (all_failed)
 			fprintf(stderr, " (%ld cannot launch or do not compile here: each is stored as"
-				" invalid when it runs)",
+				" invalid, or as failed where a user kernel does not compile, when it runs)",
 				all_failed);
 		fputc('\n', stderr);
 	}

@@ -81,8 +81,8 @@ int manifest_path_join(const char *file, const char *rel, char *out, size_t len)
 		if (!*p)
 			break;
 		size_t l = strcspn(p, "/");
-		if (l == 1 && p[0] == '.') {
-			/* nothing */
+		if ((l == 1 && p[0] == '.') || (l == 2 && !strncmp(p, "..", 2) && absolute && !n)) {
+			/* nothing ("/.." is "/") */
 		} else if (l == 2 && p[0] == '.' && p[1] == '.' && n &&
 			   !(plen[n - 1] == 2 && !strncmp(part[n - 1], "..", 2))) {
 			n--;

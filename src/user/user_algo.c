@@ -116,8 +116,8 @@ int user_launch_of(const struct fgo_user_kernel *k, const struct fgo_config *cfg
 			return FGO_EUSAGE;
 		}
 		if (l->block[d] < 1 || l->block[d] > (d == 2 ? USER_BLOCK_Z_MAX : USER_THREADS_MAX)) {
-			snprintf(why, len, "the block's %c is %lld (\"%s\"): it must be 1 to %d", "xyz"[d],
-				 l->block[d], k->rule[USER_BLOCK_X + d].text,
+			snprintf(why, len, "the launch asks for a block of %lld threads in %c (\"%s\"): a GPU"
+				 " allows 1 to %d", l->block[d], "xyz"[d], k->rule[USER_BLOCK_X + d].text,
 				 d == 2 ? USER_BLOCK_Z_MAX : USER_THREADS_MAX);
 			return FGO_EUSAGE;
 		}
