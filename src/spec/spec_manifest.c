@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "fgo.h"
 #include "spec/spec_ctx.h"
@@ -62,20 +63,14 @@ static char *read_text(const char *path, long max, char *why, size_t len)
 	return text;
 }
 
-int manifest_path_join(const char *file, const char *rel, char *out, size_t len)
+int manifest_path_clean(const char *path, char *out, size_t len)
 {
-	char joined[PATH_MAX * 2];
-	const char *slash = strrchr(file, '/');
-	if (rel[0] == '/' || !slash)
-		snprintf(joined, sizeof joined, "%s", rel);
-	else
-		snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - file), file, rel);
-	/* lexically: "a/./b" is "a/b", "a/x/../b" is "a/b"; a ".." with no
-	 * name before it to cancel stays (links are not looked at) */
+	char copy[PATH_MAX * 2];
 	const char *part[PATH_MAX / 2];
 	size_t plen[PATH_MAX / 2], n = 0, at = 0;
-	int absolute = joined[0] == '/';
-	for (char *p = joined; *p;) {
+	int absolute = path[0] == '/';
+	snprintf(copy, sizeof copy, "%s", path);
+	for (char *p = copy; *p;) {
 		while (*p == '/')
 			p++;
 		if (!*p)
@@ -100,6 +95,26 @@ int manifest_path_join(const char *file, const char *rel, char *out, size_t len)
 	if (!n && !absolute)
 		at = (size_t)snprintf(out, len, ".");
 	return at < len ? FGO_OK : FGO_EUSAGE;
+}
+
+int manifest_path_join(const char *file, const char *rel, char *out, size_t len)
+{
+	char joined[PATH_MAX * 2], clean[PATH_MAX * 2];
+	struct stat a, b;
+	const char *slash = strrchr(file, '/');
+	int n = rel[0] == '/' || !slash ? snprintf(joined, sizeof joined, "%s", rel)
+					: snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - file),
+						   file, rel);
+	if (n < 0 || (size_t)n >= sizeof joined)
+		return FGO_EUSAGE;
+	/* the shorter name only where it is the same file: "dir/.." is not
+	 * the folder before dir when dir is a link */
+	const char *use = joined;
+	if (manifest_path_clean(joined, clean, sizeof clean) == FGO_OK && stat(joined, &a) == 0 &&
+	    stat(clean, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		use = clean;
+	n = snprintf(out, len, "%s", use);
+	return n >= 0 && (size_t)n < len ? FGO_OK : FGO_EUSAGE;
 }
 
 /* name with a C identifier's characters, 1 to max of them. */

@@ -11,9 +11,12 @@
 
 #include "user/user.h"
 
-/* rel as seen from file's folder (rel itself when absolute), with "." and
- * "name/.." left out (lexically: "sweeps/../kernels/x" is "kernels/x"),
- * into out. FGO_OK, or FGO_EUSAGE when it does not fit len. */
+/* path with "." and "name/.." left out, lexically ("sweeps/../kernels/x"
+ * is "kernels/x"), into out. FGO_OK, or FGO_EUSAGE when it does not fit. */
+int manifest_path_clean(const char *path, char *out, size_t len);
+/* rel as seen from file's folder (rel itself when absolute), into out: in
+ * manifest_path_clean's shorter form where that names the same file (not
+ * through a link to a folder elsewhere). FGO_OK, or FGO_EUSAGE. */
 int manifest_path_join(const char *file, const char *rel, char *out, size_t len);
 
 /* The manifest keys, for "did you mean" and the documentation. */

@@ -40,7 +40,7 @@ long user_combos(const struct fgo_user_kernel *k)
 void user_config_set(const struct fgo_user_kernel *k, long combo, struct fgo_config *cfg)
 {
 	size_t at = 0;
-	long pick[USER_TUNABLES_MAX];
+	long pick[USER_TUNABLES_MAX] = { 0 };
 	/* the last tunable varies fastest, as a spec's fields do */
 	for (int i = k->ntunables - 1; i >= 0; i--) {
 		pick[i] = combo % k->tunable[i].nvalues;

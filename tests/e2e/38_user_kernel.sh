@@ -2,7 +2,8 @@
 # backend (issue 34): the two worked examples of kernels/user/ swept under
 # mpirun -np 2 (their C forms compiled by cc, validated against the
 # family's reference, timed against its baseline, stored as user:NAME),
-# best, show and regress on them; then the errors people make, each with
+# best, show and regress on them (an edited copy swept by --kernel, as
+# README "Your own kernel" shows); then the errors people make, each with
 # its message and no run stored as ok: a wrong element, a flag never
 # raised, a source that does not compile, a launch past the limits, bad
 # manifests (exit 2, nothing stored).
@@ -33,8 +34,8 @@ check user-2.4 "show: manifest, hash, params" sh -c "grep -q '^kernel_manifest  
 check user-2.5 "show: the line that sweeps it again" \
 	grep -q "fgobench sweep sweeps/user_all_scatter.json --kernel kernels/user/my_all_scatter/manifest.json" "$T/out"
 
-# ---- the example on fgobench's schedule.h, by --kernel over another spec ----
-expect_exit user-3.1 0 mpi 2 sweep sweeps/user_all_scatter.json --kernel kernels/user/tiled_all_scatter/manifest.json --tag tiled --quiet
+# ---- the example on fgobench's schedule.h (README: by its spec) ----
+expect_exit user-3.1 0 mpi 2 sweep sweeps/user_tiled.json --tag tiled --quiet
 expect_eq user-3.2 "8 8" "$(sql "select count(*), sum(status = 'ok' and validated = 1) from runs
 	where algorithm = 'user:tiled_all_scatter'" | tr '|' ' ')"
 

@@ -4,6 +4,7 @@
  * "kernel" expands to (params, source hash, key), the launch and its
  * limits, the layout after the family's, and paths joined lexically. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "algo.h"
@@ -228,21 +229,39 @@ static void check_errors(void)
 static void check_paths(void)
 {
 	static const struct {
-		const char *id, *file, *rel, *want;
+		const char *id, *path, *want;
 	} cases[] = {
-		{ "path-1.1", "sweeps/x.json", "../kernels/user/m.json", "kernels/user/m.json" },
-		{ "path-1.2", "x.json", "k.c", "k.c" },
-		{ "path-1.3", "/a/b/x.json", "./c/../d.c", "/a/b/d.c" },
-		{ "path-1.4", "a/x.json", "../../k.c", "../k.c" },
-		{ "path-1.5", "a/x.json", "/abs/k.c", "/abs/k.c" },
-		{ "path-1.6", "a//b/x.json", "k.c", "a/b/k.c" },
-		{ "path-1.7", "/x.json", "../../k.c", "/k.c" },
+		{ "path-1.1", "sweeps/../kernels/user/m.json", "kernels/user/m.json" },
+		{ "path-1.2", "k.c", "k.c" },
+		{ "path-1.3", "/a/b/./c/../d.c", "/a/b/d.c" },
+		{ "path-1.4", "a/../../k.c", "../k.c" },
+		{ "path-1.5", "/abs/k.c", "/abs/k.c" },
+		{ "path-1.6", "a//b/k.c", "a/b/k.c" },
+		{ "path-1.7", "/../../k.c", "/k.c" },
 	};
-	char out[256];
+	char out[256], file[128], want[256];
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
-		manifest_path_join(cases[i].file, cases[i].rel, out, sizeof out);
+		manifest_path_clean(cases[i].path, out, sizeof out);
 		T_EQ_STR(cases[i].id, out, cases[i].want);
 	}
+	/* joined: the short form where it is the same file, not through a link
+	 * to a folder elsewhere (a clone's sweeps/ linked to another's) */
+	char sub[128], link[128];
+	snprintf(sub, sizeof sub, "%s/sub", dir);
+	snprintf(link, sizeof link, "%s/sub/up", dir);
+	mkdir(sub, 0700);
+	snprintf(file, sizeof file, "%s/sub/../m.json", dir);
+	manifest_path_join(file, "k.c", out, sizeof out);
+	snprintf(want, sizeof want, "%s/k.c", dir);
+	T_EQ_STR("path-2.1", out, want);
+	if (symlink("/tmp", link) == 0) {
+		snprintf(file, sizeof file, "%s/sub/up/x.json", dir);
+		manifest_path_join(file, "../k.c", out, sizeof out);
+		snprintf(want, sizeof want, "%s/sub/up/../k.c", dir); /* /tmp/../k.c, not sub/k.c */
+		T_EQ_STR("path-2.2", out, want);
+		unlink(link);
+	}
+	rmdir(sub);
 }
 
 int main(void)
