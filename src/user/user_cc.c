@@ -124,8 +124,21 @@ static int headers_dir(const char *dir, char *out, size_t len, uint64_t *hash, c
 			h = h * 31 + fnv1a64(f->text, strlen(f->text)) + fnv1a64(f->path, strlen(f->path));
 	*hash = h;
 	snprintf(out, len, "%s/include-%016llx", dir, (unsigned long long)h);
-	if (make_dirs(out, err, elen) != FGO_OK)
-		return FGO_EFAIL;
+	/* the folders fgobench makes hold only what it wrote: one that is a
+	 * link (to a folder of someone else's choosing) is refused, before
+	 * anything is made in it */
+	const char *made[] = { dir, out };
+	for (int i = 0; i < 2; i++) {
+		struct stat sb;
+		if (make_dirs(made[i], err, elen) != FGO_OK)
+			return FGO_EFAIL;
+		if (lstat(made[i], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			snprintf(err, elen, "the kernel cache folder %s is not a folder (a symbolic link?):"
+				 " fgobench writes nothing through a link (remove it, or set FGOBENCH_CACHE)",
+				 made[i]);
+			return FGO_EFAIL;
+		}
+	}
 	for (const struct fgo_embedded_file *f = fgo_embedded; f->path; f++) {
 		struct stat sb;
 		char path[PATH_MAX + 64];

@@ -83,6 +83,14 @@ expect_eq user-5.11 "invalid 3 2 1 ok 1" "$(sql "select status, count(*), sum(re
 	sum(reason like '%300000 bytes of dynamic shared memory%more than the 232448%') from runs
 	where algorithm = 'user:huge' group by status order by status" | tr '|\n' '  ' | sed 's/ *$//;s/ok 1 0 0/ok 1/')"
 
+# a kernel cache whose user/ folder is a link elsewhere: nothing is written through it
+mkdir -p "$T/elsewhere" "$T/linked"
+ln -s "$T/elsewhere" "$T/linked/user"
+expect_exit user-5.12 1 env FGOBENCH_CACHE="$T/linked" mpirun --oversubscribe -np 1 "$FGO" sweep \
+	tests/e2e/user/w1.json --kernel "$T/k/huge.json"
+check user-5.13 "refused, and nothing written there: $(ls "$T/elsewhere")" sh -c \
+	"grep -q 'linked/user is not a folder (a symbolic link?)' '$T/err' && [ -z \"\$(ls '$T/elsewhere')\" ]"
+
 # ---- bad manifests: exit 2 with the place, nothing stored ----
 before=$(sql "select count(*) from runs")
 M=kernels/user/my_all_scatter/manifest.json
