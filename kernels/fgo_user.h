@@ -24,6 +24,9 @@
  *     flags of CTAs numbered below it, never for a later CTA of its own rank.
  *   GPU form (NVRTC / hiprtc, compiled like fgobench's own kernels):
  *       extern "C" __global__ void ENTRY(struct fgo_user_args args);
+ *     CTAs that wait for each other's flags must all be resident at once
+ *     (a waiter holding the SM its producer needs never ends): keep such
+ *     a grid within what the GPU holds, as the shipped kernels do.
  *
  * Macros the compiler is given: each tunable's macro (its value), FGO_DTYPE
  * (FGO_USER_FP32, _FP16 or _BF16: the problem's element type) and, when the

@@ -537,6 +537,10 @@ static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, doubl
 
 	if (shared_gpu_refusal(run, err, len))
 		return FGO_EUNAVAILABLE;
+	if (run->user && run->user->modes < 3) {
+		snprintf(err, len, "a user kernel without \"modes\" has no GEMM-only launch");
+		return FGO_EUNAVAILABLE;
+	}
 	/* buffers first: cudaMalloc between the events would be timed */
 	rc = gpu_vendor_scratch_alloc(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
 	if (rc != FGO_OK)
