@@ -100,7 +100,14 @@ CREATE TABLE runs (
     baseline_s      REAL,                 -- the vendor baseline (first run of the problem)
     store_s         REAL,                 -- rank 0 writing the run
     split_k         INTEGER NOT NULL DEFAULT 1, -- K slices per tile (config_key says /skN when not 1)
-    deterministic   INTEGER NOT NULL DEFAULT 0  -- 1: partial sums in a fixed order (config_key says /det)
+    deterministic   INTEGER NOT NULL DEFAULT 0, -- 1: partial sums in a fixed order (config_key says /det)
+    -- schema 6: a user kernel's run (algorithm user:NAME; NULL for the
+    -- built-in families): its manifest as the sweep opened it, the hash of
+    -- the manifest and its sources (config_key ends /src:HASH), its
+    -- tunables NAME=V,... (config_key has /u:PARAMS)
+    kernel_manifest TEXT,
+    kernel_hash     TEXT,
+    kernel_params   TEXT
 );
 CREATE INDEX runs_sweep ON runs(sweep_id);
 CREATE INDEX runs_shape ON runs(algorithm, dtype, world, m, n, k);

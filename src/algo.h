@@ -27,6 +27,8 @@ struct fgo_matrix {
 	long ld;         /* leading dimension, elements */
 };
 
+struct fgo_user_kernel; /* src/user/user.h */
+
 struct fgo_layout {
 	struct fgo_matrix a;   /* this rank's input A (a shard or all of it) */
 	struct fgo_matrix b;   /* this rank's input B */
@@ -39,6 +41,8 @@ struct fgo_layout {
 	size_t xchg_offset;    /* the walk's exchange (kit_xchg_place): split-K sums or Stream-K slots, */
 	size_t xchg_bytes;     /* their size (0: neither), */
 	size_t xchg_flag0;     /* ... and the index of its first flag */
+	size_t workspace_offset; /* a user kernel's "workspace" (src/user/; 0 bytes for */
+	size_t workspace_bytes;  /* the built-in families) */
 };
 
 /* One copy the copy engine makes beside a launch (fgo_algo.engine_copies):
@@ -132,11 +136,31 @@ struct fgo_algo {
 	 * the family's usual epilogue (every family but the sk_* ones, whose
 	 * walk is Stream-K) */
 	int split_k;
+
+	/* A kernel engineer's own kernel (src/user/, algorithm "user:NAME";
+	 * NULL and 0 for the built-in families): */
+	const struct fgo_user_kernel *user; /* its manifest, as src/user/user.h holds it */
+	const char *manifest;               /* the manifest's path (stored with every run) */
+	/* (optional) what cpu_run needs before the first launch of cfg: the
+	 * kernel compiled into the kernel cache and, with load, loaded.
+	 * FGO_OK, or FGO_EFAIL with the reason (the run is stored as failed).
+	 * NULL: nothing to prepare. */
+	int (*cpu_prepare)(const struct fgo_config *cfg, int load, char *reason, size_t len);
+	/* 1: only the fused launch exists (a user kernel without "modes"):
+	 * t_gemm, t_comm and overlap are not measured */
+	int fused_only;
 };
 
 /* Registry (src/algos/registry.c): NULL-terminated, sorted by name. */
 extern const struct fgo_algo *const fgo_algos[];
+/* The algorithm registered as name: a built-in family, or a user kernel
+ * this process has read (algo_register); NULL when none. */
 const struct fgo_algo *algo_find(const char *name);
+/* Adds algo (which must live as long as the process) to what algo_find
+ * finds: a user kernel's "user:NAME". FGO_OK; FGO_EUSAGE when the name is
+ * taken or the table (ALGO_REGISTERED_MAX) is full. */
+#define ALGO_REGISTERED_MAX 64
+int algo_register(const struct fgo_algo *algo);
 /* The GEMM dimensions of algo's tile space for cfg (see fgo_gemm_dims). */
 void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
 		    struct fgo_gemm_dims *d);

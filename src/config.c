@@ -196,7 +196,19 @@ void config_key(const struct fgo_config *cfg, char *key, size_t len)
 	if (cfg->split_k != 1 && n < len)
 		n += (size_t)snprintf(key + n, len - n, "/sk%d", cfg->split_k);
 	if (cfg->deterministic && n < len)
-		snprintf(key + n, len - n, "/det");
+		n += (size_t)snprintf(key + n, len - n, "/det");
+	/* a user kernel's tunables, then the version of its sources: an edited
+	 * kernel is another configuration (regress pairs them without it) */
+	if (cfg->params[0] && n < len)
+		n += (size_t)snprintf(key + n, len - n, "/u:%s", cfg->params);
+	if (cfg->source_hash[0] && n < len)
+		snprintf(key + n, len - n, FGO_KEY_SOURCE "%s", cfg->source_hash);
+}
+
+size_t config_key_sans_source(const char *key)
+{
+	const char *at = strstr(key, FGO_KEY_SOURCE);
+	return at ? (size_t)(at - key) : strlen(key);
 }
 
 void config_hash(const struct fgo_config *cfg, char out[17])
@@ -206,9 +218,26 @@ void config_hash(const struct fgo_config *cfg, char out[17])
 	snprintf(out, 17, "%016llx", (unsigned long long)fnv1a64(key, strlen(key)));
 }
 
+void config_reproduce_user(const struct fgo_config *cfg, const char *spec, const char *manifest,
+			   char *out, size_t len)
+{
+	char s[1024], m[1024];
+	sink_shell(spec, s, sizeof s); /* from a store: pasted into a shell */
+	sink_shell(manifest, m, sizeof m);
+	snprintf(out, len,
+		 "mpirun -np %d fgobench sweep %s --kernel %s --datatype %s --world %d -m %ld -n %ld"
+		 " -k %ld",
+		 cfg->world, s, m, dtype_name(cfg->dtype), cfg->world, cfg->m, cfg->n, cfg->k);
+}
+
 void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len)
 {
 	char algo[4 * sizeof cfg->algorithm + 8];
+	if (cfg->params[0] || !strncmp(cfg->algorithm, "user:", 5)) {
+		const struct fgo_algo *a = algo_find(cfg->algorithm);
+		config_reproduce_user(cfg, "SPEC", a && a->manifest ? a->manifest : "MANIFEST", out, len);
+		return;
+	}
 	sink_shell(cfg->algorithm, algo, sizeof algo); /* from a store: pasted into a shell */
 	int n = snprintf(out, len,
 			 "mpirun -np %d fgobench run --algorithm %s --datatype %s --world %d"

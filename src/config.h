@@ -16,7 +16,8 @@ enum fgo_dtype {
 };
 
 #define FGO_ALGO_NAME_MAX 32
-#define FGO_KEY_MAX 192
+#define FGO_KEY_MAX 512 /* a user kernel's params and source hash make keys long */
+#define FGO_PARAMS_MAX 304 /* a user kernel's "NAME=V,...": 8 tunables, 24-character names, int values */
 #define FGO_SPLIT_K_MAX 256
 #define FGO_REASON_MAX 256
 
@@ -36,6 +37,12 @@ struct fgo_config {
 	int split_k;                       /* K cut into split_k slices per tile, summed in fp32 (1: none) */
 	int deterministic;                 /* 1: split-K / Stream-K partial sums added in a fixed order,
 					    * bitwise repeatable (0: as they arrive, atomics on the GPU) */
+	/* A user kernel's (algorithm "user:NAME", src/user/user.h): its
+	 * tunables' values as "NAME=V,NAME=V" in its manifest's order, and the
+	 * FNV-1a of its manifest and sources; "" for the built-in families.
+	 * Both are in the key. */
+	char params[FGO_PARAMS_MAX];
+	char source_hash[17];
 	/* Not part of the configuration (not in its key): which of these a spec
 	 * or a flag gave (FGO_GIVEN_*). What is left to the default is fitted:
 	 * the core to the target (kit_fit_core), the tile to the shape
@@ -89,11 +96,25 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len);
  * always have the same key. Writes at most len bytes; returns reason-free. */
 void config_key(const struct fgo_config *cfg, char *key, size_t len);
 
+/* Where a key's source hash starts (a user kernel's, "/src:" and 16 hex
+ * digits at the end): the length of the key without it, strlen(key) when
+ * there is none. regress pairs an edited kernel's runs with the ones
+ * before by the key without it. */
+#define FGO_KEY_SOURCE "/src:"
+size_t config_key_sans_source(const char *key);
+
 /* 16 hex digits of FNV-1a over the key. */
 void config_hash(const struct fgo_config *cfg, char out[17]);
 
-/* The `fgobench run ...` command line that reproduces cfg. */
+/* The `fgobench run ...` command line that reproduces cfg; for a user
+ * kernel's, config_reproduce_user's with SPEC (and MANIFEST where this
+ * process has not read the kernel) left for the reader to fill. */
 void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len);
+/* The line that sweeps a user kernel again at cfg's problem: spec (its
+ * shapes replaced by cfg's) with --kernel manifest, every tunable value
+ * set of the manifest (fgobench run has no --kernel). */
+void config_reproduce_user(const struct fgo_config *cfg, const char *spec, const char *manifest,
+			   char *out, size_t len);
 
 /* FLOPs of the global problem: 2*M*N*K. */
 double config_flops(const struct fgo_config *cfg);

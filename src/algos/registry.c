@@ -3,7 +3,9 @@
  * hyphens, the field's short names, families that name several algorithms),
  * with "did you mean" suggestions. Adding a family: write
  * src/algos/<family>.c filling `const struct fgo_algo algo_<name>`, add the
- * extern and the table entry here (keep the order), add it to tests/mpi/test_algos.c. */
+ * extern and the table entry here (keep the order), add it to tests/mpi/test_algos.c.
+ * A user kernel (src/user/) is not in the table: reading its manifest
+ * registers it for the process (algo_register). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +36,10 @@ const struct fgo_algo *const fgo_algos[] = {
 	NULL,
 };
 
+/* What algo_register added: user kernels read in this process. */
+static const struct fgo_algo *registered[ALGO_REGISTERED_MAX];
+static int nregistered;
+
 const struct fgo_algo *algo_find(const char *name)
 {
 	if (!name)
@@ -41,7 +47,18 @@ const struct fgo_algo *algo_find(const char *name)
 	for (const struct fgo_algo *const *a = fgo_algos; *a; a++)
 		if (strcmp((*a)->name, name) == 0)
 			return *a;
+	for (int i = 0; i < nregistered; i++)
+		if (strcmp(registered[i]->name, name) == 0)
+			return registered[i];
 	return NULL;
+}
+
+int algo_register(const struct fgo_algo *algo)
+{
+	if (algo_find(algo->name) || nregistered >= ALGO_REGISTERED_MAX)
+		return FGO_EUSAGE;
+	registered[nregistered++] = algo;
+	return FGO_OK;
 }
 
 void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,

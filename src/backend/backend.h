@@ -111,6 +111,10 @@ struct fgo_backend {
 	 * compiles each configuration when it comes. */
 	int (*precompile)(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 			  const struct fgo_config *cfg, char *err, size_t len);
+	/* Whether precompile is for the built-in families' kernels too (the
+	 * GPU's), or only for user kernels (algo->user: the CPU compiles
+	 * their C form, never its own families). */
+	int compiles_families;
 
 	/* Host -> heap copy into this rank's own heap (the tests' planted
 	 * element, runner_problem.c). */

@@ -86,7 +86,8 @@ int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 const char *cmd_algorithm(const char *cmd, const char *text);
 /* The same for a filter (best, plot, history --algorithm): a name it does
  * not know is taken as given after that message (a shared store may hold
- * another fgobench's names); NULL only for a family's name. */
+ * another fgobench's names), a user kernel's ("user:NAME") without one;
+ * NULL only for a family's name. */
 const char *cmd_algorithm_filter(const char *cmd, const char *text);
 
 /* Parses text as an integer in [min, max] for option opt; on failure prints

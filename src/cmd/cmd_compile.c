@@ -16,7 +16,7 @@
 
 const char cmd_compile_usage[] =
 	"usage: fgobench compile SPEC [--arch A] [--cache DIR] [-j N] [--quiet]\n"
-	"       [--format table|md|csv|json] [--trace] [CONFIG FLAGS]\n"
+	"       [--format table|md|csv|json] [--trace] [--kernel MANIFEST] [CONFIG FLAGS]\n"
 	"\n"
 	"JIT-compiles the GPU kernel of every configuration SPEC expands to (exactly\n"
 	"as `fgobench sweep` expands it) for architecture A into the kernel cache,\n"
@@ -46,6 +46,8 @@ const char cmd_compile_usage[] =
 	"  --cache DIR    the kernel cache (default $FGOBENCH_CACHE or ~/.cache/fgobench)\n"
 	"  -j N           compiler processes at a time (default: the CPUs here)\n"
 	"  --quiet        no progress lines\n"
+	"  --kernel MANIFEST  your own kernel's GPU form (README \"Your own kernel\"), every\n"
+	"                 mode it has, for SPEC's problems, as `sweep --kernel` runs it\n"
 	"  --trace        the traced kernels (`run --trace`, `sweep --trace best`: the\n"
 	"                 trace hooks compiled in, 4096 events per CTA) instead\n"
 	"  --format F     table, md, csv or json (default table)\n";
@@ -81,6 +83,7 @@ static int trace_kernels;
 #include "embed.h"
 #include "gpu/gpu_compile.h"
 #include "gpu/gpu_jit.h"
+#include "user/user.h"
 
 /* What one configuration came to: written by a compiler process into its
  * pipe (a fixed-size record, under PIPE_BUF so one write is whole). */
@@ -329,9 +332,15 @@ static int print_outcomes(const struct fgo_plan *plan, const struct outcome *res
 		int built = o->status == GPU_COMPILE_COMPILED || o->status == GPU_COMPILE_CACHED;
 		table_add(t, "%zu", i + 1);
 		view_problem_cells(t, c);
-		table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
-		table_add(t, "%d", c->num_stages);
-		table_add(t, "%d", c->num_warps);
+		if (c->params[0]) { /* a user kernel's own tunables */
+			table_add(t, "%s", c->params);
+			table_add(t, "%s", "");
+			table_add(t, "%s", "");
+		} else {
+			table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
+			table_add(t, "%d", c->num_stages);
+			table_add(t, "%d", c->num_warps);
+		}
 		table_add(t, "%s", gpu_compile_status_name((enum gpu_compile_status)o->status));
 		if (built && o->registers)
 			table_add(t, "%d", o->registers);
@@ -405,8 +414,11 @@ static int compile_spec(const struct compile_opts *opt)
 		const struct fgo_algo *algo = algo_find(plan.items[i].cfg.algorithm);
 		struct gpu_shape shape;
 		res[i].status = -1;
-		if (plan.items[i].valid && algo && algo->gpu_source && embedded_text(algo->gpu_source) &&
-		    gpu_shape_check(&plan.items[i].cfg, opt->arch, 0, &shape, err, sizeof err) == FGO_OK)
+		if (plan.items[i].valid && algo && algo->user && algo->user->gpu_text)
+			work[n++] = i; /* a user kernel's GPU form */
+		else if (plan.items[i].valid && algo && algo->gpu_source &&
+			 embedded_text(algo->gpu_source) &&
+			 gpu_shape_check(&plan.items[i].cfg, opt->arch, 0, &shape, err, sizeof err) == FGO_OK)
 			work[n++] = i;
 	}
 	m.total = n;
@@ -457,7 +469,7 @@ int cmd_compile(int argc, char **argv)
 	}
 
 	struct compile_opts opt = { .arch = DEFAULT_ARCH, .fmt = FGO_FMT_TABLE };
-	static const char *const opts[] = { "--arch", "--cache", "-j", "--format" };
+	static const char *const opts[] = { "--arch", "--cache", "-j", "--format", "--kernel" };
 	int rc = FGO_OK;
 	config_defaults(&opt.base);
 	for (int i = 1; i < argc && rc == FGO_OK; i++) {
@@ -487,6 +499,9 @@ int cmd_compile(int argc, char **argv)
 			if (format_parse(v, &opt.fmt))
 				rc = cmd_usage_error("compile", cmd_compile_usage,
 						     "unknown format \"%s\" (table, md, csv, json)", v);
+			break;
+		case 4:
+			opt.set.kernel = v;
 			break;
 		case -2:
 			rc = FGO_EUSAGE;

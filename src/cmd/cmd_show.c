@@ -177,13 +177,33 @@ static void add_value(struct fgo_table *t, sqlite3_stmt *st, int c, int wide)
 /* The fields in one record, plus summary and reproduce, for any format:
  * table and md a field per row (with reproduce a row only when wide or
  * md: the table prints it under itself), csv and json one record. */
+/* The line that reproduces the run of st's row: for a user kernel's, a
+ * sweep of the spec and the manifest the row names. */
+static void reproduce(sqlite3_stmt *st, const struct fgo_config *cfg, char *line, size_t len)
+{
+	const char *spec = NULL, *manifest = NULL;
+	for (int c = 0; c < sqlite3_column_count(st); c++) {
+		if (!strcmp(sqlite3_column_name(st, c), "spec_path"))
+			spec = (const char *)sqlite3_column_text(st, c);
+		else if (!strcmp(sqlite3_column_name(st, c), "kernel_manifest"))
+			manifest = (const char *)sqlite3_column_text(st, c);
+	}
+	if (manifest && cfg->params[0])
+		config_reproduce_user(cfg, spec ? spec : "SPEC", manifest, line, len);
+	else
+		config_reproduce_line(cfg, line, len);
+}
+
 static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
 				enum fgo_format format, int wide, int brief, const struct extra *x)
 {
 	int n = sqlite3_column_count(st);
 	const char *summary = algo_find(cfg->algorithm) ? algo_find(cfg->algorithm)->summary : "";
-	char line[512];
-	config_reproduce_line(cfg, line, sizeof line);
+	char line[2048];
+	if (!summary[0] && cfg->params[0])
+		summary = "a user kernel (kernel_manifest: its manifest, whose family gives the"
+			  " sharding, reference and baseline)";
+	reproduce(st, cfg, line, sizeof line);
 
 	if (format == FGO_FMT_TABLE || format == FGO_FMT_MD) {
 		static const char *const kv[] = { "field", "value" };
@@ -238,10 +258,11 @@ static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
 
 /* Under the fitted table: the reproduce line whole (it is to be copied),
  * shown as the table shows cells; brief adds where the rest is. */
-static void print_tail(const struct fgo_config *cfg, long id, const char *db, int brief)
+static void print_tail(sqlite3_stmt *st, const struct fgo_config *cfg, long id, const char *db,
+		       int brief)
 {
-	char line[512];
-	config_reproduce_line(cfg, line, sizeof line);
+	char line[2048];
+	reproduce(st, cfg, line, sizeof line);
 	printf("\nreproduce:\n");
 	view_print_command(stdout, line, FGO_TABLE_COLUMNS);
 	if (brief)
@@ -277,7 +298,7 @@ int show_run(const char *db, long id, enum fgo_format format, int wide, int brie
 	if (!t || table_print(t, format, stdout) != 0)
 		rc = FGO_EFAIL;
 	else if (format == FGO_FMT_TABLE && !wide)
-		print_tail(&cfg, id, db, brief);
+		print_tail(st, &cfg, id, db, brief);
 out:
 	table_free(t);
 	sqlite3_finalize(st);

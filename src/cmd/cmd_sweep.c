@@ -16,7 +16,7 @@
 
 const char cmd_sweep_usage[] =
 	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume] [--dry-run]\n"
-	"       [--config table|auto]\n"
+	"       [--config table|auto] [--kernel MANIFEST]\n"
 	"       [--backend cpu|gpu|auto] [--timeout S] [--heap-size BYTES] [--quiet]\n"
 	"       [--format table|md|csv|json] [--trace best [--trace-dir DIR]]\n"
 	"       [CONFIG FLAGS]\n"
@@ -55,6 +55,11 @@ const char cmd_sweep_usage[] =
 	"                     the default) or auto (this machine's cost model ranks the\n"
 	"                     core's space; exit 2 without a fit: run `fgobench\n"
 	"                     calibrate`); overrides the spec's \"config\"\n"
+	"  --kernel MANIFEST  sweep your own kernel (README \"Your own kernel\"): the\n"
+	"                     manifest's tunables over SPEC's problems (dtype, world,\n"
+	"                     M, N, K, shapes; its algorithm and tunables are left\n"
+	"                     out), validated against the manifest's family, stored\n"
+	"                     as algorithm user:NAME; overrides the spec's \"kernel\"\n"
 	"  --backend B        cpu, gpu or auto (default: gpu when devices are visible)\n"
 	"  --timeout S        seconds a kernel may wait on a flag (another rank's signal)\n"
 	"                     or a pipeline barrier before it gives up; the launch then\n"
@@ -94,16 +99,23 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		valid += plan->items[i].valid ? 1 : 0;
 		table_add(t, "%zu", i + 1);
 		view_problem_cells(t, c);
-		if (c->split_k != 1)
+		if (c->params[0]) /* a user kernel's own tunables */
+			table_add(t, "%s", c->params);
+		else if (c->split_k != 1)
 			table_add(t, "%dx%dx%d/k%d", c->blk_m, c->blk_n, c->blk_k, c->split_k);
 		else
 			table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
-		table_add(t, "%d", c->num_stages);
-		table_add(t, "%d", c->num_warps);
-		table_add(t, "%s", mma_name(c->mma));
-		table_add(t, "%d", c->gsize_m);
-		table_add(t, "%d+%d", c->gemm_sms, c->comm_sms);
-		table_add(t, "%dx%d", c->comm_blk_m, c->comm_blk_n);
+		if (c->params[0]) { /* the built-in tunables mean nothing to it */
+			for (int i = 0; i < 6; i++)
+				table_add(t, "%s", "");
+		} else {
+			table_add(t, "%d", c->num_stages);
+			table_add(t, "%d", c->num_warps);
+			table_add(t, "%s", mma_name(c->mma));
+			table_add(t, "%d", c->gsize_m);
+			table_add(t, "%d+%d", c->gemm_sms, c->comm_sms);
+			table_add(t, "%dx%d", c->comm_blk_m, c->comm_blk_n);
+		}
 		table_add(t, "%s", plan->items[i].valid ? "yes" : "no");
 		table_add(t, "%s", plan->items[i].valid ? "" : plan->items[i].reason);
 	}
@@ -182,6 +194,8 @@ int cmd_sweep(int argc, char **argv)
 			rc = cmd_parse_int("sweep", a, argv[++i], 16, 1 << 20, &s.trace_events);
 		} else if (!strcmp(a, "--config") && more) {
 			rc = cmd_parse_pick("sweep", argv[++i], &pick);
+		} else if (!strcmp(a, "--kernel") && more) {
+			set.kernel = argv[++i];
 		} else if (!strcmp(a, "--resume")) {
 			s.resume = 1;
 		} else if (!strcmp(a, "--dry-run")) {

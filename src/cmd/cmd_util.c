@@ -111,6 +111,10 @@ const char *cmd_algorithm(const char *cmd, const char *text)
 const char *cmd_algorithm_filter(const char *cmd, const char *text)
 {
 	char why[512];
+	/* a user kernel's runs ("user:NAME"): its manifest need not be read to
+	 * look at them */
+	if (!strncmp(text, "user:", 5) && text[5])
+		return text;
 	const struct fgo_algo *algo = algo_resolve(text, why, sizeof why);
 	if (algo)
 		return algo->name;

@@ -186,6 +186,14 @@ static int cpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		free(run);
 		return FGO_EUSAGE;
 	}
+	/* a user kernel's C form, compiled (or found in the kernel cache) and loaded */
+	if (algo->cpu_prepare) {
+		int rc = algo->cpu_prepare(cfg, 1, reason, len);
+		if (rc != FGO_OK) {
+			free(run);
+			return rc;
+		}
+	}
 	/* The flags of this layout may lie where the previous configuration
 	 * kept data, whose bytes would read as raised flags. The runner agrees
 	 * (a collective) after prepare, so no peer publishes before this. */
@@ -272,6 +280,16 @@ static void trace_kernel(struct fgo_runnable *run, enum fgo_mode mode, int end)
 		fgo_trace_host_rec(t, c, FGO_TR_KERNEL | (end ? FGO_TR_END : 0u), now, core, (int)mode,
 				   -1, -1, -1);
 	}
+}
+
+/* Only a user kernel's C form is compiled on the CPU (the families are
+ * fgobench's own C): into the kernel cache, the ranks of a node sharing
+ * the work before any timing (session.c). */
+static int cpu_precompile(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
+			  const struct fgo_config *cfg, char *err, size_t len)
+{
+	(void)ctx;
+	return algo->cpu_prepare ? algo->cpu_prepare(cfg, 0, err, len) : FGO_OK;
 }
 
 static int cpu_copy_in(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, size_t offset,
@@ -369,8 +387,8 @@ static int cpu_launch(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enu
 	if (run->traced)
 		trace_kernel(run, mode, 1);
 	if (rc == FGO_ETIMEOUT)
-		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)",
-			 timeout_s);
+		snprintf(err, len, "a flag wait gave up after %g s (a peer never signalled)%s%s",
+			 timeout_s, why[0] ? ": " : "", why);
 	else if (rc != FGO_OK)
 		snprintf(err, len, "%s", why[0] ? why : "the CPU kernel failed (out of memory?)");
 	return rc;
@@ -565,6 +583,8 @@ const struct fgo_backend fgo_backend_cpu = {
 	.prepare = cpu_prepare,
 	.prepare_traced = cpu_prepare_traced,
 	.trace_read = cpu_trace_read,
+	.precompile = cpu_precompile,
+	.compiles_families = 0,
 	.copy_in = cpu_copy_in,
 	.launch = cpu_launch,
 	.baseline = cpu_baseline,

@@ -18,6 +18,7 @@
 #include "gpu/gpu_telemetry.h"
 #include "gpu/gpu_tma.h"
 #include "gpu/gpu_trace.h"
+#include "gpu/gpu_user.h"
 #include "gpu/gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
@@ -49,6 +50,7 @@ struct fgo_runnable {
 	struct gpu_trace trace;   /* prepare_traced's buffer (trace.dev NULL: not traced) */
 	struct fgo_engine_copy *copies; /* the copy engine's part of a launch (n_copies; NULL: none) */
 	int n_copies;
+	struct gpu_user_launch *user; /* a user kernel's modules and launch (gpu_user.h; NULL: none) */
 };
 
 #define CHECK FGO_HIP_CHECK
@@ -177,6 +179,42 @@ static int gpu_device_memory(size_t *bytes, int *count)
 	return FGO_OK;
 }
 
+/* prepare's part for a user kernel (gpu_user.h): its modules, its launch
+ * shape, its flags from zero. Frees run on failure. */
+static int prepare_user(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, int trace_cap,
+			struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
+			size_t len)
+{
+	struct gpu_heap *h = run->heap->priv;
+	int rc = FGO_EUSAGE;
+	if (trace_cap > 0)
+		snprintf(reason, len, "%s cannot be traced (a user kernel records no events)",
+			 run->algo->name);
+	else if (run->lay.heap_bytes > run->heap->bytes)
+		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
+			 run->lay.heap_bytes, run->heap->bytes);
+	else
+		rc = gpu_user_prepare(run->algo->user, &run->cfg, ctx->arch, ctx->smem_optin, &run->user,
+				      &info->registers, reason, len);
+	if (rc == FGO_OK) {
+		info->shared_bytes = (int)run->user->smem;
+		if ((run->lay.flags_count &&
+		     hipMemset(h->mine + run->lay.flags_offset, 0, run->lay.flags_count * 4) != hipSuccess) ||
+		    hipMemset(h->mine + h->status_off, 0, STATUS_BYTES) != hipSuccess) {
+			snprintf(reason, len, "clearing the flags failed");
+			rc = FGO_EFAIL;
+		}
+		hipDeviceSynchronize();
+	}
+	if (rc != FGO_OK) {
+		gpu_user_free(run->user);
+		free(run);
+		return rc;
+	}
+	*out = run;
+	return FGO_OK;
+}
+
 static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		   const struct fgo_config *cfg, struct fgo_heap *heap, int trace_cap,
 		   struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason, size_t len);
@@ -242,6 +280,8 @@ static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 	run->cfg = *cfg;
 	run->heap = heap;
 	algo->layout(cfg, heap->rank, &run->lay);
+	if (algo->user)
+		return prepare_user(ctx, run, trace_cap, out, info, reason, len);
 	if (run->lay.heap_bytes > heap->bytes)
 		snprintf(reason, len, "needs %zu bytes of heap per rank, the heap has %zu",
 			 run->lay.heap_bytes, heap->bytes);
@@ -370,6 +410,13 @@ static int enqueue(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, enum f
 	const int engine = run->n_copies > 0 && mode != FGO_MODE_GEMM_ONLY;
 	fgo_drv_result r;
 
+	if (run->user) /* a user kernel: its own launch and argument */
+		return gpu_user_enqueue(run->user, &run->cfg, &run->lay, m, rank, world, epoch,
+					h->device_bases, (unsigned int *)(h->mine + h->status_off),
+					timeout_s, ctx->stream, err, len) != FGO_OK
+			       ? FGO_EFAIL
+			       : plant_slow(ctx, err, len);
+
 	/* the copy engine's chunks beside the kernel, their flags raised as
 	 * they land (the kernel waits for them) */
 	if (engine && gpu_engine_fork(&ctx->engine, ctx->stream, run->heap->base, rank,
@@ -490,6 +537,10 @@ static int gpu_bulk(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, doubl
 
 	if (shared_gpu_refusal(run, err, len))
 		return FGO_EUNAVAILABLE;
+	if (run->user && run->user->modes < 3) {
+		snprintf(err, len, "a user kernel without \"modes\" has no GEMM-only launch");
+		return FGO_EUNAVAILABLE;
+	}
 	/* buffers first: cudaMalloc between the events would be timed */
 	rc = gpu_vendor_scratch_alloc(ctx->vendor, h->coll, &run->cfg, &run->scratch, err, len);
 	if (rc != FGO_OK)
@@ -572,7 +623,9 @@ static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run)
 	hipStreamSynchronize(ctx->stream);
 	gpu_vendor_scratch_free(run->scratch);
 	gpu_trace_close(&run->trace);
-	hipModuleUnload(run->module);
+	if (run->module)
+		hipModuleUnload(run->module);
+	gpu_user_free(run->user);
 	free(run->maps);
 	free(run->copies);
 	free(run);
@@ -608,6 +661,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.prepare_traced = gpu_prepare_traced,
 	.trace_read = gpu_trace_fetch,
 	.precompile = gpu_precompile,
+	.compiles_families = 1,
 	.copy_in = gpu_copy_in,
 	.launch = gpu_launch,
 	.baseline = gpu_baseline,

@@ -15,6 +15,7 @@
 #include "gpu/gpu_amd_image.h"
 #include "gpu/gpu_jit.h"
 #include "gpu/gpu_jit_clang.h"
+#include "gpu/gpu_user.h"
 #include "hip_port.h"
 
 const char *gpu_compile_status_name(enum gpu_compile_status s)
@@ -40,6 +41,15 @@ int gpu_compile_config_traced(const struct fgo_algo *algo, const struct fgo_conf
 	double t0 = now_seconds();
 
 	memset(out, 0, sizeof *out);
+	if (algo->user) { /* a user kernel's own GPU form (no trace hooks in it) */
+		if (trace_cap > 0) {
+			snprintf(err, len, "%s cannot be traced (a user kernel records no events)",
+				 algo->name);
+			out->status = GPU_COMPILE_SKIPPED;
+			return FGO_EUSAGE;
+		}
+		return gpu_user_compile(algo->user, cfg, arch, smem_limit, keep_image, out, err, len);
+	}
 	if (!algo->gpu_source || !embedded_text(algo->gpu_source)) {
 		snprintf(err, len, "no GPU kernel for %s yet", algo->name);
 		out->status = GPU_COMPILE_SKIPPED;

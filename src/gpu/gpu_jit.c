@@ -201,16 +201,32 @@ int gpu_jit_compile(const char *source, const char *defines, const char *arch, v
 		    size_t *size, int *cached, char *err, size_t len)
 {
 	const char *text = embedded_text(source);
-	const char *headers[MAX_HEADERS], *header_names[MAX_HEADERS];
+	*image = NULL;
+	*cached = 0;
+	if (!text) {
+		snprintf(err, len, "no kernel source %s in this build", source);
+		return FGO_EUSAGE;
+	}
+	return gpu_jit_compile_text(source, text, 0, NULL, NULL, defines, arch, image, size, cached,
+				    err, len);
+}
+
+int gpu_jit_compile_text(const char *source, const char *text, int n_extra,
+			 const char *const *extra_names, const char *const *extra_texts,
+			 const char *defines, const char *arch, void **image, size_t *size,
+			 int *cached, char *err, size_t len)
+{
+	const char *headers[MAX_HEADERS + 8], *header_names[MAX_HEADERS + 8];
 	int n_headers = kernel_headers(header_names, headers);
 	char opts[2048], key_text[64], path[1200];
 	int major = 0, minor = 0;
 
 	*image = NULL;
 	*cached = 0;
-	if (!text) {
-		snprintf(err, len, "no kernel source %s in this build", source);
-		return FGO_EUSAGE;
+	/* a user kernel's own headers, by the names its source includes them with */
+	for (int i = 0; i < n_extra && n_headers < MAX_HEADERS + 8; i++) {
+		header_names[n_headers] = extra_names[i];
+		headers[n_headers++] = extra_texts[i];
 	}
 #if defined(FGO_GPU_HIP)
 	/* clang without ROCm (gpu_jit_clang.c), or hiprtc: arch is the gfx

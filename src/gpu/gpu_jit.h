@@ -25,6 +25,15 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 int gpu_jit_compile(const char *source, const char *defines, const char *arch, void **image,
 		    size_t *size, int *cached, char *err, size_t len);
 
+/* The same for a source that is not embedded (a user kernel's GPU form):
+ * source names it in messages, text is what is compiled, and the n_extra
+ * headers extra_names / extra_texts are offered besides kernels/'s (by the
+ * names the source includes them with). */
+int gpu_jit_compile_text(const char *source, const char *text, int n_extra,
+			 const char *const *extra_names, const char *const *extra_texts,
+			 const char *defines, const char *arch, void **image, size_t *size,
+			 int *cached, char *err, size_t len);
+
 /* A helper kernel source of the tool's own (calibrate.hip, check.hip):
  * compiled (or found in the cache) with defines for arch and loaded into
  * *mod. FGO_OK, or FGO_EFAIL with the reason. */

@@ -224,10 +224,13 @@ int runner_measure(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_ru
 		rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_FUSED, &r->fused, &rd, r->reason,
 			     sizeof r->reason);
 	}
-	if (rc == FGO_OK && algo->needs_comm)
+	/* the halves, where the kernel has them (a user kernel without
+	 * "modes" has only its fused launch) */
+	int halves = algo->needs_comm && !algo->fused_only;
+	if (rc == FGO_OK && halves)
 		rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_GEMM_ONLY, &r->gemm, &rd,
 			     r->reason, sizeof r->reason);
-	if (rc == FGO_OK && algo->needs_comm)
+	if (rc == FGO_OK && halves)
 		rc = measure(o, comm, run, MEASURE_LAUNCH, FGO_MODE_COMM_ONLY, &r->comm, &rd,
 			     r->reason, sizeof r->reason);
 	r->phase_s[FGO_PHASE_TIME] = seconds_since(t0);

@@ -104,10 +104,15 @@ static void progress_line(struct progress *p, const struct fgo_config *cfg,
 	else
 		snprintf(what, sizeof what, "%s (%.3g ms): %.90s", status_name(r->status),
 			 r->fused.median, r->reason);
-	fprintf(stderr, "%s[%zu/%zu] %s %s W=%d M=%ld N=%ld K=%ld BLK=%dx%dx%d s%d w%d -> %s%s%s",
+	char tile[FGO_PARAMS_MAX + 8];
+	if (cfg->params[0]) /* a user kernel's own tunables */
+		snprintf(tile, sizeof tile, "%s", cfg->params);
+	else
+		snprintf(tile, sizeof tile, "BLK=%dx%dx%d s%d w%d", cfg->blk_m, cfg->blk_n, cfg->blk_k,
+			 cfg->num_stages, cfg->num_warps);
+	fprintf(stderr, "%s[%zu/%zu] %s %s W=%d M=%ld N=%ld K=%ld %s -> %s%s%s",
 		p->tty ? "\r\033[K" : "", p->done, p->total, cfg->algorithm,
-		dtype_name(cfg->dtype), cfg->world, cfg->m, cfg->n, cfg->k, cfg->blk_m,
-		cfg->blk_n, cfg->blk_k, cfg->num_stages, cfg->num_warps, what, eta,
+		dtype_name(cfg->dtype), cfg->world, cfg->m, cfg->n, cfg->k, tile, what, eta,
 		p->tty && r->status == FGO_STATUS_OK ? "" : "\n");
 	fflush(stderr);
 }
@@ -340,13 +345,17 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 	return bad ? FGO_EFAIL : FGO_OK;
 }
 
-/* The algorithm of item i when the item is to run and has a GPU kernel in
- * this build, else NULL. */
+/* The algorithm of item i when the item is to run and be has something to
+ * compile for it (a GPU kernel of this build, a user kernel), else NULL. */
 static const struct fgo_algo *kernel_of(const struct fgo_plan *plan, const unsigned char *todo,
-					size_t i)
+					size_t i, const struct fgo_backend *be)
 {
 	const struct fgo_algo *algo = todo[i] ? algo_find(plan->items[i].cfg.algorithm) : NULL;
-	return algo && algo->gpu_source && embedded_text(algo->gpu_source) ? algo : NULL;
+	if (algo && algo->user)
+		return algo;
+	return algo && be->compiles_families && algo->gpu_source && embedded_text(algo->gpu_source)
+		       ? algo
+		       : NULL;
 }
 
 /* Compiles the kernels of the items to run before any timing, the ranks of
@@ -369,7 +378,7 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 	MPI_Comm_rank(node, &local);
 	MPI_Comm_size(node, &locals);
 	for (size_t i = 0; i < plan->count; i++)
-		n += kernel_of(plan, todo, i) != NULL;
+		n += kernel_of(plan, todo, i, be) != NULL;
 	if (n == 0)
 		return;
 	double t0 = now_seconds();
@@ -379,7 +388,7 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 		fflush(stderr);
 	}
 	for (size_t i = 0; i < plan->count; i++) {
-		const struct fgo_algo *algo = kernel_of(plan, todo, i);
+		const struct fgo_algo *algo = kernel_of(plan, todo, i, be);
 		if (!algo || k++ % (size_t)locals != (size_t)local)
 			continue;
 		if (be->precompile(ctx, algo, &plan->items[i].cfg, err, sizeof err) != FGO_OK)
@@ -393,7 +402,7 @@ static void precompile(MPI_Comm comm, MPI_Comm node, const struct fgo_plan *plan
 		fprintf(stderr, " done in %.1f s", now_seconds() - t0);
 		if (all_failed)
 			fprintf(stderr, " (%ld cannot launch or do not compile here: each is stored as"
-				" invalid when it runs)",
+				" invalid, or as failed where a user kernel does not compile, when it runs)",
 				all_failed);
 		fputc('\n', stderr);
 	}

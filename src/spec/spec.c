@@ -16,13 +16,15 @@
 #include "fgo.h"
 #include "gpu/gpu_shape.h"
 #include "spec/defaults.h"
+#include "spec/spec_manifest.h"
 #include "spec/spec_readers.h"
 
 const char *const spec_keys[] = {
 	"name", "description", "iterations", "warmup", "validate", "blocks", "baseline",
 	"algorithm", "dtype", "world", "m", "n", "k", "shapes",
 	"blk_m", "blk_n", "blk_k", "num_stages", "num_warps", "mma", "gsize_m",
-	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic", "config", NULL,
+	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic", "config",
+	"kernel", NULL,
 };
 
 int fgo_pick_parse(const char *s, enum fgo_pick *pick)
@@ -152,6 +154,9 @@ static size_t overrides_text(const struct spec_ctx *c, char *out, size_t len)
 			n += (size_t)snprintf(out + n, len - n, "%s=%ld;", spec_fields[f].name,
 					      spec_field_get(c->base, (enum spec_field)f));
 	}
+	if (c->set && c->set->kernel && c->kernel && n < len)
+		n += (size_t)snprintf(out + n, len - n, "kernel=%s@%s;", c->kernel->manifest,
+				      c->kernel->hash);
 	return n < len ? n : len - 1;
 }
 
@@ -215,7 +220,7 @@ static size_t trailing_comma(const char *text)
 	return 0;
 }
 
-static int parse_json(struct spec_ctx *c, cJSON **root)
+int spec_parse_json(struct spec_ctx *c, cJSON **root)
 {
 	const char *end = NULL;
 	*root = NULL;
@@ -258,7 +263,7 @@ static int fill(struct spec_ctx *c)
 	if (ends_with(c->path, ".csv") || (*t != '{' && *t != '[' && !ends_with(c->path, ".json")))
 		return spec_dataset_csv(c);
 	cJSON *root;
-	int rc = parse_json(c, &root);
+	int rc = spec_parse_json(c, &root);
 	if (rc)
 		return rc;
 	c->root = root;
@@ -292,7 +297,12 @@ int spec_parse(const char *path, const char *text, const struct fgo_config *base
 	};
 	if (len)
 		err[0] = 0;
-	int rc = fill(&c);
+	int rc = FGO_OK;
+	/* --kernel: read (and registered) before the file, whose readers expand it */
+	if (base_set && base_set->kernel && manifest_use(base_set->kernel, &c.kernel, err, len))
+		rc = FGO_EUSAGE;
+	if (rc == FGO_OK)
+		rc = fill(&c);
 	free(c.slots);
 	if (rc == FGO_OK && plan->count == 0)
 		rc = spec_fail(&c, "no configurations (the spec expands to nothing)");

@@ -15,6 +15,7 @@
 #include "algo.h"
 #include "algos/kit.h"
 #include "fgo.h"
+#include "user/user.h"
 
 #define DIM_MAX (1L << 40) /* far beyond any memory, small enough for 2*M*N*K in a double */
 
@@ -298,7 +299,36 @@ static int grow_slots(struct spec_ctx *c)
 	return FGO_OK;
 }
 
+static int add_one(struct spec_ctx *c, const struct fgo_config *given);
+
 int spec_add(struct spec_ctx *c, const struct fgo_config *given)
+{
+	if (!c->kernel)
+		return add_one(c, given);
+	/* a user kernel: the problem as given, then every value set of the
+	 * kernel's tunables; the built-in tunables keep their defaults, so
+	 * they make no two configurations of one problem differ */
+	struct fgo_config cfg;
+	config_defaults(&cfg);
+	cfg.dtype = given->dtype;
+	cfg.world = given->world;
+	cfg.m = given->m;
+	cfg.n = given->n;
+	cfg.k = given->k;
+	long combos = user_combos(c->kernel);
+	for (long i = 0; i < combos; i++) {
+		user_config_set(c->kernel, i, &cfg);
+		int rc = add_one(c, &cfg);
+		if (rc)
+			return rc;
+		if (c->plan->count > SPEC_MAX_CONFIGS)
+			return spec_fail(c, "the spec expands to more than %d configurations (split it)",
+					 SPEC_MAX_CONFIGS);
+	}
+	return FGO_OK;
+}
+
+static int add_one(struct spec_ctx *c, const struct fgo_config *given)
 {
 	struct fgo_plan *p = c->plan;
 	struct fgo_config fitted = *given, *cfg = &fitted;

@@ -40,6 +40,9 @@ struct spec_ctx {
 	size_t nslots;                     /* power of two */
 	char *err;
 	size_t errlen;
+	/* the user kernel every configuration runs (the spec's "kernel" or the
+	 * --kernel flag; src/user/user.h), NULL for the built-in families */
+	const struct fgo_user_kernel *kernel;
 };
 
 /* Errors: each writes one line to c->err and returns FGO_EUSAGE.
@@ -81,6 +84,11 @@ int spec_json_int(struct spec_ctx *c, const cJSON *v, const char *what, enum spe
  * errors at v's position, with a suggestion. */
 int spec_json_algorithm(struct spec_ctx *c, const cJSON *v, const char *what, const char **out);
 int spec_json_dtype(struct spec_ctx *c, const cJSON *v, const char *what, enum fgo_dtype *out);
+
+/* spec.c: c->text parsed as JSON into *root (cJSON_Delete it), with the
+ * checks of spec_check_text first; FGO_OK or a positioned FGO_EUSAGE
+ * naming what is malformed (a trailing comma, the text ending early). */
+int spec_parse_json(struct spec_ctx *c, cJSON **root);
 
 /* spec_pos.c: where a node of root (parsed from text) starts in text: its
  * value (key = 0) or, for an object member, its key's opening quote. */

@@ -1,21 +1,27 @@
 /* spec_sweep.c: the sweep spec reader. A JSON object whose tunables each
  * take a value, a list or a range; "shapes" gives explicit [M, N, K]
  * triples; "blocks" holds several objects that inherit the top level's
- * tunables (cartesian product inside a block, union across blocks). Keys
- * are case-insensitive ("BLK_M" and "blk_m" are the same key). */
+ * tunables (cartesian product inside a block, union across blocks);
+ * "kernel" names a user kernel's manifest, whose tunables then replace the
+ * built-in ones. Keys are case-insensitive ("BLK_M" and "blk_m" are the
+ * same key). */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "algo.h"
 #include "fgo.h"
+#include "spec/spec_manifest.h"
 #include "spec/spec_readers.h"
 
 /* Keys that are not tunables. */
 static const char *const setting_keys[] = {
 	"name", "description", "iterations", "warmup", "validate", "blocks", "shapes", "config",
-	"baseline",
+	"baseline", "kernel",
 };
 #define N_SETTINGS (sizeof setting_keys / sizeof setting_keys[0])
 
@@ -212,6 +218,53 @@ static int read_shapes(struct spec_ctx *c, struct block *b)
 	return FGO_OK;
 }
 
+/* "kernel": the manifest of a user kernel (a path relative to the spec),
+ * read and registered; every configuration then runs it. The --kernel flag
+ * wins over it. */
+static int read_kernel(struct spec_ctx *c, const cJSON *item)
+{
+	char path[PATH_MAX], err[1024];
+	if (!cJSON_IsString(item) || !item->valuestring[0])
+		return spec_fail_node(c, item, 0, "\"kernel\" expects the path of a kernel's manifest"
+				      " (relative to the spec), got %s", spec_json_type(item));
+	if (c->set && c->set->kernel)
+		return FGO_OK;
+	if (manifest_path_join(c->path, item->valuestring, path, sizeof path) != FGO_OK)
+		return spec_fail_node(c, item, 0, "\"kernel\": the path is too long");
+	if (access(path, R_OK) != 0)
+		return spec_fail_node(c, item, 0, "cannot read the kernel's manifest %s: %s (the path"
+				      " is relative to the spec's folder)", path, strerror(errno));
+	if (manifest_use(path, &c->kernel, err, sizeof err) != FGO_OK) {
+		snprintf(c->err, c->errlen, "%s", err); /* positioned in the manifest */
+		return FGO_EUSAGE;
+	}
+	return FGO_OK;
+}
+
+/* With a user kernel the spec gives only problems (dtype, world, M, N, K,
+ * shapes): the algorithm is the kernel and its tunables are the
+ * manifest's. A spec naming a kernel and other fields is refused; under
+ * --kernel they are left out (the spec may be one written for the
+ * built-in families). */
+static int is_problem_field(int f)
+{
+	return f == SF_DTYPE || f == SF_WORLD || f == SF_M || f == SF_N || f == SF_K;
+}
+
+static int check_kernel_fields(struct spec_ctx *c, const struct block *b)
+{
+	if (!c->kernel || (c->set && c->set->kernel))
+		return FGO_OK;
+	for (int f = 0; f < SF_COUNT; f++)
+		if (b->f[f].node && !is_problem_field(f))
+			return spec_fail_node(c, b->f[f].node, 1,
+					      "\"%s\" does not apply to the kernel of \"kernel\" (%s):"
+					      " its tunables are its manifest's; give only dtype, world,"
+					      " M, N, K or shapes", b->f[f].node->string,
+					      c->kernel->algorithm);
+	return FGO_OK;
+}
+
 /* Reads the settings and the tunables of obj into b (on top of what b
  * already holds from the top level). */
 static int read_object(struct spec_ctx *c, const cJSON *obj, struct block *b, int top,
@@ -264,6 +317,10 @@ static int read_object(struct spec_ctx *c, const cJSON *obj, struct block *b, in
 						      cJSON_IsString(item) ? item->valuestring : "",
 						      cJSON_IsString(item) ? "\"" : "");
 			c->plan->interleave_baseline = inter;
+		} else if (strcmp(key, "kernel") == 0) {
+			int rc = read_kernel(c, item);
+			if (rc)
+				return rc;
 		} else if (strcmp(key, "config") == 0) {
 			/* where the tile of a configuration that gives none comes from */
 			if (!cJSON_IsString(item) || fgo_pick_parse(item->valuestring, &c->plan->pick))
@@ -304,7 +361,7 @@ static int expand(struct spec_ctx *c, const struct block *b, struct fgo_config *
 					 SPEC_MAX_CONFIGS);
 		return spec_add(c, &one);
 	}
-	if (b->shape && (f == SF_N || f == SF_K))
+	if ((b->shape && (f == SF_N || f == SF_K)) || (c->kernel && !is_problem_field(f)))
 		return expand(c, b, cfg, f + 1, count);
 	if (b->shape && f == SF_M) {
 		for (size_t i = 0; i < b->nshapes; i++) {
@@ -338,7 +395,8 @@ static int check_complete(struct spec_ctx *c, const struct block *b, const cJSON
 	static const enum spec_field required[] = { SF_ALGORITHM, SF_M, SF_N, SF_K };
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
 		enum spec_field f = required[i];
-		if (b->f[f].node || spec_field_given(c->set, f) || (f != SF_ALGORITHM && b->shapes))
+		if (b->f[f].node || spec_field_given(c->set, f) || (f != SF_ALGORITHM && b->shapes) ||
+		    (f == SF_ALGORITHM && c->kernel))
 			continue;
 		const char *hint = f == SF_ALGORITHM ? "add \"algorithm\" or pass --algorithm"
 						     : "add it, \"shapes\", or pass the flag";
@@ -385,7 +443,7 @@ static int run_block(struct spec_ctx *c, const struct block *top, const cJSON *o
 	} else if (has_dims(&own)) {
 		b.shapes = NULL;
 	}
-	if ((rc = check_complete(c, &b, obj)))
+	if ((rc = check_complete(c, &b, obj)) || (rc = check_kernel_fields(c, &b)))
 		goto out;
 	for (int f = 0; f < SF_COUNT; f++)
 		if (b.f[f].node && (rc = read_values(c, (enum spec_field)f, &b.f[f])))

@@ -17,7 +17,7 @@
 #include "model.h"
 #include "trace/timeline.h"
 
-#define FGO_SCHEMA_VERSION 5
+#define FGO_SCHEMA_VERSION 6
 
 struct fgo_store;
 

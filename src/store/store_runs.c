@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "algo.h"
 #include "fgo.h"
 #include "store/store.h"
 #include "store/store_sql.h"
@@ -18,12 +19,12 @@ static const char interrupted_reason[] =
 #define CONFIG_COLUMNS                                                                  \
 	"config_key, config_hash, algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k," \
 	" num_stages, num_warps, mma, gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k," \
-	" deterministic"
+	" deterministic, kernel_manifest, kernel_hash, kernel_params"
 /* split_k and deterministic came later: they bind to ?40 and ?41, past
- * every statement's own numbers */
+ * every statement's own numbers; a user kernel's columns to ?42 - ?44 */
 #define CONFIG_PARAMS                                                                        \
 	"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20," \
-	" ?40, ?41"
+	" ?40, ?41, ?42, ?43, ?44"
 
 /* Everything a finished run fills in, back to "not measured". */
 #define CLEAR_RESULTS                                                                    \
@@ -35,7 +36,8 @@ static const char interrupted_reason[] =
 	" t_bulk_ms = NULL, sm_clock_mhz = NULL, mem_clock_mhz = NULL, temp_c = NULL,"     \
 	" power_w = NULL"
 
-/* Binds the CONFIG_COLUMNS values to ?2..?20, ?40 and ?41. */
+/* Binds the CONFIG_COLUMNS values to ?2..?20 and ?40..?44 (a user
+ * kernel's manifest from its registered algorithm, NULL for the others). */
 static int bind_config(sqlite3_stmt *q, const struct fgo_config *c)
 {
 	char key[FGO_KEY_MAX], hash[17];
@@ -50,7 +52,12 @@ static int bind_config(sqlite3_stmt *q, const struct fgo_config *c)
 		sqlite3_bind_int64(q, 9, c->k);
 	for (int i = 1; i < (int)FGO_ARRAY_SIZE(ints); i++)
 		b |= sqlite3_bind_int(q, 9 + i, ints[i]);
-	return b | sqlite3_bind_int(q, 40, c->split_k) | sqlite3_bind_int(q, 41, c->deterministic);
+	const struct fgo_algo *algo = algo_find(c->algorithm);
+	const char *manifest = algo && algo->manifest ? algo->manifest : NULL;
+	return b | sqlite3_bind_int(q, 40, c->split_k) | sqlite3_bind_int(q, 41, c->deterministic) |
+	       store_sql_bind_text(q, 42, manifest) |
+	       store_sql_bind_text(q, 43, c->source_hash[0] ? c->source_hash : NULL) |
+	       store_sql_bind_text(q, 44, c->params[0] ? c->params : NULL);
 }
 
 int store_sweep_begin(struct fgo_store *st, const struct fgo_sweep_info *in, int64_t *id,

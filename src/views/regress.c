@@ -123,6 +123,7 @@ static const char runs_sql[] =
 	"SELECT r.id, r.config_key, r.algorithm, r.dtype, r.world, r.m, r.n, r.k,"
 	" r.blk_m, r.blk_n, r.blk_k, r.num_stages, r.num_warps, r.mma, r.gsize_m,"
 	" r.gemm_sms, r.comm_sms, r.comm_blk_m, r.comm_blk_n, r.split_k, r.deterministic,"
+	" r.kernel_params, r.kernel_hash,"
 	" r.t_fused_ms"
 	" FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	" WHERE r.status = 'ok' AND (CASE WHEN ?1 > 0 THEN s.id = ?1 ELSE s.tag = ?2 END)"
@@ -158,6 +159,11 @@ static int load_samples(sqlite3_stmt *st, struct side_run *r, double fallback_ms
 	return FGO_OK;
 }
 
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct side_run *)a)->key, ((const struct side_run *)b)->key);
+}
+
 static int side_load(sqlite3 *db, const char *path, const char *text, struct side *s,
 		     char *err, size_t len)
 {
@@ -176,7 +182,11 @@ static int side_load(sqlite3 *db, const char *path, const char *text, struct sid
 	sqlite3_bind_text(runs, 2, text, -1, SQLITE_STATIC);
 	int step;
 	while ((step = sqlite3_step(runs)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(runs, 1);
+		const char *full = (const char *)sqlite3_column_text(runs, 1);
+		char key[FGO_KEY_MAX];
+		/* a user kernel's runs pair up across edits of its source: the
+		 * key without its source hash (config_key_sans_source) */
+		snprintf(key, sizeof key, "%.*s", (int)config_key_sans_source(full), full);
 		if (s->count && !strcmp(s->runs[s->count - 1].key, key))
 			continue; /* an older run of the same configuration */
 		if (s->count == s->cap) {
@@ -205,6 +215,10 @@ static int side_load(sqlite3 *db, const char *path, const char *text, struct sid
 	}
 	if (step != SQLITE_DONE)
 		rc = sql_failed(db, path, err, len);
+	/* in key order for match(): a key without its source hash may sort
+	 * elsewhere than the whole key did */
+	if (rc == FGO_OK && s->count > 1)
+		qsort(s->runs, s->count, sizeof *s->runs, by_key);
 out:
 	sqlite3_finalize(runs);
 	sqlite3_finalize(samples);
@@ -381,7 +395,7 @@ static void junit_property(FILE *f, const char *name, const char *value)
 static void junit_write(FILE *f, const struct fgo_regress_report *rep,
 			const struct fgo_regress_opts *o)
 {
-	char text[512], num[64];
+	char text[FGO_KEY_MAX + 160], num[64];
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f, "<testsuite name=\"fgobench regress\" tests=\"%zu\" failures=\"%d\" errors=\"0\""
 		   " skipped=\"0\">\n", rep->count, rep->regressions);

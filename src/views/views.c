@@ -35,6 +35,9 @@ void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
 	cfg->k = (long)sqlite3_column_int64(st, col + 5);
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(tunables); i++)
 		*tunables[i] = sqlite3_column_int(st, col + 6 + (int)i);
+	int at = col + 6 + (int)FGO_ARRAY_SIZE(tunables);
+	view_text(st, at, cfg->params, sizeof cfg->params);
+	view_text(st, at + 1, cfg->source_hash, sizeof cfg->source_hash);
 }
 
 int view_open(const char *db_opt, struct fgo_store **st)
@@ -81,6 +84,10 @@ static void tile_extras(const struct fgo_config *cfg, char *out, size_t len, int
 
 void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len)
 {
+	if (cfg->params[0]) { /* a user kernel: its own tunables */
+		snprintf(out, len, "%s", cfg->params);
+		return;
+	}
 	struct fgo_config d;
 	config_defaults(&d);
 	int n = snprintf(out, len, "%dx%dx%d", cfg->blk_m, cfg->blk_n, cfg->blk_k);
@@ -97,6 +104,10 @@ void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len)
 
 void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 {
+	if (cfg->params[0]) {
+		snprintf(out, len, "%s", cfg->params);
+		return;
+	}
 	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
 			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
 			 cfg->comm_sms);

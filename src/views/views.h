@@ -10,11 +10,13 @@
 #include "config.h"
 #include "store/store.h"
 
-/* The 19 configuration columns of runs, in struct fgo_config order. */
+/* The 21 configuration columns of runs, in struct fgo_config order (a
+ * user kernel's params and source hash last). */
 #define VIEW_CONFIG_COLUMNS                                                               \
 	"algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k, num_stages, num_warps, mma, " \
-	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic"
-#define VIEW_CONFIG_NCOLS 19
+	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic, "      \
+	"kernel_params, kernel_hash"
+#define VIEW_CONFIG_NCOLS 21
 
 /* Column col of st's row as text into out (len bytes; NULL reads as ""). */
 void view_text(sqlite3_stmt *st, int col, char *out, size_t len);
@@ -35,7 +37,8 @@ struct fgo_table;
 void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg);
 
 /* The tunables of cfg in one short cell: "128x128x64 s2 w4 g8 sm0+0", plus
- * " mma32" and " c64x64" when those differ from the defaults. */
+ * " mma32" and " c64x64" when those differ from the defaults; a user
+ * kernel's are its own: its params ("BLOCK_M=64,BLOCK_N=32"). */
 void view_tile_text(const struct fgo_config *cfg, char *out, size_t len);
 
 /* The same, shorter, for a terminal: the tile, then only what differs from

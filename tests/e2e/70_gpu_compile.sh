@@ -10,7 +10,8 @@
 #              a bad --arch;
 #              a damaged cache entry (garbage, cut short, the old format, one
 #              byte, a symbolic link) compiled again and replaced, one note
-#              and traced kernels (compile --trace): their own entries
+#              and traced kernels (compile --trace): their own entries;
+#              the GPU forms of kernels/user/'s two worked examples
 #   compile-3  with clang-19 (no ROCm): calibrate.hip and check.hip for gfx942
 #              and gfx90a (the families' kernels are compile-5's)
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
@@ -150,6 +151,21 @@ EOF2
 	expect_eq compile-2.cache.10 "2 1" "$(csv_status "$T/out" compiled) $(grep -c 'note: the kernel cache entry' "$T/err")"
 	expect_exit compile-2.cache.11 0 "$GFGO" compile "$T/two.json" --cache "$T/cache" --format csv
 	expect_eq compile-2.cache.12 "2 0" "$(csv_status "$T/out" cached) $(grep -c 'note:' "$T/err")"
+
+	# a kernel engineer's own kernels (kernels/user/): the GPU forms of both
+	# worked examples, every mode (FGO_MODE) of each, through NVRTC, the
+	# registers read from the cubin by the manifest's entry; fp16 only
+	expect_exit compile-2.user.1 0 "$GFGO" compile sweeps/user_all_scatter.json --dtype fp16 \
+		--cache "$T/ucache" --format csv -j 2
+	# (a user kernel's config cell is quoted: it holds commas)
+	user_built() { grep -Ec ',"[A-Z_=0-9,]+",,,(compiled|cached),[1-9]' "$1"; }
+	expect_eq compile-2.user.2 8 "$(user_built "$T/out")"
+	check compile-2.user.3 "registers of my_all_scatter read" \
+		grep -q '"BLOCK_M=32,BLOCK_N=32",,,compiled,[1-9][0-9]*,4096,' "$T/out"
+	expect_eq compile-2.user.4 12 "$(find "$T/ucache" -name '*.bin' | wc -l)"
+	expect_exit compile-2.user.5 0 "$GFGO" compile sweeps/user_all_scatter.json --dtype fp16 \
+		--kernel kernels/user/tiled_all_scatter/manifest.json --cache "$T/ucache" --format csv -j 2
+	expect_eq compile-2.user.6 8 "$(user_built "$T/out")"
 
 	# csv_pairs FILE: the distinct algorithm,dtype pairs that have a kernel
 	csv_pairs() { awk -F, 'NR > 1 && ($11 == "compiled" || $11 == "cached") {print $2 "," $3}' "$1" | sort -u | wc -l; }

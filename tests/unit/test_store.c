@@ -84,7 +84,7 @@ static void check_config_columns(sqlite3 *db, const char *prefix, int64_t run,
 	config_hash(c, hash);
 	struct {
 		const char *col;
-		char want[200];
+		char want[FGO_KEY_MAX + 8];
 	} cols[] = {
 		{ "config_key", "" }, { "config_hash", "" }, { "algorithm", "'all_reduce_one_shot'" },
 		{ "dtype", "'bf16'" }, { "world", "4" }, { "m", "" }, { "n", "512" }, { "k", "128" },

@@ -400,6 +400,69 @@ static void check_from_v3(const char *schema, const char *fresh_shape)
 	free(ceil_before);
 }
 
+/* A schema-5 store (schema 1 and migrations 2 to 5) upgraded by a writer
+ * to schema 6: every row kept, the same shape as a new store, the three
+ * columns of a user kernel NULL for the runs before, and a user kernel's
+ * run then stored with its params and source hash. */
+static void check_from_v5(const char *schema, const char *fresh_shape)
+{
+	char p[512], err[512] = "";
+	int made = 0;
+	in_tmp(p, sizeof p, "v5.db");
+	if (make_v1_store(p, schema) == 0) {
+		made = 1;
+		for (int v = 2; v <= 5 && made; v++) {
+			char name[64];
+			snprintf(name, sizeof name, "db/migrations/%d.sql", v);
+			char *m = read_text(name);
+			made = m && !raw_sql(p, m);
+			free(m);
+		}
+	}
+	if (!made || raw_sql(p, "PRAGMA user_version = 5; UPDATE meta SET value = '5' WHERE key ="
+				" 'schema_version'")) {
+		T_CHECK("v5-made", 0, "cannot make a schema-5 store at %s", p);
+		return;
+	}
+	sqlite3 *raw = NULL;
+	sqlite3_open(p, &raw);
+	char *runs_before = dump(raw, 2);
+	sqlite3_close(raw);
+	struct fgo_store *st = NULL;
+	int rc = store_open(p, FGO_STORE_WRITE, &st, err, sizeof err);
+	T_CHECK("v5-write-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
+	if (st) {
+		sqlite3 *db = store_db(st);
+		T_EQ_INT("v5-upgraded-user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
+		char *runs_after = dump(db, 2), *mine = shape(db);
+		T_EQ_STR("v5-upgraded-keeps-runs", runs_after, runs_before);
+		T_EQ_STR("v5-upgraded-shape-is-new-store", mine ? mine : "(none)", fresh_shape);
+		T_EQ_INT("v5-upgraded-kernel-columns-null",
+			 q_int(db, "SELECT count(*) FROM runs WHERE kernel_manifest IS NULL AND"
+				   " kernel_hash IS NULL AND kernel_params IS NULL"),
+			 q_int(db, "SELECT count(*) FROM runs"));
+		free(runs_after);
+		free(mine);
+		struct fgo_config c;
+		int64_t id = 0;
+		config_defaults(&c);
+		c.m = c.n = c.k = 64;
+		snprintf(c.algorithm, sizeof c.algorithm, "user:mine");
+		snprintf(c.params, sizeof c.params, "BLOCK_M=64,BLOCK_N=32");
+		snprintf(c.source_hash, sizeof c.source_hash, "0123456789abcdef");
+		rc = store_run_started(st, 1, &c, 3, 1, &id, err, sizeof err);
+		T_CHECK("v5-upgraded-user-run", rc == FGO_OK && id > 0, "rc %d: %s", rc, err);
+		char sql[256];
+		snprintf(sql, sizeof sql, "SELECT kernel_params || ' ' || kernel_hash || ' ' ||"
+			 " coalesce(kernel_manifest, '-') || ' ' || (config_key LIKE '%%/src:0123456789abcdef')"
+			 " FROM runs WHERE id = %lld", (long long)id);
+		T_EQ_STR("v5-upgraded-user-columns", q_text(db, sql),
+			 "BLOCK_M=64,BLOCK_N=32 0123456789abcdef - 1");
+		store_close(st);
+	}
+	free(runs_before);
+}
+
 /* The migration fails half-way (a table in its way): the transaction is
  * rolled back, the store is still a usable version 1, with all its rows. */
 static void check_failed_upgrade(const char *schema)
@@ -487,6 +550,7 @@ int main(void)
 		check_read_copy(path, before);
 		check_upgrade(path, before, fresh_shape ? fresh_shape : "(no new store)");
 		check_from_v3(schema, fresh_shape ? fresh_shape : "(no new store)");
+		check_from_v5(schema, fresh_shape ? fresh_shape : "(no new store)");
 		free(fresh_shape);
 		for (size_t i = 0; i < FGO_ARRAY_SIZE(v1_tables); i++)
 			free(before[i]);
