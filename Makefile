@@ -63,7 +63,7 @@ MPI_TEST_SRCS := $(wildcard tests/mpi/test_*.c)
 MPI_TEST_BINS := $(patsubst tests/mpi/%.c,build/tests/mpi_%,$(MPI_TEST_SRCS))
 GIT_REVISION := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +dirty)
 
-.PHONY: all test demo deps install clean check-deps cppcheck man bundle nightly FORCE
+.PHONY: all test demo deps install clean check-deps cppcheck man bundle nightly gpu-check FORCE
 
 all: build/.deps-ok $(BIN)
 
@@ -74,10 +74,26 @@ build/.deps-ok:
 	@sh src/deps.sh check || $(MAKE) --no-print-directory deps
 	@sh src/deps.sh check && touch $@
 
+# `make deps GPU=hip` adds AMD's HIP headers and the clang that compiles
+# kernels for AMD without ROCm
 deps:
-	@sh src/deps.sh install $(DEB_PACKAGES)
+	@sh src/deps.sh install $(DEB_PACKAGES) $(if $(filter hip,$(GPU)),libamdhip64-dev clang-19 lld-19)
 
-$(OBJ)/%.o: src/%.c $(HDRS) | build/.deps-ok
+# A GPU build checks its toolchain first, so a missing CUDA or HIP names the
+# package to install instead of stopping inside the compiler.
+# (Checked on every GPU build: a few file tests, and a stamp would outlive
+# a toolkit removed or a CUDA= pointed elsewhere.)
+ifeq ($(GPU),cuda)
+GPU_CHECK := gpu-check
+gpu-check:
+	@sh src/deps.sh check-gpu cuda $(CUDA)
+else ifeq ($(GPU),hip)
+GPU_CHECK := gpu-check
+gpu-check:
+	@sh src/deps.sh check-gpu hip $(HIP_PATH)
+endif
+
+$(OBJ)/%.o: src/%.c $(HDRS) | build/.deps-ok $(GPU_CHECK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
