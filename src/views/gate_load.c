@@ -93,6 +93,9 @@ static int night_load(sqlite3 *db, const char *path, const char *text, struct ni
 		r->sweep = sqlite3_column_int64(st, 0);
 		r->run = sqlite3_column_int64(st, 1);
 		snprintf(r->key, sizeof r->key, "%s", (const char *)sqlite3_column_text(st, 2));
+		/* a user kernel's runs pair across edits of its source, as
+		 * regress pairs them: the key without its source hash */
+		r->key[config_key_sans_source(r->key)] = 0;
 		view_config(st, 3, &r->cfg);
 		r->fused = sqlite3_column_double(st, 3 + VIEW_CONFIG_NCOLS);
 		r->ctl = sqlite3_column_double(st, 4 + VIEW_CONFIG_NCOLS);

@@ -143,8 +143,12 @@ static int config_matches(const struct cand *x, const void *arg)
 {
 	const char *config = arg;
 	char tile[96];
-	if (strchr(config, '/'))
-		return !strcmp(x->key, config);
+	if (strchr(config, '/')) {
+		/* a user kernel's series goes on across edits of its source:
+		 * keys compared without their source hashes */
+		size_t a = config_key_sans_source(x->key), b = config_key_sans_source(config);
+		return a == b && !strncmp(x->key, config, a);
+	}
 	view_tile_text(&x->cfg, tile, sizeof tile);
 	if (!strcmp(tile, config))
 		return 1;

@@ -52,6 +52,22 @@ expect_eq user-4.3 2 "$(sql "select count(distinct kernel_hash) from runs where 
 check user-4.4 "both configurations paired across the edit: $(cat "$T/err")" \
 	sh -c "grep -q '2 compared, .* 0 only in base, 0 only in head' '$T/err' &&
 	[ \$(grep -c '^user:my_all_scatter,.*BLOCK_M=64,BLOCK_N=64' '$T/out') = 2 ]"
+# the nightly gate and history pair them across the edit too
+"$FGO" regress --gate --base before --head after --format csv >"$T/out" 2>"$T/err"
+check user-4.5 "the gate pairs across the edit: $(cat "$T/err")" \
+	grep -q '2 compared, .* 0 only in base, 0 only in head' "$T/err"
+# history follows a configuration across edits where the spec names the
+# kernel (with --kernel each edit is a sweep of its own, for --resume)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["kernel"]="m.json"; json.dump(d,open(sys.argv[2],"w"))' \
+	sweeps/user_all_scatter.json "$T/k/spec.json"
+expect_exit user-4.6 0 mpi 2 sweep "$T/k/spec.json" --tag spec-1 --quiet
+echo "/* edited again */" >>"$T/k/my_all_scatter.c"
+mpi 2 sweep "$T/k/spec.json" --tag spec-2 --quiet >/dev/null 2>&1
+key=$(sql "select r.config_key from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'spec-2'
+	and r.status = 'ok' and r.m = 128")
+expect_exit user-4.8 0 "$FGO" history --algorithm user:my_all_scatter -m 128 -n 128 -k 64 \
+	--world 2 --config "$key" --format csv
+expect_eq user-4.7 2 "$(grep -c '^[0-9]' "$T/out")"
 
 # ---- the errors people make (world 1, one problem) ----
 runs_ok() { sql "select count(*) from runs where status = 'ok'"; }
