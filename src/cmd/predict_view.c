@@ -500,7 +500,7 @@ int predict_world_view(const struct predict_view_opts *o)
 			     cfg.algorithm, o->world, shape);
 			continue;
 		}
-		struct world_inputs in = { gemm, link, mach.mem_gbps, units };
+		struct world_inputs in = { gemm, link, mach.mem_gbps, units, NULL, 0 };
 		struct world_prediction p;
 		predict_world(&cfg, &in, &p);
 		int bm, bn;
