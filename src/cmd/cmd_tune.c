@@ -206,13 +206,19 @@ static int choose_strategy(struct tune_args *a, const struct tune_space *s, stru
 	char err[1024];
 	int msg[2] = { FGO_OK, (int)a->o.kind };
 	if (rank == 0) {
-		if (tune_model_load(a->o.db_path, a->o.backend, s, m, err, sizeof err) != FGO_OK) {
+		/* asked for by name: fit one now where the store has the runs */
+		if (tune_model_load(a->o.db_path, a->o.backend, s, a->strategy != NULL, m, err,
+				    sizeof err) != FGO_OK) {
 			error("%s", err);
 			msg[0] = FGO_EUSAGE;
 		} else if (m->missing[0] && a->strategy) {
-			error("no cost model of the %s core for %s (%s backend) in %s: run `fgobench"
-			      " calibrate` (or `fgobench calibrate --fit` after a sweep) first",
-			      m->missing, m->machine, m->backend, a->o.db_path);
+			const struct fgo_config *c = s->n ? &s->plan->items[s->item[0]].cfg : NULL;
+			error("no cost model of the %s core for %s (%s backend) in %s, and %zu ok run%s of"
+			      " %s %s there: too few to fit one now (%d needed): sweep more of it, or run"
+			      " `fgobench calibrate` (or `fgobench calibrate --fit` after a sweep) first",
+			      m->missing, m->machine, m->backend, a->o.db_path, m->family_runs,
+			      m->family_runs == 1 ? "" : "s", c ? c->algorithm : "?",
+			      c ? dtype_name(c->dtype) : "?", MODEL_MIN_RUNS);
 			msg[0] = FGO_EUSAGE;
 		} else if (m->missing[0]) {
 			msg[1] = TUNE_ANNEAL;
@@ -221,12 +227,20 @@ static int choose_strategy(struct tune_args *a, const struct tune_space *s, stru
 			     m->machine, m->missing, m->backend);
 		} else {
 			msg[1] = TUNE_MODEL;
-			for (int g = 0; g < m->ncores; g++)
-				note("strategy model%s: the %s cost model of %s (%s backend), fitted %s to %zu"
-				     " runs, rms error %.1f%%",
-				     a->strategy ? "" : " (the default where a cost model is fitted)",
-				     m->core[g], m->machine, m->backend, m->fitted_at[g], m->fit[g].runs,
-				     100 * m->fit[g].rms_rel_err);
+			for (int g = 0; g < m->ncores; g++) {
+				if (!strcmp(m->fitted_at[g], "now"))
+					note("strategy model: the %s cost model of %s (%s backend) fitted now to"
+					     " %zu runs (%zu of them of this family and dtype; not stored:"
+					     " `fgobench calibrate --fit` keeps it), rms error %.1f%%",
+					     m->core[g], m->machine, m->backend, m->fit[g].runs,
+					     m->family_runs, 100 * m->fit[g].rms_rel_err);
+				else
+					note("strategy model%s: the %s cost model of %s (%s backend), fitted %s to"
+					     " %zu runs, rms error %.1f%%",
+					     a->strategy ? "" : " (the default where a cost model is fitted)",
+					     m->core[g], m->machine, m->backend, m->fitted_at[g], m->fit[g].runs,
+					     100 * m->fit[g].rms_rel_err);
+			}
 		}
 	}
 	MPI_Bcast(msg, 2, MPI_INT, 0, MPI_COMM_WORLD);

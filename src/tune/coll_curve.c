@@ -115,7 +115,7 @@ void coll_estimate_text(const struct coll_estimate *e, enum fgo_collective kind,
 {
 	char at[64], edge[32], size[32];
 	if (!e->found) {
-		snprintf(out, len, "no %s curve: a ring at the link's rate", fgo_collective_names[kind]);
+		snprintf(out, len, "no %s curve: a ring at the link rate", fgo_collective_names[kind]);
 		return;
 	}
 	if (e->from_world == world)

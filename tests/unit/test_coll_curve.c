@@ -92,7 +92,7 @@ static void check_estimate(void)
 	coll_estimate(curves, 3, FGO_COLL_REDUCE_SCATTER, 2, 1e6, &e);
 	T_CHECK("est-none", !e.found, "found a reduce_scatter curve");
 	coll_estimate_text(&e, FGO_COLL_REDUCE_SCATTER, 2, 1e6, text, sizeof text);
-	T_EQ_STR("est-none-text", text, "no reduce_scatter curve: a ring at the link's rate");
+	T_EQ_STR("est-none-text", text, "no reduce_scatter curve: a ring at the link rate");
 	T_NEAR("bus-all-reduce", coll_bus_factor(FGO_COLL_ALL_REDUCE, 4), 1.5, 1e-15);
 	T_NEAR("bus-all-gather", coll_bus_factor(FGO_COLL_ALL_GATHER, 8), 0.875, 1e-15);
 }
