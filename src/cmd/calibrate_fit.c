@@ -13,6 +13,15 @@
 #include "tune/model_refit.h"
 #include "tune/world_refit.h"
 
+/* A rate's coefficient (ms per ms at 1 GB/s) as GB/s, "hidden" at 0. */
+static void rate_text(double coef, char *out, size_t len)
+{
+	if (coef > 0)
+		snprintf(out, len, "%.3g GB/s", 1 / coef);
+	else
+		snprintf(out, len, "hidden");
+}
+
 /* One line per (family, W): the link's achieved rate, the exposed tile,
  * the waits, the reduction's reads, each "-" where the runs could not pin
  * it (the ceilings' value holds), and the error. */
@@ -24,14 +33,15 @@ static void print_world_fit(const struct world_refit *r)
 		snprintf(terms[t], sizeof terms[t], "-");
 	if (f->fitted & (1u << WT_GEMM))
 		snprintf(terms[WT_GEMM], sizeof terms[0], "%.3g", f->coef[WT_GEMM]);
-	if ((f->fitted & (1u << WT_LINK)) && f->coef[WT_LINK] > 0)
-		snprintf(terms[WT_LINK], sizeof terms[0], "%.3g GB/s", 1 / f->coef[WT_LINK]);
+	/* a rate fitted at 0 ms per byte: the runs saw no cost (all hidden) */
+	if (f->fitted & (1u << WT_LINK))
+		rate_text(f->coef[WT_LINK], terms[WT_LINK], sizeof terms[0]);
 	if (f->fitted & (1u << WT_TILE))
 		snprintf(terms[WT_TILE], sizeof terms[0], "%.3g", f->coef[WT_TILE]);
 	if (f->fitted & (1u << WT_WAIT))
 		snprintf(terms[WT_WAIT], sizeof terms[0], "%.3g us", f->coef[WT_WAIT]);
-	if ((f->fitted & (1u << WT_REDUCE)) && f->coef[WT_REDUCE] > 0)
-		snprintf(terms[WT_REDUCE], sizeof terms[0], "%.3g GB/s", 1 / f->coef[WT_REDUCE]);
+	if (f->fitted & (1u << WT_REDUCE))
+		rate_text(f->coef[WT_REDUCE], terms[WT_REDUCE], sizeof terms[0]);
 	printf("world %s W=%d %zu runs: error rms %.1f%%, max %.1f%%; gemm x%s, link %s, tile x%s,"
 	       " wait %s, reduce reads %s\n",
 	       r->algorithm, f->world, f->runs, 100 * f->rms_rel_err, 100 * f->max_rel_err,

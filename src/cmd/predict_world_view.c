@@ -280,7 +280,11 @@ int predict_world_view(const struct predict_view_opts *o)
 		family_baseline(&cfg, backend, curves, ncurves, &in, fr.baseline_from,
 				sizeof fr.baseline_from);
 		struct world_prediction p;
-		if (!predict_world(&cfg, &in, &p)) {
+		struct world_obs ob;
+		/* the link's coefficient from a ceiling nobody measured or stated */
+		int no_link = fr.model.coef.from[WT_LINK] == 0 && !(link > 0) &&
+			      world_obs_of(&cfg, gemm, units, &ob) && ob.egress > 0;
+		if (no_link || !predict_world(&cfg, &in, &p)) {
 			note("%s at W=%d: no link rate is known (no link_bw stored, no runs at W > 1"
 			     " fitted): `fgobench calibrate` measures it where a second GPU is,"
 			     " `fgobench calibrate --fit --link-bw GB/S` states it",

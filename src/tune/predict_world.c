@@ -64,17 +64,22 @@ int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
 		world_coef_default(in->link_gbps, in->mem_gbps, c);
 	if (cfg->world < 1 || !(in->gemm_ms > 0) || !world_obs_of(cfg, in->gemm_ms, in->units, &o))
 		return 0;
-	/* a rate the family needs and nobody knows: no prediction, not a wrong one */
-	if ((o.egress > 0 && !(c[WT_LINK] > 0)) || (o.reduced > 0 && !(c[WT_REDUCE] > 0)))
+	/* a rate the family needs and nobody knows: no prediction, not a wrong
+	 * one (a fitted coefficient of 0 is known: the runs saw no cost) */
+	if (!in->coef &&
+	    ((o.egress > 0 && !(c[WT_LINK] > 0)) || (o.reduced > 0 && !(c[WT_REDUCE] > 0))))
 		return 0;
 	out->comm_bytes = o.egress;
 	out->comm_ms = c[WT_LINK] * o.egress * 1e-6;
 	out->reduce_ms = c[WT_REDUCE] * o.reduced * 1e-6;
 	out->fused_ms = world_time(&o, c);
 	out->collective_bytes = cfg->world > 1 ? collective_bytes(cfg) : 0;
-	double ring_gbps = in->link_gbps > 0 ? in->link_gbps : 1 / c[WT_LINK];
+	/* the ring at the link's ceiling, else at the fitted rate (a link fitted
+	 * as free leaves the ring nothing to say: 0) */
+	double ring_gbps = in->link_gbps > 0 ? in->link_gbps : c[WT_LINK] > 0 ? 1 / c[WT_LINK] : 0;
 	out->collective_ms = in->collective_ms > 0 ? in->collective_ms
-			     : out->collective_bytes * 1e3 / (ring_gbps * 1e9);
+			     : ring_gbps > 0 ? out->collective_bytes * 1e3 / (ring_gbps * 1e9)
+					     : 0;
 	out->baseline_ms = in->gemm_ms + out->collective_ms;
 	out->speedup = out->baseline_ms / out->fused_ms;
 	return 1;

@@ -56,8 +56,10 @@ struct world_prediction {
 int predict_world_gemm_shape(const struct fgo_config *cfg, long *m, long *n, long *k);
 
 /* cfg's family at cfg->world from in (see above). 0 when the family is
- * unknown, gemm_ms is not > 0, or a rate the terms need is unknown
- * (link_gbps or mem_gbps not > 0 and no coefficient for it). */
+ * unknown, gemm_ms is not > 0, or, without in->coef, a rate the terms
+ * need is unknown (link_gbps or mem_gbps not > 0). in->coef is taken as
+ * it is (a coefficient of 0: the runs saw no cost; the caller decides
+ * whether a coefficient from unknown ceilings may stand). */
 int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
 		  struct world_prediction *out);
 

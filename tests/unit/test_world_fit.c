@@ -197,8 +197,12 @@ static void check_default_is_predict_world(void)
 	in.link_gbps = 0; /* not needed once the link is fitted */
 	T_CHECK("default-1.2", predict_world(&c, &in, &p) && fabs(p.fused_ms - world_time(&o, fit)) < 1e-12 &&
 		fabs(p.baseline_ms - 1.5) < 1e-12, "fused %g baseline %g", p.fused_ms, p.baseline_ms);
+	/* a link fitted at 0 is known (the runs saw no cost); a ceiling
+	 * nobody measured is not */
 	fit[WT_LINK] = 0;
-	T_CHECK("default-1.3", !predict_world(&c, &in, &p), "a link of unknown rate was accepted");
+	T_CHECK("default-1.3", predict_world(&c, &in, &p) && p.comm_ms == 0, "comm %g", p.comm_ms);
+	in.coef = NULL;
+	T_CHECK("default-1.4", !predict_world(&c, &in, &p), "a link of unknown rate was accepted");
 }
 
 static void check_refusals(void)
