@@ -476,8 +476,10 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 	if (rc == FGO_OK && cv->n > 0) {
 		rc = calibrate_curves_store(st, host, backend, devices, cv, err, sizeof err);
 		int lo = cv->c[0].world, hi = cv->c[cv->n - 1].world;
-		printf("%-12s %-6s %12d  curves, W=%d%s%.0d\n", "coll_curve", "-", cv->n, lo,
-		       hi > lo ? " to " : "", hi > lo ? hi : 0);
+		if (hi > lo)
+			printf("%-12s %-6s %12d  curves, W=%d to %d\n", "coll_curve", "-", cv->n, lo, hi);
+		else
+			printf("%-12s %-6s %12d  curves, W=%d\n", "coll_curve", "-", cv->n, lo);
 	}
 	if (rc == FGO_OK)
 		rc = store_batch_commit(st, err, sizeof err);

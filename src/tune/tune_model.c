@@ -36,7 +36,7 @@ static long family_runs(struct fgo_store *st, const char *machine, const char *b
 			       "SELECT count(DISTINCT r.config_key) FROM runs r JOIN sweeps s"
 			       " ON s.id = r.sweep_id WHERE r.status = 'ok' AND r.t_fused_ms > 0"
 			       " AND r.algorithm = ?3 AND r.dtype = ?4 AND s.host = ?1 AND s.backend = ?2"
-			       " AND NOT (s.devices LIKE '%x %' AND s.mpi_ranks >"
+			       " AND NOT (s.backend = 'gpu' AND s.devices LIKE '%x %' AND s.mpi_ranks >"
 			       "  CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))",
 			       -1, &q, NULL) != SQLITE_OK)
 		return -1;

@@ -220,12 +220,11 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 	out->absent = absent_terms(algorithm, world);
 	world_coef_at(fits, n, world, def, &out->coef);
 	world_coef_text(&out->coef, world, out->absent, out->terms, sizeof out->terms);
-	if (load_groups(st, machine, backend, algorithm, world, &g, 1, &ng, err, len) != FGO_OK)
-		return FGO_EFAIL;
-	if (ng)
+	int rc = load_groups(st, machine, backend, algorithm, world, &g, 1, &ng, err, len);
+	if (rc == FGO_OK && ng)
 		world_errors_of(g.o, g.n, out->coef.c, &out->err);
 	groups_free(&g, ng);
-	return FGO_OK;
+	return rc;
 }
 
 int world_curves_load(struct fgo_store *st, const char *machine, const char *backend,
