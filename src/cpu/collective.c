@@ -11,8 +11,8 @@
 
 /* One call of kind over comm on bytes of buffer: send and recv each hold
  * bytes (the all-reduce sums in place in recv). */
-static int call(enum fgo_collective kind, MPI_Comm comm, int world, size_t bytes, char *send,
-		char *recv)
+static int call(enum fgo_collective kind, MPI_Comm comm, int world, size_t bytes, float *send,
+		float *recv)
 {
 	switch (kind) {
 	case FGO_COLL_ALL_GATHER:
@@ -34,7 +34,8 @@ int cpu_collective_curve(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
 {
 	(void)ctx;
 	size_t most = n > 0 ? bytes[n - 1] : 0;
-	char *send = most ? malloc(most) : NULL, *recv = most ? malloc(most) : NULL;
+	/* floats: the reductions sum them; the all-gather moves their bytes */
+	float *send = most ? malloc(most) : NULL, *recv = most ? malloc(most) : NULL;
 	int ok = send && recv && most <= INT_MAX, rc = FGO_OK;
 	/* agree first: a rank that could not allocate must not leave the
 	 * others inside a collective */
@@ -48,7 +49,7 @@ int cpu_collective_curve(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
 	/* nonzero floats: sums of random bits could hit denormals and time
 	 * what no partial C does */
 	for (size_t i = 0; i < most / sizeof(float); i++)
-		((float *)send)[i] = ((float *)recv)[i] = 1.0f + (float)(i % 7);
+		send[i] = recv[i] = 1.0f + (float)(i % 7);
 	for (int s = 0; s < n && rc == FGO_OK; s++) {
 		double best = 0;
 		for (int r = 0; r <= reps && rc == FGO_OK; r++) { /* the first call warms up */
