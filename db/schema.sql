@@ -231,7 +231,14 @@ CREATE TABLE world_predictions (
     baseline_ms     REAL NOT NULL,            -- GEMM then the collective
     speedup         REAL NOT NULL,
     measured_fused_ms    REAL,                -- best ok run at W then (NULL: none)
-    measured_baseline_ms REAL
+    measured_baseline_ms REAL,
+    -- schema 7: where the terms came from, and the model's error on the
+    -- stored runs of the family at W then (NULL: none to judge it on)
+    terms           TEXT,                     -- "gemm, link fitted at W=2; ..." (world_coef_text)
+    baseline_from   TEXT,                     -- "the all_gather curve at W=2 (...)" or the ring
+    err_runs        INTEGER,
+    err_rms         REAL,                     -- sqrt(mean(predicted / measured - 1)^2)
+    err_max         REAL                      -- max |predicted / measured - 1|
 );
 CREATE INDEX world_predictions_shape ON world_predictions(algorithm, dtype, world, m, n, k);
 
@@ -305,3 +312,58 @@ CREATE TABLE trace_waits (
     waits   INTEGER NOT NULL,
     PRIMARY KEY (run_id, rank, peer)
 ) WITHOUT ROWID;
+
+-- schema 7: the vendor collective's time against the bytes of its whole
+-- buffer (nccl-tests' size: the all-gather's output, the all-reduce's
+-- buffer, the reduce-scatter's input), measured by `fgobench calibrate` at
+-- each world size it could form on one node (NCCL on GPUs, MPI on CPU);
+-- ranks sharing a GPU have no link between them and store no curve. One
+-- curve per collective and W per calibrate; best --predict --world reads
+-- the newest for the vendor baseline (src/tune/coll_curve.h).
+CREATE TABLE coll_curves (
+    id          INTEGER PRIMARY KEY,
+    machine     TEXT NOT NULL,            -- host name, as ceilings.machine
+    backend     TEXT NOT NULL,
+    devices     TEXT NOT NULL DEFAULT '', -- the devices measured (backend describe)
+    collective  TEXT NOT NULL
+                CHECK (collective IN ('all_gather', 'all_reduce', 'reduce_scatter')),
+    world       INTEGER NOT NULL CHECK (world > 1),
+    method      TEXT NOT NULL,            -- how a point was timed, for people
+    repetitions INTEGER NOT NULL,         -- timed calls per point; a point is their minimum
+    measured_at TEXT NOT NULL
+);
+CREATE INDEX coll_curves_lookup ON coll_curves(machine, backend, collective, world);
+
+CREATE TABLE coll_curve_points (
+    curve_id INTEGER NOT NULL REFERENCES coll_curves(id) ON DELETE CASCADE,
+    bytes    INTEGER NOT NULL CHECK (bytes > 0),
+    seconds  REAL NOT NULL CHECK (seconds > 0), -- the slowest rank's best call
+    PRIMARY KEY (curve_id, bytes)
+) WITHOUT ROWID;
+
+-- schema 7: the multi-GPU terms of a fused family at W (src/tune/
+-- predict_world.h), fitted by calibrate (or `calibrate --fit`) to the
+-- machine's ok runs of the family at W on W devices: c_gemm the per-rank
+-- GEMM's factor, c_link ms per ms at 1 GB/s of egress (1 / the achieved
+-- GB/s), c_tile the exposed unit's factor, c_wait us of waits, c_reduce
+-- 1 / the reduction's read GB/s. A term the runs could not pin holds the
+-- ceilings' value and is left out of fitted.
+CREATE TABLE world_fits (
+    id          INTEGER PRIMARY KEY,
+    machine     TEXT NOT NULL,
+    backend     TEXT NOT NULL,
+    algorithm   TEXT NOT NULL,
+    world       INTEGER NOT NULL CHECK (world > 1),
+    source      TEXT NOT NULL,            -- calibrate | fit
+    runs        INTEGER NOT NULL,
+    rms_rel_err REAL NOT NULL,
+    max_rel_err REAL NOT NULL,
+    c_gemm      REAL NOT NULL,
+    c_link      REAL NOT NULL,
+    c_tile      REAL NOT NULL,
+    c_wait      REAL NOT NULL,
+    c_reduce    REAL NOT NULL,
+    fitted      TEXT NOT NULL,            -- the terms the runs pinned, space-separated
+    fitted_at   TEXT NOT NULL
+);
+CREATE INDEX world_fits_lookup ON world_fits(machine, backend, algorithm, world);

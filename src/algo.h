@@ -151,6 +151,19 @@ struct fgo_algo {
 	int fused_only;
 };
 
+/* The vendor collective of a family's baseline, by its sharding (the
+ * sequence the CPU baselines and src/gpu/gpu_vendor.c run): B_COLS
+ * all-gathers C's column blocks after the GEMM, K all-reduces the partial
+ * C, K_ROWS reduce-scatters it, A_ROWS all-gathers A before the GEMM.
+ * calibrate measures each one's time against bytes (its curve). */
+enum fgo_collective {
+	FGO_COLL_ALL_GATHER = 0,
+	FGO_COLL_ALL_REDUCE = 1,
+	FGO_COLL_REDUCE_SCATTER = 2,
+};
+#define FGO_COLLECTIVES 3
+extern const char *const fgo_collective_names[FGO_COLLECTIVES]; /* "all_gather", ... */
+
 /* Registry (src/algos/registry.c): NULL-terminated, sorted by name. */
 extern const struct fgo_algo *const fgo_algos[];
 /* The algorithm registered as name: a built-in family, or a user kernel
@@ -164,6 +177,14 @@ int algo_register(const struct fgo_algo *algo);
 /* The GEMM dimensions of algo's tile space for cfg (see fgo_gemm_dims). */
 void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
 		    struct fgo_gemm_dims *d);
+/* cfg's baseline collective in *kind and the bytes of its whole buffer
+ * in *bytes, as nccl-tests counts a size: the all-gather's gathered output
+ * (C, or A for A_ROWS), the all-reduce's buffer, the reduce-scatter's
+ * input. sum_elt: bytes per element of a reduction's buffer (the dtype's
+ * on GPUs; 4 on the CPU backend, whose MPI sums are fp32). 0 (nothing
+ * set) for plain gemm, one rank, or an unknown family. */
+int algo_collective(const struct fgo_config *cfg, size_t sum_elt, enum fgo_collective *kind,
+		    double *bytes);
 /* Closest registered name, for "did you mean" (NULL when nothing is close). */
 const char *algo_suggest(const char *name);
 /* The algorithm a user means by name (a flag, a spec, a dataset), the same

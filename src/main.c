@@ -19,7 +19,7 @@ struct command {
 static const struct command commands[] = {
 	{ "best", cmd_best, 0, cmd_best_usage, "best configuration per shape from the store" },
 	{ "calibrate", cmd_calibrate, FGO_NEEDS_MPI, cmd_calibrate_usage,
-	  "measure and store this machine's ceilings" },
+	  "measure this machine's ceilings and collective curves; fit its models" },
 	{ "compile", cmd_compile, 0, cmd_compile_usage,
 	  "JIT-compile a spec's GPU kernels into the cache (no GPU needed)" },
 	{ "history", cmd_history, 0, cmd_history_usage,

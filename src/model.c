@@ -150,13 +150,12 @@ void model_errors(const double *x, const double *ms, size_t n, const double coef
 	free(rel);
 }
 
-int model_fit(const double *x, const double *ms, size_t n, const double *prior,
-	      double prior_weight, struct model_fit *out)
+int model_nnls(const double *x, const double *ms, size_t n, int k, const double *prior,
+	       double prior_weight, double *coef)
 {
-	double A[MODEL_TERMS][MODEL_TERMS] = { { 0 } }, rhs[MODEL_TERMS] = { 0 };
-	double scale[MODEL_TERMS] = { 0 }, c[MODEL_TERMS] = { 0 };
-	memset(out, 0, sizeof *out);
-	if (n == 0)
+	double A[MODEL_NNLS_MAX][MODEL_NNLS_MAX] = { { 0 } }, rhs[MODEL_NNLS_MAX] = { 0 };
+	double scale[MODEL_NNLS_MAX] = { 0 }, c[MODEL_NNLS_MAX] = { 0 };
+	if (n == 0 || k < 1 || k > MODEL_NNLS_MAX)
 		return FGO_EUSAGE;
 	for (size_t i = 0; i < n; i++)
 		if (!(ms[i] > 0) || !isfinite(ms[i]))
@@ -164,21 +163,21 @@ int model_fit(const double *x, const double *ms, size_t n, const double *prior,
 	/* columns scaled to unit root-mean-square relative size, so every
 	 * coefficient is of order 1 and one tolerance suits them all */
 	for (size_t i = 0; i < n; i++)
-		for (int j = 0; j < MODEL_TERMS; j++) {
-			double v = x[i * MODEL_TERMS + j] / ms[i];
+		for (int j = 0; j < k; j++) {
+			double v = x[i * (size_t)k + j] / ms[i];
 			scale[j] += v * v;
 		}
-	for (int j = 0; j < MODEL_TERMS; j++)
+	for (int j = 0; j < k; j++)
 		scale[j] = scale[j] > 0 ? sqrt(scale[j] / (double)n) : 0;
 	/* normal equations of sum_i ((x_i . c - y_i) / y_i)^2 in scaled terms */
 	for (size_t i = 0; i < n; i++) {
-		double z[MODEL_TERMS];
-		for (int j = 0; j < MODEL_TERMS; j++)
-			z[j] = scale[j] > 0 ? x[i * MODEL_TERMS + j] / ms[i] / scale[j] : 0;
-		for (int j = 0; j < MODEL_TERMS; j++) {
+		double z[MODEL_NNLS_MAX];
+		for (int j = 0; j < k; j++)
+			z[j] = scale[j] > 0 ? x[i * (size_t)k + j] / ms[i] / scale[j] : 0;
+		for (int j = 0; j < k; j++) {
 			rhs[j] += z[j];
-			for (int k = 0; k < MODEL_TERMS; k++)
-				A[j][k] += z[j] * z[k];
+			for (int l = 0; l < k; l++)
+				A[j][l] += z[j] * z[l];
 		}
 	}
 	/* the prior: lambda ((c_j - p_j) / p_j)^2 per term, lambda =
@@ -186,7 +185,7 @@ int model_fit(const double *x, const double *ms, size_t n, const double *prior,
 	 * as every run 10% off its time at weight 1, whatever the term's size
 	 * (a prior of 0 is held absolutely) */
 	double lambda = prior && prior_weight > 0 ? prior_weight * (double)n : 0;
-	for (int j = 0; j < MODEL_TERMS; j++) {
+	for (int j = 0; j < k; j++) {
 		double p = prior ? prior[j] * scale[j] : 0;
 		if (scale[j] == 0)
 			continue;
@@ -199,12 +198,12 @@ int model_fit(const double *x, const double *ms, size_t n, const double *prior,
 	 * quadratic over a box converges coordinate by coordinate */
 	for (int sweep = 0; sweep < 5000; sweep++) {
 		double moved = 0;
-		for (int j = 0; j < MODEL_TERMS; j++) {
+		for (int j = 0; j < k; j++) {
 			if (A[j][j] <= 0)
 				continue;
 			double grad = -rhs[j];
-			for (int k = 0; k < MODEL_TERMS; k++)
-				grad += A[j][k] * c[k];
+			for (int l = 0; l < k; l++)
+				grad += A[j][l] * c[l];
 			double next = c[j] - grad / A[j][j];
 			if (next < 0)
 				next = 0;
@@ -214,8 +213,18 @@ int model_fit(const double *x, const double *ms, size_t n, const double *prior,
 		if (moved < 1e-12)
 			break;
 	}
-	for (int j = 0; j < MODEL_TERMS; j++)
-		out->coef[j] = scale[j] > 0 ? c[j] / scale[j] : prior ? prior[j] : 0;
+	for (int j = 0; j < k; j++)
+		coef[j] = scale[j] > 0 ? c[j] / scale[j] : prior ? prior[j] : 0;
+	return FGO_OK;
+}
+
+int model_fit(const double *x, const double *ms, size_t n, const double *prior,
+	      double prior_weight, struct model_fit *out)
+{
+	memset(out, 0, sizeof *out);
+	int rc = model_nnls(x, ms, n, MODEL_TERMS, prior, prior_weight, out->coef);
+	if (rc != FGO_OK)
+		return rc;
 	model_errors(x, ms, n, out->coef, out);
 	return FGO_OK;
 }

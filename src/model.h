@@ -79,6 +79,15 @@ struct model_fit {
 int model_fit(const double *x, const double *ms, size_t n, const double *prior,
 	      double prior_weight, struct model_fit *out);
 
+/* The solver under model_fit, for any k <= MODEL_NNLS_MAX terms (the
+ * multi-GPU terms of src/tune/predict_world.h use it too): coef[0..k)
+ * >= 0 minimising the relative error of n runs (x: n x k), with prior and
+ * prior_weight as model_fit has them. FGO_OK, FGO_EUSAGE as model_fit (or
+ * k out of range). */
+#define MODEL_NNLS_MAX 16
+int model_nnls(const double *x, const double *ms, size_t n, int k, const double *prior,
+	       double prior_weight, double *coef);
+
 /* The fit's errors (runs, rms, median, max) of coef on n runs. */
 void model_errors(const double *x, const double *ms, size_t n, const double coef[MODEL_TERMS],
 		  struct model_fit *out);

@@ -40,6 +40,38 @@ const struct fgo_algo *const fgo_algos[] = {
 static const struct fgo_algo *registered[ALGO_REGISTERED_MAX];
 static int nregistered;
 
+const char *const fgo_collective_names[FGO_COLLECTIVES] = {
+	"all_gather", "all_reduce", "reduce_scatter",
+};
+
+int algo_collective(const struct fgo_config *cfg, size_t sum_elt, enum fgo_collective *kind,
+		    double *bytes)
+{
+	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	double elt = (double)dtype_size(cfg->dtype), m = (double)cfg->m;
+	if (!algo || !algo->needs_comm || cfg->world < 2)
+		return 0;
+	switch (algo->space) {
+	case FGO_SPACE_K:
+		*kind = FGO_COLL_ALL_REDUCE;
+		*bytes = m * (double)cfg->n * (double)sum_elt;
+		break;
+	case FGO_SPACE_K_ROWS:
+		*kind = FGO_COLL_REDUCE_SCATTER;
+		*bytes = m * (double)cfg->n * (double)sum_elt;
+		break;
+	case FGO_SPACE_A_ROWS:
+		*kind = FGO_COLL_ALL_GATHER;
+		*bytes = m * (double)cfg->k * elt;
+		break;
+	default: /* B_COLS: the W blocks of M x N/W */
+		*kind = FGO_COLL_ALL_GATHER;
+		*bytes = m * (double)(cfg->n / cfg->world * cfg->world) * elt;
+		break;
+	}
+	return 1;
+}
+
 const struct fgo_algo *algo_find(const char *name)
 {
 	if (!name)

@@ -175,6 +175,21 @@ struct fgo_backend {
 	int (*read_floor)(struct fgo_backend_ctx *ctx, const size_t *bytes, int n, int reps,
 			  double *seconds, char *method, size_t method_len, char *err, size_t len);
 
+	/* (optional, collective over heap->comm) The vendor collective's
+	 * curve, for `calibrate`: for each of n buffer sizes bytes[i]
+	 * (ascending, multiples of 64 x heap->world; the whole buffer as
+	 * algo_collective counts it), the fastest of reps calls of kind after
+	 * a warm-up one, each timed on every rank from a barrier to the call's
+	 * end, in seconds[i] the slowest rank's (the same on every rank); method:
+	 * a line saying how (the elements' type among it).
+	 * FGO_EUNAVAILABLE on every rank, with the reason, when there is no real
+	 * link between the ranks (they share a device) or no collective
+	 * library; FGO_EFAIL. NULL: no curve. */
+	int (*collective_curve)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+				enum fgo_collective kind, const size_t *bytes, int n, int reps,
+				double *seconds, char *method, size_t method_len, char *err,
+				size_t len);
+
 	/* The check with the work done once per problem (runner_problem.c):
 	 * the inputs made where they live, a reference of this rank's C shard
 	 * kept by the backend (outside the heap), and every element of each

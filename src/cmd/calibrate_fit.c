@@ -1,7 +1,9 @@
 /* calibrate_fit.c: the part of `fgobench calibrate` that fits the cost
- * model (src/model.h) of every GEMM core to the host's stored runs, after
- * measuring or alone (`calibrate --fit`), and stores a stated link
- * (--link-bw) first; cmd_calibrate.c measures. */
+ * model (src/model.h) of every GEMM core to the host's stored runs, then
+ * the multi-GPU terms (src/tune/predict_world.h) of every fused family at
+ * every W > 1 with runs on W devices, after measuring or alone (`calibrate
+ * --fit`), and stores a stated link (--link-bw) first; cmd_calibrate.c
+ * measures. */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -9,6 +11,65 @@
 #include "fgo.h"
 #include "store/store.h"
 #include "tune/model_refit.h"
+#include "tune/world_refit.h"
+
+/* A rate's coefficient (ms per ms at 1 GB/s) as GB/s, "hidden" at 0. */
+static void rate_text(double coef, char *out, size_t len)
+{
+	if (coef > 0)
+		snprintf(out, len, "%.3g GB/s", 1 / coef);
+	else
+		snprintf(out, len, "hidden");
+}
+
+/* One line per (family, W): the link's achieved rate, the exposed tile,
+ * the waits, the reduction's reads, each "-" where the runs could not pin
+ * it (the ceilings' value holds), and the error. */
+static void print_world_fit(const struct world_refit *r)
+{
+	const struct world_fit *f = &r->fit;
+	char terms[WORLD_TERMS][32];
+	for (int t = 0; t < WORLD_TERMS; t++)
+		snprintf(terms[t], sizeof terms[t], "-");
+	if (f->fitted & (1u << WT_GEMM))
+		snprintf(terms[WT_GEMM], sizeof terms[0], "%.3g", f->coef[WT_GEMM]);
+	/* a rate fitted at 0 ms per byte: the runs saw no cost (all hidden) */
+	if (f->fitted & (1u << WT_LINK))
+		rate_text(f->coef[WT_LINK], terms[WT_LINK], sizeof terms[0]);
+	if (f->fitted & (1u << WT_TILE))
+		snprintf(terms[WT_TILE], sizeof terms[0], "%.3g", f->coef[WT_TILE]);
+	if (f->fitted & (1u << WT_WAIT))
+		snprintf(terms[WT_WAIT], sizeof terms[0], "%.3g us", f->coef[WT_WAIT]);
+	if (f->fitted & (1u << WT_REDUCE))
+		rate_text(f->coef[WT_REDUCE], terms[WT_REDUCE], sizeof terms[0]);
+	printf("world %s W=%d %zu runs: error rms %.1f%%, max %.1f%%; gemm x%s, link %s, tile x%s,"
+	       " wait %s, reduce reads %s\n",
+	       r->algorithm, f->world, f->runs, 100 * f->rms_rel_err, 100 * f->max_rel_err,
+	       terms[WT_GEMM], terms[WT_LINK], terms[WT_TILE], terms[WT_WAIT], terms[WT_REDUCE]);
+}
+
+/* The multi-GPU terms of every (family, W) of host and backend. */
+static int fit_worlds(struct fgo_store *st, const char *host, const char *backend,
+		      const char *source)
+{
+	struct world_refit fits[WORLD_REFITS_MAX];
+	char err[512];
+	int n = 0;
+	if (world_refit(st, host, backend, source, fits, WORLD_REFITS_MAX, &n, err, sizeof err) !=
+	    FGO_OK) {
+		error("%s", err);
+		return FGO_EFAIL;
+	}
+	for (int i = 0; i < n; i++) {
+		if (fits[i].fitted)
+			print_world_fit(&fits[i]);
+		else
+			note("multi-GPU terms of %s at W=%d: %zu runs with their GEMM timed, too few to"
+			     " fit (%d needed)",
+			     fits[i].algorithm, fits[i].fit.world, fits[i].fit.runs, WORLD_MIN_RUNS);
+	}
+	return FGO_OK;
+}
 
 /* The stated link (--link-bw, when > 0), then the cost model of every core
  * fitted to this host's stored runs, stored and printed. */
@@ -60,6 +121,7 @@ int calibrate_fit_models(const char *db, const char *backend, const char *machin
 			printf(" %s %.3g", model_term_names[t], f->fit.coef[t]);
 		printf("\n");
 	}
+	rc = fit_worlds(st, host, backend, source);
 	store_close(st);
-	return FGO_OK;
+	return rc;
 }

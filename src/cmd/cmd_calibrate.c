@@ -5,8 +5,10 @@
  * they come from fgobench's own kernels (matrix peak per dtype from the plain
  * gemm family, rank-to-rank bandwidth from all_scatter's communication alone).
  * Memory bandwidth is the backend's memory_bandwidth. The read floor (floor.h)
- * is the backend's read_floor at sizes from 1 MiB up, stored as one curve
- * with the ceilings in one transaction. */
+ * is the backend's read_floor at sizes from 1 MiB up (calibrate_floor.c);
+ * the vendor collective's curve at every W the node allows is
+ * calibrate_curve.c's; both are stored with the ceilings in one
+ * transaction. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,16 +17,17 @@
 
 #include "algo.h"
 #include "backend/backend.h"
+#include "cmd/calibrate.h"
 #include "cmd/cmd.h"
 #include "fgo.h"
-#include "floor.h"
 #include "run/runner.h"
 #include "store/store.h"
 #include "views/table.h"
 
 const char cmd_calibrate_usage[] =
 	"usage: fgobench calibrate [--backend cpu|gpu|auto] [--size N] [--floor-max MIB]\n"
-	"       [--no-floor] [--link-bw GB/S] [--fit [--machine HOST]] [--db F]\n"
+	"       [--no-floor] [--curve-max SIZE] [--no-curve] [--link-bw GB/S]\n"
+	"       [--fit [--machine HOST]] [--db F]\n"
 	"\n"
 	"Measures and stores this machine's ceilings for the backend: the matrix\n"
 	"peak per dtype, the memory bandwidth of a device and the rank-to-rank link\n"
@@ -55,6 +58,18 @@ const char cmd_calibrate_usage[] =
 	"alone costs microseconds): best, report and plot roofline show each\n"
 	"memory-bound run's time against the floor of its bytes.\n"
 	"\n"
+	"The vendor collective's curve: all-gather, all-reduce and reduce-scatter\n"
+	"timed alone at 5 sizes of their whole buffer (as nccl-tests counts a size:\n"
+	"the gathered output, the summed buffer, the scattered input), log-spaced\n"
+	"up to --curve-max (GPUs: NCCL, bf16, 8 KiB to 512 MiB by 16x, best of 10;\n"
+	"CPU: the MPI calls the CPU baselines make, 1 KiB to 4 MiB by 8x, best of\n"
+	"5), at every world size W = 2 .. the ranks of rank 0's node, on its first W\n"
+	"ranks; each call from a barrier to its end, the slowest rank's. Stored per\n"
+	"collective and W; best --predict --world reads the vendor baseline from it\n"
+	"(log-log between the sizes, extrapolated beyond them and to other W, and\n"
+	"says so). Ranks that share a GPU have no link between them: said, and no\n"
+	"curve stored for them.\n"
+	"\n"
 	"On CPU: the matrix peak is the best of a few tiles of fgobench's own NxNxN\n"
 	"GEMM on every rank at once (TFLOP/s per rank), the memory bandwidth that of\n"
 	"one rank, the link bandwidth all_scatter with its GEMM compiled out (needs\n"
@@ -66,13 +81,17 @@ const char cmd_calibrate_usage[] =
 	"               the read floor's largest size in MiB (default 1024 on GPUs,\n"
 	"               256 on CPU; 1 to 65536)\n"
 	"  --no-floor   no read floor (the ceilings only)\n"
+	"  --curve-max SIZE\n"
+	"               the collective curve's largest buffer (512M on GPUs, 4M on\n"
+	"               CPU; k, M, G: powers of 1024; 4K to 16G)\n"
+	"  --no-curve   no collective curve\n"
 	"  --link-bw GB/S\n"
 	"               store this rank-to-rank link bandwidth (GB/s each way) as the\n"
 	"               machine's link_bw, marked stated, where no second GPU can\n"
 	"               measure it (a node's GPU-to-GPU egress): the cost model's\n"
 	"               comm term and best --predict --world use it\n"
-	"  --fit        measure nothing: fit the cost model to the stored runs (and\n"
-	"               store --link-bw if given)\n"
+	"  --fit        measure nothing: fit the cost model and the multi-GPU terms\n"
+	"               to the stored runs (and store --link-bw if given)\n"
 	"  --machine HOST\n"
 	"               with --fit: the runs and ceilings of that host (a store\n"
 	"               brought from another machine; give --backend too, e.g. gpu)\n"
@@ -85,7 +104,14 @@ const char cmd_calibrate_usage[] =
 	"shares), memory, L2 reuse, work units, pipeline stall, split-K exchange and\n"
 	"link terms, each weighted by a non-negative coefficient fitted on relative\n"
 	"error. A core needs 16 runs. best --predict and tune --strategy model use\n"
-	"it.\n";
+	"it. Then the multi-GPU terms of each fused family at each W > 1 with 10 or\n"
+	"more ok runs on W devices (with their GEMM timed alone, t_gemm; on the CPU\n"
+	"backend every run counts): fused = max(a g, L / rate) + b min(...) / tiles\n"
+	"+ waits + reads / read rate, with g the run's own GEMM, L its egress and\n"
+	"the longer side decided per run: printed with the link's achieved GB/s,\n"
+	"the exposed tile's factor, the waits in us, the reduction's read GB/s and\n"
+	"the error, stored; a term the runs cannot pin keeps the ceilings' value.\n"
+	"best --predict --world says which terms were fitted at its W.\n";
 
 /* The calibration plan: gemm at world 1 over dtypes and tiles (unless the
  * backend has matrix_peak), then all_scatter at world 2 (when there are two
@@ -402,73 +428,12 @@ static int store_link_pairs(struct fgo_store *st, const char *host, const char *
 	return rc;
 }
 
-/* ---- the read floor ---- */
-
-#define FLOOR_REPS_GPU 10
-#define FLOOR_REPS_CPU 5
-
-struct floor_results {
-	int n;                           /* sizes measured; 0: no curve */
-	size_t bytes[FLOOR_POINTS_MAX];
-	double seconds[FLOOR_POINTS_MAX]; /* the slowest rank's best read */
-	int reps;
-	char method[256];
-};
-
-/* Collective over MPI_COMM_WORLD: the read floor up to max_mib. On GPUs
- * every rank reads its own device, all at once, and rank 0 keeps the
- * slowest rank's time per size; on CPU rank 0 reads alone (the ranks
- * share the machine's memory). Returns the failures (on every rank). */
-static int measure_floor(const struct fgo_backend *be, struct fgo_backend_ctx *ctx, int rank,
-			 int gpu, long max_mib, struct floor_results *fl)
-{
-	char err[FGO_REASON_MAX] = "";
-	double mine[FLOOR_POINTS_MAX] = { 0 };
-	int ok = 1, all_ok = 0, measures = gpu || rank == 0;
-
-	fl->n = floor_sizes((size_t)max_mib << 20, fl->bytes, FLOOR_POINTS_MAX);
-	fl->reps = gpu ? FLOOR_REPS_GPU : FLOOR_REPS_CPU;
-	if (measures && be->read_floor(ctx, fl->bytes, fl->n, fl->reps, mine, fl->method,
-				       sizeof fl->method, err, sizeof err) != FGO_OK) {
-		warning("rank %d: read floor not measured: %s", rank, err);
-		ok = 0;
-	}
-	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	if (gpu)
-		MPI_Reduce(mine, fl->seconds, fl->n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-	else
-		memcpy(fl->seconds, mine, sizeof mine);
-	if (!all_ok)
-		fl->n = 0;
-	return !all_ok;
-}
-
-/* Rank 0: the curve on stdout, with the bandwidth each size reaches. */
-static void print_floor(const struct floor_results *fl, double memory_bw)
-{
-	static const char *const headers[] = { "MiB", "us", "GB/s", "% of memory_bw" };
-	struct fgo_table *t = table_new(4, headers);
-	if (!t)
-		return;
-	for (int i = 0; i < fl->n; i++) {
-		double gbps = (double)fl->bytes[i] / fl->seconds[i] / 1e9;
-		table_add(t, "%g", (double)fl->bytes[i] / (1 << 20));
-		table_add(t, "%.1f", fl->seconds[i] * 1e6);
-		table_add(t, "%.1f", gbps);
-		add_value(t, memory_bw > 0 ? gbps / memory_bw * 100 : 0);
-	}
-	printf("\nread floor (%s):\n", fl->method);
-	if (table_print(t, FGO_FMT_TABLE, stdout) != 0)
-		warning("writing the read floor to stdout failed");
-	printf("\n");
-	table_free(t);
-}
-
 /* Everything measured, in one transaction: the ceilings, the link pairs
  * and the read floor are stored together or not at all. */
 static int store_results(const char *db, const char *backend, const struct fgo_ceilings *c,
 			 double memory_bw, const struct device_results *d,
-			 const struct floor_results *fl, const char *devices)
+			 const struct floor_results *fl, const struct calibrate_curves *cv,
+			 const char *devices)
 {
 	char host[128] = "unknown", err[512];
 	gethostname(host, sizeof host - 1);
@@ -508,14 +473,33 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 		printf("%-12s %-6s %12d  points, %g to %g MiB\n", "read_floor", "-", fl->n,
 		       (double)fl->bytes[0] / (1 << 20), (double)fl->bytes[fl->n - 1] / (1 << 20));
 	}
+	if (rc == FGO_OK && cv->n > 0) {
+		rc = calibrate_curves_store(st, host, backend, devices, cv, err, sizeof err);
+		int lo = cv->c[0].world, hi = cv->c[cv->n - 1].world;
+		if (hi > lo)
+			printf("%-12s %-6s %12d  curves, W=%d to %d\n", "coll_curve", "-", cv->n, lo, hi);
+		else
+			printf("%-12s %-6s %12d  curves, W=%d\n", "coll_curve", "-", cv->n, lo);
+	}
 	if (rc == FGO_OK)
 		rc = store_batch_commit(st, err, sizeof err);
 	if (rc != FGO_OK)
 		error("%s", err);
 	else
-		note("ceilings%s of %s (%s backend) stored in %s", fl->n > 0 ? " and read floor" : "",
-		     host, backend, db);
+		note("ceilings%s%s of %s (%s backend) stored in %s",
+		     fl->n > 0 ? (cv->n > 0 ? ", read floor" : " and read floor") : "",
+		     cv->n > 0 ? " and collective curves" : "", host, backend, db);
 	store_close(st);
+	return rc;
+}
+
+/* --curve-max SIZE: 4 KiB to 16 GiB. */
+static int curve_max_parse(const char *text, size_t *out)
+{
+	int rc = cmd_parse_bytes("calibrate", "--curve-max", text, out);
+	if (rc == FGO_OK && (*out < ((size_t)4 << 10) || *out > ((size_t)16 << 30)))
+		rc = cmd_usage_error("calibrate", cmd_calibrate_usage,
+				     "--curve-max %s is out of range (4K to 16G)", text);
 	return rc;
 }
 
@@ -529,7 +513,8 @@ int cmd_calibrate(int argc, char **argv)
 	fgo_mute = rank != 0;
 	const char *db = NULL, *backend = "auto", *machine = NULL;
 	long size = 0, floor_max = 0;
-	int no_floor = 0, fit_only = 0;
+	int no_floor = 0, fit_only = 0, no_curve = 0;
+	size_t curve_max = 0;
 	double link_bw = 0;
 	int rc = FGO_OK;
 	for (int i = 1; i < argc && rc == FGO_OK; i++) {
@@ -543,6 +528,10 @@ int cmd_calibrate(int argc, char **argv)
 			rc = cmd_parse_long("calibrate", "--floor-max", argv[++i], 1, 65536, &floor_max);
 		else if (!strcmp(argv[i], "--no-floor"))
 			no_floor = 1;
+		else if (!strcmp(argv[i], "--no-curve"))
+			no_curve = 1;
+		else if (!strcmp(argv[i], "--curve-max") && i + 1 < argc)
+			rc = curve_max_parse(argv[++i], &curve_max);
 		else if (!strcmp(argv[i], "--fit"))
 			fit_only = 1;
 		else if (!strcmp(argv[i], "--machine") && i + 1 < argc)
@@ -640,19 +629,28 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	struct floor_results fl = { .n = 0 };
 	if (rc == FGO_OK && be->read_floor && !no_floor) {
-		int failed = measure_floor(be, ctx, rank, gpu, floor_max ? floor_max : gpu ? 1024 : 256,
-					   &fl);
+		int failed = calibrate_floor_measure(be, ctx, rank, gpu,
+						     floor_max ? floor_max : gpu ? 1024 : 256, &fl);
 		if (rank == 0) {
 			got.failures += failed;
 			if (fl.n > 0)
-				print_floor(&fl, memory_bw);
+				calibrate_floor_print(&fl, memory_bw);
+		}
+	}
+	static struct calibrate_curves curves; /* large: off the stack */
+	memset(&curves, 0, sizeof curves);
+	if (rc == FGO_OK && !no_curve && ranks > 1) {
+		int failed = calibrate_curves_measure(be, ctx, node, gpu, curve_max, &curves);
+		if (rank == 0) {
+			got.failures += failed;
+			calibrate_curves_print(&curves);
 		}
 	}
 	if (rc == FGO_OK && rank == 0) {
 		struct fgo_env env;
 		memset(&env, 0, sizeof env);
 		be->describe(ctx, &env);
-		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev, &fl,
+		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev, &fl, &curves,
 				   env.devices);
 		if (rc == FGO_OK)
 			rc = calibrate_fit_models(cmd_db_path(db), be->name, NULL, link_bw, "calibrate");

@@ -40,10 +40,11 @@ const char cmd_tune_usage[] =
 	"with a probability that falls over the budget; halving runs many\n"
 	"configurations at few iterations, the faster half at twice as many, and so\n"
 	"on until the last two run at the full iterations; model ranks the whole\n"
-	"space by this machine's cost model (fitted by `fgobench calibrate`), runs\n"
-	"the best predicted (an eighth of the budget, then a quarter at a time),\n"
-	"refits the model to what ran and ranks the rest again, each prediction\n"
-	"scaled by how far off it was on the configuration's measured neighbours.\n"
+	"space by this machine's cost model (fitted by `fgobench calibrate`, or now\n"
+	"from the stored runs), runs the best predicted (an eighth of the budget,\n"
+	"then a quarter at a time), refits the model to what ran and ranks the\n"
+	"rest again, each prediction scaled by how far off it was on the\n"
+	"configuration's measured neighbours.\n"
 	"No strategy runs a configuration twice. The same seed makes the same\n"
 	"choices for the same results.\n"
 	"\n"
@@ -67,8 +68,11 @@ const char cmd_tune_usage[] =
 	"  --strategy S       grid, random, anneal, halving or model (default: model\n"
 	"                     where this host has a cost model of the space's GEMM\n"
 	"                     cores, else anneal; the choice is printed). model\n"
-	"                     without one exits 2: run `fgobench calibrate` (or\n"
-	"                     `calibrate --fit` after a sweep) first\n"
+	"                     without one fits one on the spot (not stored, as best\n"
+	"                     --predict does) where the store has 16 or more ok runs\n"
+	"                     of the problem's family and dtype on this host; with\n"
+	"                     fewer it exits 2 and says how many it has: sweep more,\n"
+	"                     or run `fgobench calibrate` (or `calibrate --fit`)\n"
 	"  --budget RUNS      runs at most (default: the whole space for grid, 15% of\n"
 	"                     it and at least 10 for the others)\n"
 	"  --time SECONDS     start no run after this long; alone, the budget is what\n"
@@ -206,13 +210,19 @@ static int choose_strategy(struct tune_args *a, const struct tune_space *s, stru
 	char err[1024];
 	int msg[2] = { FGO_OK, (int)a->o.kind };
 	if (rank == 0) {
-		if (tune_model_load(a->o.db_path, a->o.backend, s, m, err, sizeof err) != FGO_OK) {
+		/* asked for by name: fit one now where the store has the runs */
+		if (tune_model_load(a->o.db_path, a->o.backend, s, a->strategy != NULL, m, err,
+				    sizeof err) != FGO_OK) {
 			error("%s", err);
 			msg[0] = FGO_EUSAGE;
 		} else if (m->missing[0] && a->strategy) {
-			error("no cost model of the %s core for %s (%s backend) in %s: run `fgobench"
-			      " calibrate` (or `fgobench calibrate --fit` after a sweep) first",
-			      m->missing, m->machine, m->backend, a->o.db_path);
+			const struct fgo_config *c = s->n ? &s->plan->items[s->item[0]].cfg : NULL;
+			error("no cost model of the %s core for %s (%s backend) in %s, and %zu ok run%s of"
+			      " %s %s there: too few to fit one now (%d needed): sweep more of it, or run"
+			      " `fgobench calibrate` (or `fgobench calibrate --fit` after a sweep) first",
+			      m->missing, m->machine, m->backend, a->o.db_path, m->family_runs,
+			      m->family_runs == 1 ? "" : "s", c ? c->algorithm : "?",
+			      c ? dtype_name(c->dtype) : "?", MODEL_MIN_RUNS);
 			msg[0] = FGO_EUSAGE;
 		} else if (m->missing[0]) {
 			msg[1] = TUNE_ANNEAL;
@@ -221,12 +231,20 @@ static int choose_strategy(struct tune_args *a, const struct tune_space *s, stru
 			     m->machine, m->missing, m->backend);
 		} else {
 			msg[1] = TUNE_MODEL;
-			for (int g = 0; g < m->ncores; g++)
-				note("strategy model%s: the %s cost model of %s (%s backend), fitted %s to %zu"
-				     " runs, rms error %.1f%%",
-				     a->strategy ? "" : " (the default where a cost model is fitted)",
-				     m->core[g], m->machine, m->backend, m->fitted_at[g], m->fit[g].runs,
-				     100 * m->fit[g].rms_rel_err);
+			for (int g = 0; g < m->ncores; g++) {
+				if (!strcmp(m->fitted_at[g], "now"))
+					note("strategy model: the %s cost model of %s (%s backend) fitted now to"
+					     " %zu runs (%zu of them of this family and dtype; not stored:"
+					     " `fgobench calibrate --fit` keeps it), rms error %.1f%%",
+					     m->core[g], m->machine, m->backend, m->fit[g].runs,
+					     m->family_runs, 100 * m->fit[g].rms_rel_err);
+				else
+					note("strategy model%s: the %s cost model of %s (%s backend), fitted %s to"
+					     " %zu runs, rms error %.1f%%",
+					     a->strategy ? "" : " (the default where a cost model is fitted)",
+					     m->core[g], m->machine, m->backend, m->fitted_at[g], m->fit[g].runs,
+					     100 * m->fit[g].rms_rel_err);
+			}
 		}
 	}
 	MPI_Bcast(msg, 2, MPI_INT, 0, MPI_COMM_WORLD);

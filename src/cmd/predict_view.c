@@ -11,7 +11,6 @@
 #include "fgo.h"
 #include "tune/model_refit.h"
 #include "tune/predict.h"
-#include "tune/predict_world.h"
 #include "views/views.h"
 
 /* The newest ok run of every configuration of the algorithm, newest first. */
@@ -297,117 +296,17 @@ out:
 	return cmd_finish_stdout(rc);
 }
 
-/* ---- best --predict --world W: the fused families at W from one GPU ---- */
+/* ---- for best --predict --world (predict_world_view.c) ---- */
 
-/* The machine whose gemm runs at W=1 (of dtype, when given) are newest:
- * FGO_OK with host, backend and dtype set, FGO_EUSAGE when none. */
-static int world_machine(struct fgo_store *store, const char *dtype, char *host, size_t hlen,
-			 char *backend, size_t blen, char *dt, size_t dlen)
+double predict_gemm_model_ms(struct fgo_store *store, const char *dtype, long m, long n, long k,
+			     long *units)
 {
-	sqlite3_stmt *st;
-	if (view_prepare(store,
-			 "SELECT s.host, s.backend, r.dtype FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
-			 " WHERE r.algorithm = 'gemm' AND r.world = 1 AND r.status = 'ok'"
-			 " AND r.t_fused_ms > 0 AND (?1 IS NULL OR r.dtype = ?1) ORDER BY r.id DESC LIMIT 1",
-			 &st))
-		return FGO_EFAIL;
-	if (dtype)
-		sqlite3_bind_text(st, 1, dtype, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st) == SQLITE_ROW ? FGO_OK : FGO_EUSAGE;
-	if (rc == FGO_OK) {
-		view_text(st, 0, host, hlen);
-		view_text(st, 1, backend, blen);
-		view_text(st, 2, dt, dlen);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* The stored link_bw of the machine and what it is ("measured" or
- * "stated"); 0 when none. */
-static double world_link(struct fgo_store *store, const char *host, const char *backend,
-			 char *source, size_t len)
-{
-	sqlite3_stmt *st;
-	double v = 0;
-	snprintf(source, len, "none");
-	if (view_prepare(store,
-			 "SELECT value, unit FROM ceilings WHERE machine = ?1 AND backend = ?2"
-			 " AND what = 'link_bw' AND detail = '' ORDER BY measured_at DESC, id DESC LIMIT 1",
-			 &st))
-		return 0;
-	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, backend, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *unit = (const char *)sqlite3_column_text(st, 1);
-		v = sqlite3_column_double(st, 0);
-		snprintf(source, len, "%s", unit && strstr(unit, "stated") ? "stated" : "measured");
-	}
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* The best measured time (and its tile) of algorithm at a shape, world
- * and dtype on the machine, from runs that did not share a GPU; 0 when
- * none. With baseline, the best measured baseline too. */
-static double world_measured(struct fgo_store *store, const char *host, const char *backend,
-			     const char *algorithm, const char *dtype, int world, long m, long n,
-			     long k, int *blk_m, int *blk_n, double *baseline)
-{
-	sqlite3_stmt *st;
-	double v = 0;
-	if (view_prepare(store,
-			 "SELECT r.t_fused_ms, r.blk_m, r.blk_n,"
-			 " (SELECT min(x.t_baseline_ms) FROM runs x JOIN sweeps y ON y.id = x.sweep_id"
-			 "  WHERE x.algorithm = r.algorithm AND x.dtype = r.dtype AND x.world = r.world"
-			 "  AND x.m = r.m AND x.n = r.n AND x.k = r.k AND x.status = 'ok'"
-			 "  AND y.host = s.host AND y.backend = s.backend AND x.t_baseline_ms > 0)"
-			 " FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
-			 " WHERE r.algorithm = ?3 AND r.dtype = ?4 AND r.world = ?5 AND r.m = ?6 AND r.n = ?7"
-			 " AND r.k = ?8 AND r.status = 'ok' AND r.t_fused_ms > 0 AND s.host = ?1"
-			 " AND s.backend = ?2 AND NOT (s.devices LIKE '%x %' AND s.mpi_ranks >"
-			 "  CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))"
-			 " ORDER BY r.t_fused_ms LIMIT 1",
-			 &st))
-		return 0;
-	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, backend, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, algorithm, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, dtype, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, world);
-	sqlite3_bind_int64(st, 6, m);
-	sqlite3_bind_int64(st, 7, n);
-	sqlite3_bind_int64(st, 8, k);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		v = sqlite3_column_double(st, 0);
-		*blk_m = sqlite3_column_int(st, 1);
-		*blk_n = sqlite3_column_int(st, 2);
-		if (baseline)
-			*baseline = sqlite3_column_double(st, 3);
-	}
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* The per-rank GEMM's time: measured at that shape, else the cost model's
- * best candidate there. 0 (why in source) when neither can say. */
-static double world_gemm(struct fgo_store *store, const char *host, const char *backend,
-			 const char *dtype, long m, long n, long k, long *units, char *source,
-			 size_t slen)
-{
-	int bm = 0, bn = 0;
-	double ms = world_measured(store, host, backend, "gemm", dtype, 1, m, n, k, &bm, &bn, NULL);
-	if (ms > 0) {
-		*units = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
-		snprintf(source, slen, "measured");
-		return ms;
-	}
 	struct predict_view_opts go = { .algorithm = "gemm", .dtype = dtype, .world = 1 };
 	struct loaded l = { 0 };
 	struct predict_result r = { 0 };
 	struct predict_model pm;
 	struct fgo_config q;
-	snprintf(source, slen, "none");
+	double ms = 0;
 	int save = fgo_mute;
 	fgo_mute = 1; /* the model's notes were said once already */
 	if (load(store, &go, &l) == FGO_OK && l.n > 0) {
@@ -420,146 +319,12 @@ static double world_gemm(struct fgo_store *store, const char *host, const char *
 			ms = r.cand[0].predicted_ms;
 			*units = ((m + r.cand[0].cfg.blk_m - 1) / r.cand[0].cfg.blk_m) *
 				 ((n + r.cand[0].cfg.blk_n - 1) / r.cand[0].cfg.blk_n);
-			snprintf(source, slen, "model");
 		}
 	}
 	fgo_mute = save;
 	predict_free(&r);
 	free(l.obs);
 	return ms;
-}
-
-int predict_world_view(const struct predict_view_opts *o)
-{
-	struct fgo_store *store = NULL;
-	char host[128], backend[32], dtype[8], link_source[16], err[512];
-	int rc = store_open(cmd_db_path(o->db), FGO_STORE_WRITE, &store, err, sizeof err);
-	if (rc != FGO_OK) {
-		error("%s", err);
-		return rc;
-	}
-	if ((rc = world_machine(store, o->dtype, host, sizeof host, backend, sizeof backend, dtype,
-				sizeof dtype)) != FGO_OK) {
-		if (rc == FGO_EUSAGE)
-			error("no ok gemm runs at W=1%s%s to predict from: sweep the per-rank GEMMs on"
-			      " one GPU first (M x N/W x K, or K/W)",
-			      o->dtype ? " of " : "", o->dtype ? o->dtype : "");
-		goto out;
-	}
-	struct model_machine mach;
-	double link = world_link(store, host, backend, link_source, sizeof link_source);
-	if ((rc = model_machine_load(store, host, backend, &mach, err, sizeof err)) != FGO_OK) {
-		error("%s", err);
-		goto out;
-	}
-	if (!(link > 0)) {
-		error("no link bandwidth of %s (%s backend) is stored: `fgobench calibrate` measures it"
-		      " where a second GPU is, `fgobench calibrate --fit --link-bw GB/S` states it"
-		      " (one GPU's egress to all its peers at once)",
-		      host, backend);
-		rc = FGO_EUSAGE;
-		goto out;
-	}
-	note("prediction, not a measurement: the fused families at W=%d, %s M=%ld N=%ld K=%ld, from"
-	     " %s (%s backend): per-rank GEMMs measured there (or the cost model's best), link"
-	     " %.0f GB/s (%s), memory %.0f GB/s",
-	     o->world, dtype, o->m, o->n, o->k, host, backend, link, link_source, mach.mem_gbps);
-	static const char *const headers[] = {
-		"algorithm", "W", "per-rank GEMM", "gemm_us", "gemm_from", "comm_MB", "comm_us",
-		"reduce_us", "fused_us", "baseline_us", "speedup", "measured_fused_us",
-		"measured_speedup", "fused_off"
-	};
-	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
-	int rows = 0;
-	for (const struct fgo_algo *const *a = fgo_algos; t && *a; a++) {
-		if (!(*a)->needs_comm || (o->algorithm && strcmp(o->algorithm, (*a)->name)))
-			continue;
-		struct fgo_config cfg;
-		char why[FGO_REASON_MAX], gsrc[16], shape[96];
-		long gm, gn, gk, units = 1;
-		config_defaults(&cfg);
-		snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", (*a)->name);
-		dtype_parse(dtype, &cfg.dtype);
-		cfg.world = o->world;
-		cfg.m = o->m;
-		cfg.n = o->n;
-		cfg.k = o->k;
-		cfg.blk_m = cfg.blk_n = cfg.blk_k = 16;
-		if ((*a)->comm_ctas == FGO_COMM_CTAS_REQUIRED)
-			cfg.gemm_sms = cfg.comm_sms = 1;
-		if (config_validate(&cfg, why, sizeof why)) {
-			note("%s at W=%d: %s", cfg.algorithm, o->world, why);
-			continue;
-		}
-		predict_world_gemm_shape(&cfg, &gm, &gn, &gk);
-		double gemm = world_gemm(store, host, backend, dtype, gm, gn, gk, &units, gsrc, sizeof gsrc);
-		snprintf(shape, sizeof shape, "%ldx%ldx%ld", gm, gn, gk);
-		if (!(gemm > 0)) {
-			note("%s at W=%d: the per-rank GEMM %s has no gemm run and no cost model to say"
-			     " its time (sweep it, or `fgobench calibrate --fit`)",
-			     cfg.algorithm, o->world, shape);
-			continue;
-		}
-		struct world_inputs in = { gemm, link, mach.mem_gbps, units };
-		struct world_prediction p;
-		predict_world(&cfg, &in, &p);
-		int bm, bn;
-		double base_meas = 0;
-		double meas = world_measured(store, host, backend, cfg.algorithm, dtype, o->world, o->m,
-					     o->n, o->k, &bm, &bn, &base_meas);
-		struct store_world_prediction row = {
-			host, backend, cfg.algorithm, dtype, gsrc, link_source, o->world, o->m, o->n, o->k,
-			gm, gn, gk, gemm, link, p.comm_bytes, p.comm_ms, p.reduce_ms, p.fused_ms,
-			p.baseline_ms, p.speedup, meas, base_meas
-		};
-		if (store_world_prediction_put(store, &row, err, sizeof err) != FGO_OK)
-			warning("the prediction was not stored: %s", err);
-		table_add(t, "%s", cfg.algorithm);
-		table_add(t, "%d", o->world);
-		table_add(t, "%s", shape);
-		table_add(t, "%.1f", gemm * 1e3);
-		table_add(t, "%s", gsrc);
-		table_add(t, "%.2f", p.comm_bytes / 1e6);
-		table_add(t, "%.1f", p.comm_ms * 1e3);
-		table_add(t, "%.1f", p.reduce_ms * 1e3);
-		table_add(t, "%.1f", p.fused_ms * 1e3);
-		table_add(t, "%.1f", p.baseline_ms * 1e3);
-		table_add(t, "%.2f", p.speedup);
-		if (meas > 0) {
-			table_add(t, "%.1f", meas * 1e3);
-			table_add(t, base_meas > 0 ? "%.2f" : "-", base_meas / meas);
-			table_add(t, "%+.0f%%", (p.fused_ms / meas - 1) * 100);
-		} else {
-			table_add(t, "-");
-			table_add(t, "-");
-			table_add(t, "-");
-		}
-		rows++;
-	}
-	if (!t) {
-		rc = FGO_EFAIL;
-		goto out;
-	}
-	if (rows == 0) {
-		error("no fused family could be predicted at W=%d for this shape (see the notes)", o->world);
-		rc = FGO_EUSAGE;
-	} else if (o->format == FGO_FMT_TABLE && !o->wide) {
-		/* 120 columns: W is in the note above; the bytes, the reduction
-		 * and the measured speedup are in --wide, csv and json */
-		static const int cols[] = { 0, 2, 3, 4, 6, 8, 9, 10, 11, 13 };
-		static const char *const names[] = { NULL, NULL, NULL, "from", NULL,
-						     NULL, NULL, NULL, "measured_us", NULL };
-		struct fgo_table *shown = table_select(t, cols, (int)FGO_ARRAY_SIZE(cols), names);
-		table_fit(shown, FGO_TABLE_COLUMNS);
-		rc = shown && table_print(shown, FGO_FMT_TABLE, stdout) == 0 ? FGO_OK : FGO_EFAIL;
-		table_free(shown);
-	} else {
-		rc = table_print(t, o->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
-	}
-	table_free(t);
-out:
-	store_close(store);
-	return cmd_finish_stdout(rc);
 }
 
 int predict_has_runs(const struct predict_view_opts *o)

@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "backend/check.h"
+#include "cpu/collective.h"
 #include "cpu/plant.h"
 #include "cpu/reference.h"
 #include "fgo.h"
@@ -595,6 +596,7 @@ const struct fgo_backend fgo_backend_cpu = {
 	.telemetry = cpu_telemetry,
 	.memory_bandwidth = cpu_memory_bandwidth,
 	.read_floor = cpu_read_floor,
+	.collective_curve = cpu_collective_curve,
 	.inputs_fill = cpu_inputs_fill,
 	.output_poison = cpu_output_poison,
 	.reference_make = cpu_reference_make_op,

@@ -579,6 +579,34 @@ static int gpu_read_floor(struct fgo_backend_ctx *ctx, const size_t *bytes, int 
 	return gpu_calib_read_floor(&d, bytes, n, reps, seconds, method, method_len, err, len);
 }
 
+/* The curve needs a real link: ranks on one GPU time-slice it, and their
+ * "collective" is a copy within one device's memory (gpu_heap.c finds
+ * them, as the baseline's refusal does). */
+static int gpu_collective_curve(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+				enum fgo_collective kind, const size_t *bytes, int n, int reps,
+				double *seconds, char *method, size_t method_len, char *err,
+				size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	if (h->shared_gpu) {
+		snprintf(err, len, "ranks share a GPU: no link between them to measure");
+		return FGO_EUNAVAILABLE;
+	}
+	if (!h->coll) {
+		snprintf(err, len, "%s was not found (%s)", gpu_vendor_ops.coll_name,
+			 gpu_vendor_ops.coll_hint);
+		return FGO_EUNAVAILABLE;
+	}
+	struct gpu_calib_dev d = calib_dev(ctx);
+	int rc = gpu_calib_collective(&d, ctx->vendor, h->coll, heap->comm, kind, bytes, n, reps,
+				      seconds, err, len);
+	snprintf(method, method_len,
+		 "%s %s, bf16, one GPU per rank: events around one call after an MPI barrier, the"
+		 " slowest rank's best of %d after a warm-up",
+		 gpu_vendor_ops.coll_name, fgo_collective_names[kind], reps);
+	return rc;
+}
+
 /* The check on the device (gpu_check.c) works in this rank's own heap. */
 static int gpu_inputs_fill(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
 			   const struct fgo_config *cfg, const struct fgo_layout *lay, uint64_t seed,
@@ -671,6 +699,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.telemetry = gpu_telemetry,
 	.memory_bandwidth = gpu_memory_bandwidth,
 	.read_floor = gpu_read_floor,
+	.collective_curve = gpu_collective_curve,
 	.inputs_fill = gpu_inputs_fill,
 	.output_poison = gpu_output_poison,
 	.reference_make = gpu_reference_make,

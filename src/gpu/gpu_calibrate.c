@@ -282,15 +282,14 @@ done:
 
 /* 1 when every rank of comm has ok; else 0, and a rank that was fine gets
  * the first failed (world) rank in err. A barrier too. */
-static int agree(MPI_Comm comm, int ok, char *err, size_t len)
+static int agree(MPI_Comm comm, int ok, const char *what, char *err, size_t len)
 {
 	int me, first;
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	int mine = ok ? INT_MAX : me;
 	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
 	if (first != INT_MAX && ok)
-		snprintf(err, len, "measuring the link bandwidth failed on rank %d (see its message)",
-			 first);
+		snprintf(err, len, "measuring %s failed on rank %d (see its message)", what, first);
 	return first == INT_MAX;
 }
 
@@ -358,7 +357,7 @@ int gpu_calib_link_bandwidth(const struct gpu_calib_dev *d, struct fgo_heap *hea
 		snprintf(err, len, "selecting GPU %d failed", d->device);
 	/* Every rank calls agree() after each pair whatever happened, so the
 	 * collectives match; go is the same everywhere. */
-	go = agree(heap->comm, ok, err, len);
+	go = agree(heap->comm, ok, "the link bandwidth", err, len);
 	for (int i = 0; i < w && go; i++)
 		for (int j = 0; j < w && go; j++) {
 			if (i == j)
@@ -366,7 +365,7 @@ int gpu_calib_link_bandwidth(const struct gpu_calib_dev *d, struct fgo_heap *hea
 			if (me == i)
 				ok = measure_pair(d, store, heap, j, bytes, &sm_gbps[j], &ce_gbps[j], err,
 						  len) == FGO_OK;
-			go = agree(heap->comm, ok, err, len);
+			go = agree(heap->comm, ok, "the link bandwidth", err, len);
 		}
 	if (mod)
 		hipModuleUnload(mod);
@@ -376,4 +375,65 @@ int gpu_calib_link_bandwidth(const struct gpu_calib_dev *d, struct fgo_heap *hea
 		return FGO_EFAIL;
 	}
 	return FGO_OK;
+}
+
+/* The element count of kind's call on a buffer of bytes at world ranks
+ * (gpu_vendor_coll's count). */
+static size_t coll_count(enum fgo_collective kind, size_t bytes, int world)
+{
+	size_t elems = bytes / 2; /* bf16 */
+	return kind == FGO_COLL_ALL_REDUCE ? elems : elems / (size_t)world;
+}
+
+int gpu_calib_collective(const struct gpu_calib_dev *d, struct gpu_vendor *v,
+			 struct gpu_vendor_comm *c, MPI_Comm comm, enum fgo_collective kind,
+			 const size_t *bytes, int n, int reps, double *seconds, char *err,
+			 size_t len)
+{
+	int world, ok;
+	char *send = NULL, *recv = NULL;
+	size_t most = n > 0 ? bytes[n - 1] : 0;
+	MPI_Comm_size(comm, &world);
+	if (len)
+		err[0] = 0;
+	if (reps > MAX_REPS)
+		reps = MAX_REPS;
+	ok = hipSetDevice(d->device) == hipSuccess && most > 0 &&
+	     hipMalloc((void **)&send, most) == hipSuccess &&
+	     hipMalloc((void **)&recv, most) == hipSuccess &&
+	     hipMemsetAsync(send, 0x3c, most, d->stream) == hipSuccess && /* bf16 ~0.01: no denormals */
+	     hipStreamSynchronize(d->stream) == hipSuccess;
+	if (!ok && !err[0])
+		snprintf(err, len, "out of GPU memory for the collective's 2 x %zu MiB buffers",
+			 most >> 20);
+	/* every rank agrees after each size, so no rank waits alone in NCCL */
+	int go = agree(comm, ok, "the collective curve", err, len);
+	for (int s = 0; s < n && go; s++) {
+		double best = 0;
+		size_t count = coll_count(kind, bytes[s], world);
+		/* as many barriers on every rank whatever fails, so they pair up */
+		for (int r = 0; r <= reps; r++) { /* the first call warms up */
+			float ms = 0;
+			MPI_Barrier(comm);
+			ok = ok && hipEventRecord(d->start, d->stream) == hipSuccess &&
+			     gpu_vendor_coll(v, c, kind, send, recv, count, FGO_BF16, err, len) == FGO_OK &&
+			     hipEventRecord(d->stop, d->stream) == hipSuccess &&
+			     hipEventSynchronize(d->stop) == hipSuccess &&
+			     hipEventElapsedTime(&ms, d->start, d->stop) == hipSuccess;
+			if (!ok && !err[0])
+				snprintf(err, len, "timing the %s of %zu bytes failed", fgo_collective_names[kind],
+					 bytes[s]);
+			if (ok && r > 0 && ms > 0 && (best == 0 || ms * 1e-3 < best))
+				best = ms * 1e-3;
+		}
+		ok = ok && best > 0;
+		if (!ok && !err[0])
+			snprintf(err, len, "the %s of %zu bytes took no measurable time",
+				 fgo_collective_names[kind], bytes[s]);
+		go = agree(comm, ok, "the collective curve", err, len);
+		MPI_Allreduce(&best, &seconds[s], 1, MPI_DOUBLE, MPI_MAX, comm);
+	}
+	hipFree(send);
+	hipFree(recv);
+	return go ? FGO_OK : FGO_EFAIL;
 }

@@ -14,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "config.h"
+#include "gpu/gpu_vendor.h"
 #include "hip_port.h"
 
 #define GPU_CALIB_GEMM_SIZE 8192               /* M = N = K of the matrix peak (backend.h) */
@@ -63,5 +64,16 @@ int gpu_calib_read_floor(const struct gpu_calib_dev *d, const size_t *bytes, int
  * Returns the same code on every rank (agreed over heap->comm). */
 int gpu_calib_link_bandwidth(const struct gpu_calib_dev *d, struct fgo_heap *heap,
 			     double *sm_gbps, double *ce_gbps, char *err, size_t len);
+
+/* Collective over comm (the ranks of c, one GPU each): the vendor
+ * collective's curve (backend.h's collective_curve) through c, bf16
+ * elements, send and recv buffers of the largest size on this device:
+ * per size a warm-up call, then reps calls, each from an MPI barrier to
+ * the stop event after it (events on the stream around the one call);
+ * seconds[i] the slowest rank's best. The same code on every rank. */
+int gpu_calib_collective(const struct gpu_calib_dev *d, struct gpu_vendor *v,
+			 struct gpu_vendor_comm *c, MPI_Comm comm, enum fgo_collective kind,
+			 const size_t *bytes, int n, int reps, double *seconds, char *err,
+			 size_t len);
 
 #endif

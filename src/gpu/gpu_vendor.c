@@ -459,6 +459,31 @@ static int enqueue_seq(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 	return FGO_OK;
 }
 
+int gpu_vendor_coll(struct gpu_vendor *v, struct gpu_vendor_comm *c, enum fgo_collective kind,
+		    const void *send, void *recv, size_t count, enum fgo_dtype t, char *err,
+		    size_t len)
+{
+	ncclResult_t nr;
+	if (!v || !v->lib || !c) {
+		snprintf(err, len, "%s was not found or has no communicator (%s)",
+			 gpu_vendor_ops.coll_name, gpu_vendor_ops.coll_hint);
+		return FGO_EFAIL;
+	}
+	if (kind == FGO_COLL_ALL_GATHER)
+		nr = v->nccl.all_gather(send, recv, count, nccl_type(t), c->comm, v->stream);
+	else if (kind == FGO_COLL_ALL_REDUCE)
+		nr = v->nccl.all_reduce(send, recv, count, nccl_type(t), ncclSum, c->comm, v->stream);
+	else
+		nr = v->nccl.reduce_scatter(send, recv, count, nccl_type(t), ncclSum, c->comm,
+					    v->stream);
+	if (nr != ncclSuccess) {
+		snprintf(err, len, "%s %s failed: %s", gpu_vendor_ops.coll_name,
+			 fgo_collective_names[kind], nccl_text(v, nr));
+		return FGO_EFAIL;
+	}
+	return FGO_OK;
+}
+
 int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 			  const struct fgo_config *cfg, const struct fgo_layout *lay, char *heap,
 			  void **scratch, char *err, size_t len)

@@ -90,4 +90,14 @@ int gpu_vendor_collective(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 int gpu_vendor_scratch_alloc(struct gpu_vendor *v, struct gpu_vendor_comm *c,
 			     const struct fgo_config *cfg, void **scratch, char *err, size_t len);
 
+/* Enqueues one collective of kind on the stream of gpu_vendor_open
+ * through c, neither timed nor waited for (calibrate's curve): count
+ * elements of t from send into recv; all-gather: count per rank, recv
+ * holds W x count; all-reduce: count, summed into recv; reduce-scatter:
+ * count received per rank, send holds W x count. FGO_OK, or FGO_EFAIL
+ * with err filled (no communicator, the library refused the call). */
+int gpu_vendor_coll(struct gpu_vendor *v, struct gpu_vendor_comm *c, enum fgo_collective kind,
+		    const void *send, void *recv, size_t count, enum fgo_dtype t, char *err,
+		    size_t len);
+
 #endif

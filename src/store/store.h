@@ -17,7 +17,7 @@
 #include "model.h"
 #include "trace/timeline.h"
 
-#define FGO_SCHEMA_VERSION 6
+#define FGO_SCHEMA_VERSION 7
 
 struct fgo_store;
 
@@ -158,9 +158,61 @@ struct store_world_prediction {
 	long m, n, k, gemm_m, gemm_n, gemm_k;
 	double gemm_ms, link_gbps, comm_bytes, comm_ms, reduce_ms, fused_ms, baseline_ms, speedup;
 	double measured_fused_ms, measured_baseline_ms; /* <= 0: none measured */
+	const char *terms;         /* where the terms came from (NULL: not said) */
+	const char *baseline_from; /* the collective's curve, or the ring */
+	long err_runs;             /* stored runs the error is of (0: none: NULLs stored) */
+	double err_rms, err_max;
 };
 int store_world_prediction_put(struct fgo_store *st, const struct store_world_prediction *p,
 			       char *err, size_t len);
+
+/* The multi-GPU terms of a fused family at W (world_fits, schema 7;
+ * src/tune/predict_world.h): coef in predict_world.h's order (gemm, link,
+ * tile, wait, reduce); fitted names the terms the runs pinned,
+ * space-separated. */
+#define STORE_WORLD_TERMS 5
+struct store_world_fit {
+	char algorithm[32];
+	int world;
+	long runs;
+	double rms_rel_err, max_rel_err;
+	double coef[STORE_WORLD_TERMS];
+	char fitted[64];
+	char fitted_at[32];
+};
+/* Stores f for machine and backend under source ("calibrate", "fit").
+ * FGO_EUSAGE for a coefficient that is not finite or a world below 2. */
+int store_world_fit_put(struct fgo_store *st, const char *machine, const char *backend,
+			const char *source, const struct store_world_fit *f, char *err,
+			size_t len);
+/* The newest fit of algorithm at each W on machine and backend, W
+ * ascending, at most cap into out; *n how many. */
+int store_world_fits_get(struct fgo_store *st, const char *machine, const char *backend,
+			 const char *algorithm, struct store_world_fit *out, int cap, int *n,
+			 char *err, size_t len);
+
+/* store_coll.c (schema 7): the vendor collective's curve (coll_curves,
+ * coll_curve_points): n points (bytes ascending, seconds > 0) of
+ * collective (fgo_collective_names) at world > 1 on machine and backend,
+ * with the devices, the method and the repetitions. One transaction, or
+ * part of an open batch (calibrate stores the curves with its ceilings,
+ * all or nothing). FGO_EUSAGE for points out of order or not positive. */
+#define STORE_COLL_POINTS 32
+int store_coll_curve_put(struct fgo_store *st, const char *machine, const char *backend,
+			 const char *devices, const char *collective, int world,
+			 const char *method, int repetitions, const double *bytes,
+			 const double *seconds, int n, char *err, size_t len);
+struct store_coll_curve {
+	char collective[16];
+	int world;
+	int n;
+	double bytes[STORE_COLL_POINTS], seconds[STORE_COLL_POINTS];
+	char measured_at[32];
+};
+/* The newest curve of each (collective, world) on machine and backend,
+ * at most cap into out (collective, then W ascending); *n how many. */
+int store_coll_curves_get(struct fgo_store *st, const char *machine, const char *backend,
+			  struct store_coll_curve *out, int cap, int *n, char *err, size_t len);
 
 /* Current UTC time as ISO-8601 ("2026-11-22T15:04:05Z"). */
 void store_timestamp(char out[32]);

@@ -1,5 +1,6 @@
 /* store_model.c: the cost model's fits in the store (model_fits, schema 5):
- * one row per fit, the newest per machine, backend and core in use; and
+ * one row per fit, the newest per machine, backend and core in use; the
+ * multi-GPU terms per family and W (world_fits, schema 7), likewise; and
  * the world-size predictions made from them (world_predictions). */
 #include <math.h>
 #include <stdio.h>
@@ -105,8 +106,9 @@ int store_world_prediction_put(struct fgo_store *st, const struct store_world_pr
 		    "INSERT INTO world_predictions (made_at, machine, backend, algorithm, dtype, world,"
 		    " m, n, k, gemm_m, gemm_n, gemm_k, gemm_ms, gemm_source, link_gbps, link_source,"
 		    " comm_bytes, comm_ms, reduce_ms, fused_ms, baseline_ms, speedup,"
-		    " measured_fused_ms, measured_baseline_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-		    " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+		    " measured_fused_ms, measured_baseline_ms, terms, baseline_from, err_runs, err_rms,"
+		    " err_max) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+		    " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
 		    &q, "store the prediction", err, len))
 		return FGO_EFAIL;
 	const double reals[] = { p->gemm_ms, p->link_gbps, p->comm_bytes, p->comm_ms, p->reduce_ms,
@@ -125,6 +127,14 @@ int store_world_prediction_put(struct fgo_store *st, const struct store_world_pr
 				      : sqlite3_bind_null(q, 23);
 	b |= p->measured_baseline_ms > 0 ? sqlite3_bind_double(q, 24, p->measured_baseline_ms)
 					 : sqlite3_bind_null(q, 24);
+	b |= p->terms ? store_sql_bind_text(q, 25, p->terms) : sqlite3_bind_null(q, 25);
+	b |= p->baseline_from ? store_sql_bind_text(q, 26, p->baseline_from)
+			      : sqlite3_bind_null(q, 26);
+	if (p->err_runs > 0 && isfinite(p->err_rms) && isfinite(p->err_max))
+		b |= sqlite3_bind_int64(q, 27, p->err_runs) | sqlite3_bind_double(q, 28, p->err_rms) |
+		     sqlite3_bind_double(q, 29, p->err_max);
+	else
+		b |= sqlite3_bind_null(q, 27) | sqlite3_bind_null(q, 28) | sqlite3_bind_null(q, 29);
 	for (int i = 0; i < (int)FGO_ARRAY_SIZE(reals); i++)
 		if (!isfinite(reals[i]))
 			b |= SQLITE_MISMATCH;
@@ -133,4 +143,84 @@ int store_world_prediction_put(struct fgo_store *st, const struct store_world_pr
 		return store_sql_fail(db, err, len, "store the prediction");
 	}
 	return store_sql_run_once(db, q, "store the prediction", err, len);
+}
+
+int store_world_fit_put(struct fgo_store *st, const char *machine, const char *backend,
+			const char *source, const struct store_world_fit *f, char *err,
+			size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	char now[32];
+	store_timestamp(now);
+	for (int i = 0; i < STORE_WORLD_TERMS; i++)
+		if (!isfinite(f->coef[i])) {
+			snprintf(err, len, "%s: the %s W=%d fit's coefficient %d is not a finite number",
+				 store_sql_db_path(db), f->algorithm, f->world, i);
+			return FGO_EUSAGE;
+		}
+	if (f->world < 2) {
+		snprintf(err, len, "%s: a multi-GPU fit of %s at W=%d", store_sql_db_path(db),
+			 f->algorithm, f->world);
+		return FGO_EUSAGE;
+	}
+	if (store_sql_prepare(db,
+		    "INSERT INTO world_fits (machine, backend, algorithm, world, source, runs,"
+		    " rms_rel_err, max_rel_err, c_gemm, c_link, c_tile, c_wait, c_reduce, fitted,"
+		    " fitted_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		    " ?15)",
+		    &q, "store the multi-GPU fit", err, len))
+		return FGO_EFAIL;
+	int b = store_sql_bind_text(q, 1, machine) | store_sql_bind_text(q, 2, backend) |
+		store_sql_bind_text(q, 3, f->algorithm) | sqlite3_bind_int(q, 4, f->world) |
+		store_sql_bind_text(q, 5, source) | sqlite3_bind_int64(q, 6, f->runs) |
+		sqlite3_bind_double(q, 7, f->rms_rel_err) | sqlite3_bind_double(q, 8, f->max_rel_err);
+	for (int i = 0; i < STORE_WORLD_TERMS; i++)
+		b |= sqlite3_bind_double(q, 9 + i, f->coef[i]);
+	b |= store_sql_bind_text(q, 14, f->fitted) | store_sql_bind_text(q, 15, now);
+	if (b != SQLITE_OK) {
+		sqlite3_finalize(q);
+		return store_sql_fail(db, err, len, "store the multi-GPU fit");
+	}
+	return store_sql_run_once(db, q, "store the multi-GPU fit", err, len);
+}
+
+int store_world_fits_get(struct fgo_store *st, const char *machine, const char *backend,
+			 const char *algorithm, struct store_world_fit *out, int cap, int *n,
+			 char *err, size_t len)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q;
+	int step;
+	*n = 0;
+	if (store_sql_prepare(db,
+		    "SELECT world, runs, rms_rel_err, max_rel_err, c_gemm, c_link, c_tile, c_wait,"
+		    " c_reduce, fitted, fitted_at FROM ("
+		    "  SELECT f.*, row_number() OVER (PARTITION BY world"
+		    "    ORDER BY fitted_at DESC, id DESC) AS recency"
+		    "  FROM world_fits f WHERE machine = ?1 AND backend = ?2 AND algorithm = ?3"
+		    ") WHERE recency = 1 ORDER BY world",
+		    &q, "read the multi-GPU fits", err, len))
+		return FGO_EFAIL;
+	store_sql_bind_text(q, 1, machine);
+	store_sql_bind_text(q, 2, backend);
+	store_sql_bind_text(q, 3, algorithm);
+	while ((step = sqlite3_step(q)) == SQLITE_ROW && *n < cap) {
+		struct store_world_fit *f = &out[(*n)++];
+		memset(f, 0, sizeof *f);
+		snprintf(f->algorithm, sizeof f->algorithm, "%s", algorithm);
+		f->world = sqlite3_column_int(q, 0);
+		f->runs = (long)sqlite3_column_int64(q, 1);
+		f->rms_rel_err = sqlite3_column_double(q, 2);
+		f->max_rel_err = sqlite3_column_double(q, 3);
+		for (int i = 0; i < STORE_WORLD_TERMS; i++)
+			f->coef[i] = sqlite3_column_double(q, 4 + i);
+		const unsigned char *fitted = sqlite3_column_text(q, 9), *at = sqlite3_column_text(q, 10);
+		snprintf(f->fitted, sizeof f->fitted, "%s", fitted ? (const char *)fitted : "");
+		snprintf(f->fitted_at, sizeof f->fitted_at, "%s", at ? (const char *)at : "");
+	}
+	sqlite3_finalize(q);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_sql_fail(db, err, len, "read the multi-GPU fits");
+	return FGO_OK;
 }

@@ -1,10 +1,18 @@
-/* predict_world.c: a fused family at W ranks from one GPU's measurements
- * (see predict_world.h for the model). */
+/* predict_world.c: a fused family at W ranks from one GPU's measurements,
+ * and the multi-GPU terms fitted to runs at W (see predict_world.h for
+ * the model). */
 #include "tune/predict_world.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "algo.h"
+#include "fgo.h"
+#include "model.h"
+
+const char *const world_term_names[WORLD_TERMS] = { "gemm", "link", "tile", "wait", "reduce" };
 
 int predict_world_gemm_shape(const struct fgo_config *cfg, long *m, long *n, long *k)
 {
@@ -47,23 +55,304 @@ static double collective_bytes(const struct fgo_config *cfg)
 int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
 		  struct world_prediction *out)
 {
-	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	struct world_obs o;
+	double c[WORLD_TERMS];
 	memset(out, 0, sizeof *out);
-	if (!algo || !algo->link_bytes || !(in->gemm_ms > 0) || !(in->link_gbps > 0) ||
-	    !(in->mem_gbps > 0) || cfg->world < 1)
+	if (in->coef)
+		memcpy(c, in->coef, sizeof c);
+	else
+		world_coef_default(in->link_gbps, in->mem_gbps, c);
+	if (cfg->world < 1 || !(in->gemm_ms > 0) || !world_obs_of(cfg, in->gemm_ms, in->units, &o))
 		return 0;
-	double to_ms = 1e3 / (in->link_gbps * 1e9);
-	long units = in->units > 0 ? in->units : 1;
-	out->comm_bytes = (cfg->world - 1) * algo->link_bytes(cfg);
-	out->comm_ms = out->comm_bytes * to_ms;
-	out->reduce_ms = reduced_elements(cfg) * (double)dtype_size(cfg->dtype) * 1e3 /
-			 (in->mem_gbps * 1e9);
-	double lo = in->gemm_ms < out->comm_ms ? in->gemm_ms : out->comm_ms;
-	double hi = in->gemm_ms < out->comm_ms ? out->comm_ms : in->gemm_ms;
-	out->fused_ms = hi + lo / (double)units + out->reduce_ms;
+	/* a rate the family needs and nobody knows: no prediction, not a wrong
+	 * one (a fitted coefficient of 0 is known: the runs saw no cost) */
+	if (!in->coef &&
+	    ((o.egress > 0 && !(c[WT_LINK] > 0)) || (o.reduced > 0 && !(c[WT_REDUCE] > 0))))
+		return 0;
+	out->comm_bytes = o.egress;
+	out->comm_ms = c[WT_LINK] * o.egress * 1e-6;
+	out->reduce_ms = c[WT_REDUCE] * o.reduced * 1e-6;
+	out->fused_ms = world_time(&o, c);
 	out->collective_bytes = cfg->world > 1 ? collective_bytes(cfg) : 0;
-	out->collective_ms = out->collective_bytes * to_ms;
+	/* the ring at the link's ceiling, else at the fitted rate (a link fitted
+	 * as free leaves the ring nothing to say: 0) */
+	double ring_gbps = in->link_gbps > 0 ? in->link_gbps : c[WT_LINK] > 0 ? 1 / c[WT_LINK] : 0;
+	out->collective_ms = in->collective_ms > 0 ? in->collective_ms
+			     : ring_gbps > 0 ? out->collective_bytes * 1e3 / (ring_gbps * 1e9)
+					     : 0;
 	out->baseline_ms = in->gemm_ms + out->collective_ms;
 	out->speedup = out->baseline_ms / out->fused_ms;
 	return 1;
+}
+
+/* ---- the fitted terms ---- */
+
+long world_units(const struct fgo_config *cfg)
+{
+	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	struct fgo_gemm_dims d;
+	if (!algo || cfg->blk_m < 1 || cfg->blk_n < 1)
+		return 1;
+	algo_gemm_dims(algo, cfg, &d);
+	long u = (long)d.blocks * ((d.m + cfg->blk_m - 1) / cfg->blk_m) *
+		 ((d.n + cfg->blk_n - 1) / cfg->blk_n);
+	return u > 0 ? u : 1;
+}
+
+int world_obs_of(const struct fgo_config *cfg, double gemm_ms, long units, struct world_obs *o)
+{
+	const struct fgo_algo *algo = algo_find(cfg->algorithm);
+	memset(o, 0, sizeof *o);
+	if (!algo || !algo->link_bytes)
+		return 0;
+	o->gemm_ms = gemm_ms;
+	o->egress = cfg->world > 1 ? (cfg->world - 1) * algo->link_bytes(cfg) : 0;
+	o->reduced = reduced_elements(cfg) * (double)dtype_size(cfg->dtype);
+	o->units = units > 0 ? units : 1;
+	return 1;
+}
+
+void world_coef_default(double link_gbps, double mem_gbps, double c[WORLD_TERMS])
+{
+	c[WT_GEMM] = 1;
+	c[WT_LINK] = link_gbps > 0 ? 1 / link_gbps : 0;
+	c[WT_TILE] = 1;
+	c[WT_WAIT] = 0;
+	c[WT_REDUCE] = mem_gbps > 0 ? 1 / mem_gbps : 0;
+}
+
+/* The GEMM side and the link side of o under c, in ms. */
+static void sides(const struct world_obs *o, const double c[WORLD_TERMS], double *gemm,
+		  double *link)
+{
+	*gemm = c[WT_GEMM] * o->gemm_ms;
+	*link = c[WT_LINK] * o->egress * 1e-6;
+}
+
+double world_time(const struct world_obs *o, const double c[WORLD_TERMS])
+{
+	double g, l;
+	sides(o, c, &g, &l);
+	return fmax(g, l) + c[WT_TILE] * fmin(g, l) / (double)(o->units > 0 ? o->units : 1) +
+	       c[WT_WAIT] * 1e-3 + c[WT_REDUCE] * o->reduced * 1e-6;
+}
+
+void world_errors_of(const struct world_obs *o, size_t n, const double c[WORLD_TERMS],
+		     struct world_errors *out)
+{
+	double sq = 0;
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		double ratio = world_time(&o[i], c) / o[i].ms;
+		sq += (ratio - 1) * (ratio - 1);
+		out->max_rel_err = fmax(out->max_rel_err, fabs(ratio - 1));
+		out->ratio_lo = i ? fmin(out->ratio_lo, ratio) : ratio;
+		out->ratio_hi = i ? fmax(out->ratio_hi, ratio) : ratio;
+	}
+	out->runs = n;
+	out->rms_rel_err = n ? sqrt(sq / (double)n) : 0;
+}
+
+/* The rows of the linear problem under c (each run's longer side known):
+ * x n x WORLD_TERMS; a column used by fewer than 2 runs is zeroed (the
+ * term keeps def's coefficient) and its bit left out of *used. Returns
+ * how many runs changed side from side[] (updated). */
+static size_t rows_under(const struct world_obs *o, size_t n, const double c[WORLD_TERMS],
+			 double *x, unsigned char *side, unsigned *used)
+{
+	size_t flips = 0, nonzero[WORLD_TERMS] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		double g, l, *row = x + i * WORLD_TERMS;
+		sides(&o[i], c, &g, &l);
+		unsigned char s = l > g; /* 1: the link is the longer side */
+		flips += s != side[i];
+		side[i] = s;
+		row[WT_GEMM] = s ? 0 : o[i].gemm_ms;
+		row[WT_LINK] = s ? o[i].egress * 1e-6 : 0;
+		row[WT_TILE] = fmin(g, l) / (double)(o[i].units > 0 ? o[i].units : 1);
+		row[WT_WAIT] = 1e-3;
+		row[WT_REDUCE] = o[i].reduced * 1e-6;
+		for (int t = 0; t < WORLD_TERMS; t++)
+			nonzero[t] += row[t] > 0;
+	}
+	*used = 0;
+	for (int t = 0; t < WORLD_TERMS; t++) {
+		if (nonzero[t] >= 2) {
+			*used |= 1u << t;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			x[i * WORLD_TERMS + t] = 0;
+	}
+	return flips;
+}
+
+/* The alternation from c (in: the start; out: where it settled); the
+ * rms relative error there. */
+static double settle(const struct world_obs *o, size_t n, const double def[WORLD_TERMS],
+		     double *x, unsigned char *side, double *ms, double c[WORLD_TERMS],
+		     unsigned *used)
+{
+	struct world_errors e;
+	memset(side, 2, n); /* neither: the first pass counts every run as moved */
+	for (int it = 0; it < 100; it++) {
+		double next[WORLD_TERMS], moved = 0;
+		size_t flips = rows_under(o, n, c, x, side, used);
+		if (model_nnls(x, ms, n, WORLD_TERMS, def, 0, next) != FGO_OK)
+			break;
+		for (int t = 0; t < WORLD_TERMS; t++) {
+			moved = fmax(moved, fabs(next[t] - c[t]) / fmax(fabs(c[t]), 1e-30));
+			c[t] = next[t];
+		}
+		if (!flips && moved < 1e-10)
+			break;
+	}
+	rows_under(o, n, c, x, side, used);
+	world_errors_of(o, n, c, &e);
+	return e.rms_rel_err;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place); 0 when n is 0. */
+static double median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS],
+	      struct world_fit *out)
+{
+	memset(out, 0, sizeof *out);
+	if (n == 0)
+		return FGO_EUSAGE;
+	for (size_t i = 0; i < n; i++)
+		if (!(o[i].ms > 0) || !isfinite(o[i].ms) || !(o[i].gemm_ms > 0))
+			return FGO_EUSAGE;
+	double *x = malloc(sizeof *x * n * WORLD_TERMS), *ms = malloc(sizeof *ms * n),
+	       *v = malloc(sizeof *v * n);
+	unsigned char *side = malloc(n);
+	if (!x || !ms || !v || !side) {
+		free(x), free(ms), free(v), free(side);
+		return FGO_EFAIL;
+	}
+	/* the starts of the link's ms per ms at 1 GB/s: the ceiling's, what
+	 * the comm-only runs achieved, what the fused times allow were they
+	 * all link-bound, and a quarter of that */
+	double starts[4];
+	int nstarts = 0;
+	size_t k = 0;
+	if (def[WT_LINK] > 0)
+		starts[nstarts++] = def[WT_LINK];
+	for (size_t i = 0; i < n; i++)
+		if (o[i].comm_ms > 0 && o[i].egress > 0)
+			v[k++] = o[i].comm_ms / (o[i].egress * 1e-6);
+	if (k)
+		starts[nstarts++] = median(v, k);
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		ms[i] = o[i].ms;
+		if (o[i].egress > 0)
+			v[k++] = o[i].ms / (o[i].egress * 1e-6);
+	}
+	if (k) {
+		double all_link = median(v, k);
+		starts[nstarts++] = all_link;
+		starts[nstarts++] = all_link / 4;
+	}
+	if (nstarts == 0)
+		starts[nstarts++] = 0; /* no egress anywhere: the GEMM side only */
+	double best = INFINITY;
+	for (int s = 0; s < nstarts; s++) {
+		double c[WORLD_TERMS];
+		unsigned used;
+		memcpy(c, def, sizeof c);
+		c[WT_GEMM] = 1;
+		c[WT_LINK] = starts[s];
+		double rms = settle(o, n, def, x, side, ms, c, &used);
+		if (rms < best) {
+			best = rms;
+			memcpy(out->coef, c, sizeof c);
+			out->fitted = used;
+		}
+	}
+	free(x), free(ms), free(v), free(side);
+	struct world_errors e;
+	world_errors_of(o, n, out->coef, &e);
+	out->runs = n;
+	out->rms_rel_err = e.rms_rel_err;
+	out->max_rel_err = e.max_rel_err;
+	return FGO_OK;
+}
+
+void world_coef_at(const struct world_fit *fits, int n, int world, const double def[WORLD_TERMS],
+		   struct world_coef *out)
+{
+	for (int t = 0; t < WORLD_TERMS; t++) {
+		int best = -1;
+		for (int i = 0; i < n; i++) {
+			if (!(fits[i].fitted & (1u << t)))
+				continue;
+			int d = abs(fits[i].world - world), bd = best < 0 ? 0 : abs(fits[best].world - world);
+			if (best < 0 || d < bd || (d == bd && fits[i].world < fits[best].world))
+				best = i;
+		}
+		out->c[t] = best < 0 ? def[t] : fits[best].coef[t];
+		out->from[t] = best < 0 ? 0 : fits[best].world;
+	}
+}
+
+void world_coef_text(const struct world_coef *r, int world, unsigned absent, char *out,
+		     size_t len)
+{
+	size_t at = 0;
+	int said[WORLD_TERMS] = { 0 };
+	out[0] = 0;
+	/* one clause per source: this W, each other W ascending, the ceilings */
+	for (int pass = 0; pass < 3; pass++) {
+		for (int src = -1;;) {
+			/* the next source of this pass not said yet */
+			int next = -1;
+			for (int t = 0; t < WORLD_TERMS; t++) {
+				int f = r->from[t];
+				if (said[t] || (absent & (1u << t)))
+					continue;
+				int fits_pass = pass == 0 ? f == world : pass == 1 ? f && f != world : !f;
+				if (fits_pass && (next < 0 || f < next) && f > src)
+					next = f;
+			}
+			if (next < 0)
+				break;
+			src = next;
+			const char *sep = at ? "; " : "";
+			for (int t = 0; t < WORLD_TERMS; t++) {
+				if (said[t] || (absent & (1u << t)) || r->from[t] != src)
+					continue;
+				at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%s%s", sep,
+						       world_term_names[t]);
+				sep = ", ";
+				said[t] = 1;
+			}
+			if (pass == 0)
+				at += (size_t)snprintf(out + at, at < len ? len - at : 0, " fitted at W=%d",
+						       world);
+			else if (pass == 1)
+				at += (size_t)snprintf(out + at, at < len ? len - at : 0,
+						       " extrapolated from W=%d", src);
+			else
+				at += (size_t)snprintf(out + at, at < len ? len - at : 0,
+						       " from the ceilings (not fitted)");
+		}
+	}
+	for (int t = 0; t < WORLD_TERMS; t++)
+		if (absent & (1u << t))
+			at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%sno %s term",
+					       at ? "; " : "", world_term_names[t]);
 }

@@ -3,6 +3,10 @@
  * per-rank GEMM's time, the family's bytes per peer and a link ceiling.
  * Pure, so tests feed it numbers; best --predict --world prints, stores
  * and checks it against measured runs (src/cmd/predict_world_view.c).
+ * The same formula with a coefficient per term is fitted to a family's
+ * stored runs at W (the second half of this file; world_refit.c reads
+ * them), and the baseline's collective comes from calibrate's curve
+ * (coll_curve.h) where one was measured.
  *
  * The model, per family at W ranks (bytes from the family's link_bytes,
  * the bytes it puts on one peer's link, times the W - 1 peers: the egress
@@ -31,6 +35,12 @@ struct world_inputs {
 	double link_gbps; /* egress of one GPU to all its peers at once, GB/s */
 	double mem_gbps;  /* memory bandwidth, GB/s (the reduction's reads) */
 	long units;       /* the per-rank GEMM's output tiles (>= 1) */
+	/* (optional) the fitted coefficients (WORLD_TERMS of them, below);
+	 * NULL: the ceilings' (world_coef_default), the formula above */
+	const double *coef;
+	/* (optional) the baseline's collective, ms (a measured curve's); 0:
+	 * the ring at link_gbps (or, without one, at the fitted link rate) */
+	double collective_ms;
 };
 
 struct world_prediction {
@@ -46,8 +56,106 @@ struct world_prediction {
 int predict_world_gemm_shape(const struct fgo_config *cfg, long *m, long *n, long *k);
 
 /* cfg's family at cfg->world from in (see above). 0 when the family is
- * unknown or an input is not > 0. */
+ * unknown, gemm_ms is not > 0, or, without in->coef, a rate the terms
+ * need is unknown (link_gbps or mem_gbps not > 0). in->coef is taken as
+ * it is (a coefficient of 0: the runs saw no cost; the caller decides
+ * whether a coefficient from unknown ceilings may stand). */
 int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
 		  struct world_prediction *out);
+
+
+/* ---- the multi-GPU terms, fitted to runs at W on W devices (issue 33) ----
+ *
+ *   fused = max(c_gemm g, c_link L) + c_tile min(c_gemm g, c_link L) / units
+ *           + c_wait x 1 us + c_reduce R
+ *
+ * g: the per-rank GEMM's ms (for a stored run, its own t_gemm: the same
+ * configuration with the communication compiled out; for a prediction,
+ * the GEMM measured at W=1 or the cost model's); L: one rank's egress in
+ * ms at 1 GB/s, so 1 / c_link is the achieved GB/s; R: the reduction's
+ * reads in ms at 1 GB/s (1 / c_reduce: their GB/s); units: the per-rank
+ * GEMM's output tiles (the first tile computed before anything is sent,
+ * the last one sent after the GEMM: one unit of the shorter side
+ * exposed); wait: flags, fences and the first handshake, in us. The
+ * ceilings' coefficients (world_coef_default: 1, 1 / link_gbps, 1, 0,
+ * 1 / mem_gbps) give predict_world's formula above. */
+enum world_term { WT_GEMM, WT_LINK, WT_TILE, WT_WAIT, WT_REDUCE, WORLD_TERMS };
+extern const char *const world_term_names[WORLD_TERMS]; /* gemm link tile wait reduce */
+
+/* Runs a (family, W) needs before it is fitted: twice the coefficients. */
+#define WORLD_MIN_RUNS (2 * WORLD_TERMS)
+
+/* What one run (or one prediction) puts into the terms. */
+struct world_obs {
+	double gemm_ms;  /* g */
+	double egress;   /* bytes one rank sends: (W - 1) x the family's link_bytes */
+	double reduced;  /* bytes of partial sums one rank reads (0: no reduction) */
+	long units;      /* the per-rank GEMM's output tiles, >= 1 */
+	double ms;       /* the measured fused time (fits and errors only) */
+	double comm_ms;  /* the measured comm-only time; 0: none (seeds the fit only) */
+};
+
+/* cfg's obs at cfg->world from the per-rank GEMM's gemm_ms and units
+ * (ms, comm_ms 0). 0 when the family is unknown or has no link bytes. */
+int world_obs_of(const struct fgo_config *cfg, double gemm_ms, long units, struct world_obs *o);
+
+/* The per-rank GEMM's output tiles of cfg's tile (>= 1). */
+long world_units(const struct fgo_config *cfg);
+
+/* The ceilings' coefficients; a rate not > 0 gives 0 for its term (the
+ * caller says it is unknown). */
+void world_coef_default(double link_gbps, double mem_gbps, double c[WORLD_TERMS]);
+
+/* The fused ms of o under c (the formula above). */
+double world_time(const struct world_obs *o, const double c[WORLD_TERMS]);
+
+/* One fit of a family at one W. */
+struct world_fit {
+	int world;
+	double coef[WORLD_TERMS];
+	unsigned fitted;       /* bit t: the runs pinned term t; else coef[t] is def's */
+	size_t runs;
+	double rms_rel_err;    /* sqrt(mean(predicted / measured - 1)^2) over the runs */
+	double max_rel_err;    /* max |predicted / measured - 1| */
+};
+
+/* Fits c >= 0 to n runs by least squares on relative error: the formula
+ * is linear in c once each run's longer side (GEMM or link) is known, so
+ * the sides and the fit are alternated until the sides hold, from a few
+ * starts of the link's rate (def's, and what the runs' comm-only times
+ * and fused times say), the best kept. A term whose column is 0 on fewer
+ * than 2 runs (no reduction; every run on one side) is not fitted and
+ * keeps def's coefficient. out->world is left 0. FGO_OK; FGO_EUSAGE when
+ * n is 0 or a time or a GEMM time is not > 0. */
+int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS],
+	      struct world_fit *out);
+
+/* The errors of c on n runs: rms and max of predicted / measured - 1
+ * (as world_fit), and the range of predicted / measured. 0s when n is 0. */
+struct world_errors {
+	size_t runs;
+	double rms_rel_err, max_rel_err, ratio_lo, ratio_hi;
+};
+void world_errors_of(const struct world_obs *o, size_t n, const double c[WORLD_TERMS],
+		     struct world_errors *out);
+
+/* The coefficients at world from a family's fits at several W: each
+ * term from the fit at world that pinned it, else from the nearest W
+ * whose fit did (the smaller on a tie: extrapolated), else def's (the
+ * ceilings). from[t]: the W its coefficient was fitted at, 0 for def. */
+struct world_coef {
+	double c[WORLD_TERMS];
+	int from[WORLD_TERMS];
+};
+void world_coef_at(const struct world_fit *fits, int n, int world, const double def[WORLD_TERMS],
+		   struct world_coef *out);
+
+/* "gemm, link fitted at W=2; tile from W=2 (extrapolated); reduce:
+ * the ceilings (not fitted)": where each term of r came from at world,
+ * for notes and the store. absent: terms the family does not have (bit
+ * t: its column is 0 for every configuration, e.g. reduce without a
+ * reduction), said as such. */
+void world_coef_text(const struct world_coef *r, int world, unsigned absent, char *out,
+		     size_t len);
 
 #endif

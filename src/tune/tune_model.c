@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "fgo.h"
 #include "store/store.h"
+#include "store/store_sql.h"
 
 /* The index of core in m, added when new; -1 past MODEL_CORES. */
 static int core_index(struct tune_model *m, const char *core)
@@ -23,8 +24,77 @@ static int core_index(struct tune_model *m, const char *core)
 	return m->ncores++;
 }
 
+/* The ok configurations of cfg's family and dtype on machine and backend
+ * (the newest run of each; not of ranks sharing a GPU): what a fit made
+ * now would learn this problem from. -1 when the store cannot be read. */
+static long family_runs(struct fgo_store *st, const char *machine, const char *backend,
+			const struct fgo_config *cfg)
+{
+	sqlite3_stmt *q;
+	long n = -1;
+	if (sqlite3_prepare_v2(store_db(st),
+			       "SELECT count(DISTINCT r.config_key) FROM runs r JOIN sweeps s"
+			       " ON s.id = r.sweep_id WHERE r.status = 'ok' AND r.t_fused_ms > 0"
+			       " AND r.algorithm = ?3 AND r.dtype = ?4 AND s.host = ?1 AND s.backend = ?2"
+			       " AND NOT (s.backend = 'gpu' AND s.devices LIKE '%x %' AND s.mpi_ranks >"
+			       "  CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))",
+			       -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	store_sql_bind_text(q, 1, machine);
+	store_sql_bind_text(q, 2, backend);
+	store_sql_bind_text(q, 3, cfg->algorithm);
+	store_sql_bind_text(q, 4, dtype_name(cfg->dtype));
+	if (sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return n;
+}
+
+/* The cores still missing a fit, fitted now to the host's runs (as best
+ * --predict does) where the problem's family and dtype have enough runs.
+ * FGO_OK (m->missing "" when every core has one now), FGO_EFAIL. */
+static int fit_missing_now(struct fgo_store *st, const struct tune_space *s,
+			   struct tune_model *m, struct model_machine *machine, char *err,
+			   size_t len)
+{
+	struct model_core_fit fits[MODEL_CORES];
+	int n = 0;
+	long runs = s->n ? family_runs(st, m->machine, m->backend, &s->plan->items[s->item[0]].cfg) : 0;
+	if (runs < 0) {
+		snprintf(err, len, "reading the runs of %s failed: %s", m->machine,
+			 sqlite3_errmsg(store_db(st)));
+		return FGO_EFAIL;
+	}
+	m->family_runs = (size_t)runs;
+	if (runs < MODEL_MIN_RUNS)
+		return FGO_OK;
+	if (model_refit(st, m->machine, m->backend, NULL, fits, &n, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	m->missing[0] = 0;
+	for (int g = 0; g < m->ncores; g++) {
+		int found = 0;
+		for (int i = 0; i < n && !found; i++)
+			if (!strcmp(fits[i].core, m->core[g]) && fits[i].fitted) {
+				if (m->fit[g].runs == 0 || m->fitted_at[g][0] == 0) {
+					m->fit[g] = fits[i].fit;
+					memcpy(m->coef + (size_t)g * MODEL_TERMS, fits[i].fit.coef,
+					       sizeof fits[i].fit.coef);
+					snprintf(m->fitted_at[g], sizeof m->fitted_at[g], "now");
+					if (model_machine_load(st, m->machine, m->backend, &machine[g], err,
+							       len) != FGO_OK)
+						return FGO_EFAIL;
+					m->fitted_now = 1;
+				}
+				found = 1;
+			}
+		if (!found && !m->missing[0])
+			snprintf(m->missing, sizeof m->missing, "%s", m->core[g]);
+	}
+	return FGO_OK;
+}
+
 int tune_model_load(const char *db_path, const char *backend, const struct tune_space *s,
-		    struct tune_model *m, char *err, size_t len)
+		    int fit_now, struct tune_model *m, char *err, size_t len)
 {
 	const struct fgo_backend *be = backend_find(backend);
 	struct model_machine machine[MODEL_CORES];
@@ -60,15 +130,23 @@ int tune_model_load(const char *db_path, const char *backend, const struct tune_
 			return FGO_EFAIL;
 		}
 		if (!found) {
-			snprintf(m->missing, sizeof m->missing, "%s", m->core[g]);
-			break;
+			if (!m->missing[0])
+				snprintf(m->missing, sizeof m->missing, "%s", m->core[g]);
+			memset(&m->fit[g], 0, sizeof m->fit[g]);
+			m->fitted_at[g][0] = 0;
+			continue;
 		}
-		model_machine_fill(&machine[g]);
 		memcpy(m->coef + (size_t)g * MODEL_TERMS, m->fit[g].coef, sizeof m->fit[g].coef);
+	}
+	if (m->missing[0] && fit_now && fit_missing_now(st, s, m, machine, err, len) != FGO_OK) {
+		store_close(st);
+		return FGO_EFAIL;
 	}
 	store_close(st);
 	if (m->missing[0])
 		return FGO_OK;
+	for (int g = 0; g < m->ncores; g++)
+		model_machine_fill(&machine[g]);
 	for (size_t c = 0; c < s->n; c++)
 		model_terms(&s->plan->items[s->item[c]].cfg, &machine[m->group[c]],
 			    m->terms + c * MODEL_TERMS);

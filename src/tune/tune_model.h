@@ -21,6 +21,8 @@ struct tune_model {
 	struct model_fit fit[MODEL_CORES];      /* ... and errors */
 	char fitted_at[MODEL_CORES][32];
 	char missing[8];                        /* the first core without a fit, "" when none */
+	int fitted_now;                         /* a fit was made now from the runs, not stored */
+	size_t family_runs;                     /* ok runs of the space's family and dtype here */
 	char machine[128];                      /* this host */
 	char backend[16];                       /* the backend's name */
 };
@@ -31,9 +33,13 @@ struct tune_model {
  * terms computed with the ceilings each fit was made with), FGO_OK with
  * m->missing naming a core without one (also when there is no store at
  * db_path), FGO_EFAIL with a message in err when the store cannot be
- * read or memory runs out. tune_model_free in every case. */
+ * read or memory runs out. With fit_now, cores without a stored fit are
+ * fitted now to this host's runs (model_refit, not stored: as best
+ * --predict does) where the store has MODEL_MIN_RUNS or more ok runs of
+ * the space's family and dtype (m->family_runs says how many it has;
+ * m->fitted_now that it did). tune_model_free in every case. */
 int tune_model_load(const char *db_path, const char *backend, const struct tune_space *s,
-		    struct tune_model *m, char *err, size_t len);
+		    int fit_now, struct tune_model *m, char *err, size_t len);
 void tune_model_free(struct tune_model *m);
 
 #endif

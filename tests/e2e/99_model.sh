@@ -53,7 +53,7 @@ expect_exit model-4.11 0 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2
 check model-4.12 "the families' table fits 120 columns (got $(longest "$T/out"))" [ "$(longest "$T/out")" -le 120 ]
 check model-4.13 "with the measured time beside the prediction" grep -Eq '^all_scatter .*measured .* [0-9.]+  [-+][0-9]+%$' "$T/out"
 expect_exit model-4.14 0 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2 --wide
-check model-4.15 "--wide: every column" grep -q 'comm_MB.*measured_fused_us  measured_speedup  fused_off$' "$T/out"
+check model-4.15 "--wide: every column" grep -q 'comm_MB.*measured_fused_us  measured_speedup  fused_off  terms  .*  err_max_pct$' "$T/out"
 
 # bad input
 expect_exit model-5.1 2 "$FGO" calibrate --fit --link-bw -1

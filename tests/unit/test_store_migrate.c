@@ -4,8 +4,10 @@
  * agree) is read through an upgraded private copy without a byte changing,
  * upgraded in place when opened for writing with every row kept, ends up
  * with the same tables, columns and indexes as a new store, takes the new
- * columns, 'bulk' samples and ceiling details; a migration that fails
- * leaves the store at version 1; a newer store is refused. */
+ * columns, 'bulk' samples and ceiling details; a schema-5 store upgraded
+ * to 6 keeps its fits and predictions and takes collective curves and
+ * multi-GPU fits; a migration that fails leaves the store at version 1; a
+ * newer store is refused. */
 #include "store_fixture.h"
 
 #include "floor.h"
@@ -127,7 +129,9 @@ static char *shape(sqlite3 *db)
 {
 	static const char *const tables[] = { "meta", "sweeps", "runs", "samples", "ceilings",
 					      "problems", "problem_samples", "read_floors",
-					      "read_floor_points" };
+					      "read_floor_points", "model_fits", "world_predictions",
+					      "traces", "trace_ranks", "trace_waits", "coll_curves",
+					      "coll_curve_points", "world_fits" };
 	size_t cap = 1 << 16, o = 0;
 	char *out = calloc(1, cap);
 	for (size_t i = 0; out && i < FGO_ARRAY_SIZE(tables); i++) {
@@ -401,14 +405,14 @@ static void check_from_v3(const char *schema, const char *fresh_shape)
 }
 
 /* A schema-5 store (schema 1 and migrations 2 to 5) upgraded by a writer
- * to schema 6: every row kept, the same shape as a new store, the three
+ * to the current schema (6 added a user kernel's columns): every row kept, the same shape as a new store, the three
  * columns of a user kernel NULL for the runs before, and a user kernel's
  * run then stored with its params and source hash. */
-static void check_from_v5(const char *schema, const char *fresh_shape)
+static void check_from_v5_user(const char *schema, const char *fresh_shape)
 {
 	char p[512], err[512] = "";
 	int made = 0;
-	in_tmp(p, sizeof p, "v5.db");
+	in_tmp(p, sizeof p, "v5u-user.db");
 	if (make_v1_store(p, schema) == 0) {
 		made = 1;
 		for (int v = 2; v <= 5 && made; v++) {
@@ -421,7 +425,7 @@ static void check_from_v5(const char *schema, const char *fresh_shape)
 	}
 	if (!made || raw_sql(p, "PRAGMA user_version = 5; UPDATE meta SET value = '5' WHERE key ="
 				" 'schema_version'")) {
-		T_CHECK("v5-made", 0, "cannot make a schema-5 store at %s", p);
+		T_CHECK("v5u-made", 0, "cannot make a schema-5 store at %s", p);
 		return;
 	}
 	sqlite3 *raw = NULL;
@@ -430,14 +434,14 @@ static void check_from_v5(const char *schema, const char *fresh_shape)
 	sqlite3_close(raw);
 	struct fgo_store *st = NULL;
 	int rc = store_open(p, FGO_STORE_WRITE, &st, err, sizeof err);
-	T_CHECK("v5-write-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
+	T_CHECK("v5u-write-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
 	if (st) {
 		sqlite3 *db = store_db(st);
-		T_EQ_INT("v5-upgraded-user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
+		T_EQ_INT("v5u-upgraded-user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 		char *runs_after = dump(db, 2), *mine = shape(db);
-		T_EQ_STR("v5-upgraded-keeps-runs", runs_after, runs_before);
-		T_EQ_STR("v5-upgraded-shape-is-new-store", mine ? mine : "(none)", fresh_shape);
-		T_EQ_INT("v5-upgraded-kernel-columns-null",
+		T_EQ_STR("v5u-upgraded-keeps-runs", runs_after, runs_before);
+		T_EQ_STR("v5u-upgraded-shape-is-new-store", mine ? mine : "(none)", fresh_shape);
+		T_EQ_INT("v5u-upgraded-kernel-columns-null",
 			 q_int(db, "SELECT count(*) FROM runs WHERE kernel_manifest IS NULL AND"
 				   " kernel_hash IS NULL AND kernel_params IS NULL"),
 			 q_int(db, "SELECT count(*) FROM runs"));
@@ -451,16 +455,122 @@ static void check_from_v5(const char *schema, const char *fresh_shape)
 		snprintf(c.params, sizeof c.params, "BLOCK_M=64,BLOCK_N=32");
 		snprintf(c.source_hash, sizeof c.source_hash, "0123456789abcdef");
 		rc = store_run_started(st, 1, &c, 3, 1, &id, err, sizeof err);
-		T_CHECK("v5-upgraded-user-run", rc == FGO_OK && id > 0, "rc %d: %s", rc, err);
+		T_CHECK("v5u-upgraded-user-run", rc == FGO_OK && id > 0, "rc %d: %s", rc, err);
 		char sql[256];
 		snprintf(sql, sizeof sql, "SELECT kernel_params || ' ' || kernel_hash || ' ' ||"
 			 " coalesce(kernel_manifest, '-') || ' ' || (config_key LIKE '%%/src:0123456789abcdef')"
 			 " FROM runs WHERE id = %lld", (long long)id);
-		T_EQ_STR("v5-upgraded-user-columns", q_text(db, sql),
+		T_EQ_STR("v5u-upgraded-user-columns", q_text(db, sql),
 			 "BLOCK_M=64,BLOCK_N=32 0123456789abcdef - 1");
 		store_close(st);
 	}
 	free(runs_before);
+}
+
+/* A schema-5 store (schema 1 and migrations 2 to 5 as the files hold them)
+ * with a model fit and a world prediction: upgraded in place by a writer
+ * to the current schema (7 added the curves and fits), every row kept, the prediction's new columns NULL, the same
+ * shape as a new store; a collective curve and a multi-GPU fit then stored
+ * and read back, the newest per collective and W; a bad curve refused
+ * with nothing stored lost. */
+static void check_from_v5(const char *schema, const char *fresh_shape)
+{
+	char p[512], err[512] = "";
+	in_tmp(p, sizeof p, "v5.db");
+	int made = make_v1_store(p, schema) == 0;
+	for (int v = 2; made && v <= 5; v++) {
+		char name[64];
+		snprintf(name, sizeof name, "db/migrations/%d.sql", v);
+		char *m = read_text(name);
+		made = m && raw_sql(p, m) == SQLITE_OK;
+		free(m);
+	}
+	made = made &&
+	       raw_sql(p, "PRAGMA user_version = 5; UPDATE meta SET value = '5' WHERE key ="
+			  " 'schema_version';"
+			  "INSERT INTO model_fits (machine, backend, core, source, runs, rms_rel_err,"
+			  " median_rel_err, max_rel_err, c_launch, c_compute, c_memory, c_reuse, c_units,"
+			  " c_stall, c_exchange, c_comm, peak_fp32, peak_fp16, peak_bf16, memory_gbps,"
+			  " link_gbps, cus, fitted_at) VALUES ('node-1', 'gpu', 'wgmma', 'fit', 20, 0.1,"
+			  " 0.05, 0.3, 0.01, 1, 1, 0, 0, 0, 1, 1, 50, 700, 700, 3000, 350, 132,"
+			  " '2026-11-25T00:00:00Z');"
+			  "INSERT INTO world_predictions (made_at, machine, backend, algorithm, dtype,"
+			  " world, m, n, k, gemm_m, gemm_n, gemm_k, gemm_ms, gemm_source, link_gbps,"
+			  " link_source, comm_bytes, comm_ms, reduce_ms, fused_ms, baseline_ms, speedup)"
+			  " VALUES ('2026-11-25T00:00:00Z', 'node-1', 'gpu', 'all_scatter', 'bf16', 2,"
+			  " 4096, 4096, 4096, 4096, 2048, 4096, 0.2, 'measured', 350, 'stated', 1.6e7,"
+			  " 0.05, 0, 0.21, 0.25, 1.19);") == SQLITE_OK;
+	if (!made) {
+		T_CHECK("v5-made", 0, "cannot make a schema-5 store at %s", p);
+		return;
+	}
+	struct fgo_store *st = NULL;
+	int rc = store_open(p, FGO_STORE_WRITE, &st, err, sizeof err);
+	T_CHECK("v5-write-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
+	if (!st)
+		return;
+	sqlite3 *db = store_db(st);
+	T_EQ_INT("v5-upgraded-user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
+	T_EQ_STR("v5-upgraded-keeps-model-fit",
+		 q_text(db, "SELECT core || ' ' || runs || ' ' || c_comm FROM model_fits"), "wgmma 20 1.0");
+	T_EQ_STR("v5-upgraded-keeps-prediction",
+		 q_text(db, "SELECT algorithm || ' ' || speedup || ' ' || quote(terms) || ' ' ||"
+			    " quote(err_runs) FROM world_predictions"),
+		 "all_scatter 1.19 NULL NULL");
+	char *mine = shape(db);
+	T_EQ_STR("v5-upgraded-shape-is-new-store", mine ? mine : "(none)", fresh_shape);
+	free(mine);
+
+	/* schema 7: two curves of one collective and W (the newer read), one of another */
+	static const double b[] = { 1024, 8192, 65536 }, t1[] = { 2e-6, 4e-6, 2e-5 },
+			    t2[] = { 1e-6, 3e-6, 1e-5 };
+	rc = store_coll_curve_put(st, "node-1", "gpu", "2x H100", "all_gather", 2, "test", 10, b, t1,
+				  3, err, sizeof err);
+	rc |= store_coll_curve_put(st, "node-1", "gpu", "2x H100", "all_gather", 2, "test", 10, b, t2,
+				   3, err, sizeof err);
+	rc |= store_coll_curve_put(st, "node-1", "gpu", "2x H100", "all_reduce", 4, "test", 10, b, t1,
+				   3, err, sizeof err);
+	T_CHECK("v5-upgraded-curve-put", rc == FGO_OK, "rc %d: %s", rc, err);
+	struct store_coll_curve curves[4];
+	int n = 0;
+	rc = store_coll_curves_get(st, "node-1", "gpu", curves, 4, &n, err, sizeof err);
+	T_CHECK("v5-upgraded-curve-get",
+		rc == FGO_OK && n == 2 && !strcmp(curves[0].collective, "all_gather") &&
+			curves[0].world == 2 && curves[0].n == 3 && curves[0].seconds[2] == 1e-5 &&
+			!strcmp(curves[1].collective, "all_reduce") && curves[1].world == 4,
+		"rc %d, %d curves: %s", rc, n, err);
+	/* refused: sizes out of order, W=1; nothing stored lost */
+	static const double bad[] = { 8192, 1024, 65536 };
+	rc = store_coll_curve_put(st, "node-1", "gpu", "", "all_gather", 2, "test", 10, bad, t1, 3,
+				  err, sizeof err);
+	T_CHECK("v5-curve-refuses-order", rc == FGO_EUSAGE, "rc %d", rc);
+	T_CONTAINS("v5-curve-refuses-order-says", err, "is not a positive time at a size above the one before");
+	rc = store_coll_curve_put(st, "node-1", "gpu", "", "all_gather", 1, "test", 10, b, t1, 3, err,
+				  sizeof err);
+	T_CHECK("v5-curve-refuses-w1", rc == FGO_EUSAGE, "rc %d", rc);
+	T_EQ_INT("v5-curve-kept", q_int(db, "SELECT count(*) FROM coll_curve_points"), 9);
+	/* a multi-GPU fit at two W, the newest of each read */
+	struct store_world_fit f = { .algorithm = "all_scatter", .world = 2, .runs = 12,
+				     .rms_rel_err = 0.08, .max_rel_err = 0.2,
+				     .coef = { 1.1, 0.003, 0.9, 12, 0 }, .fitted = "gemm link tile wait" };
+	rc = store_world_fit_put(st, "node-1", "gpu", "fit", &f, err, sizeof err);
+	f.coef[0] = 1.2;
+	rc |= store_world_fit_put(st, "node-1", "gpu", "fit", &f, err, sizeof err);
+	f.world = 4;
+	rc |= store_world_fit_put(st, "node-1", "gpu", "fit", &f, err, sizeof err);
+	f.coef[1] = NAN;
+	T_CHECK("v5-world-fit-refuses-nan", store_world_fit_put(st, "node-1", "gpu", "fit", &f, err,
+								 sizeof err) == FGO_EUSAGE, "accepted");
+	struct store_world_fit got[4];
+	int ng = 0;
+	rc |= store_world_fits_get(st, "node-1", "gpu", "all_scatter", got, 4, &ng, err, sizeof err);
+	T_CHECK("v5-world-fit-get",
+		rc == FGO_OK && ng == 2 && got[0].world == 2 && got[0].coef[0] == 1.2 &&
+			got[1].world == 4 && !strcmp(got[0].fitted, "gemm link tile wait") &&
+			got[0].runs == 12,
+		"rc %d, %d fits: %s", rc, ng, err);
+	T_EQ_STR("v5-upgraded-integrity", q_text(db, "PRAGMA integrity_check"), "ok");
+	store_close(st);
 }
 
 /* The migration fails half-way (a table in its way): the transaction is
@@ -551,6 +661,7 @@ int main(void)
 		check_upgrade(path, before, fresh_shape ? fresh_shape : "(no new store)");
 		check_from_v3(schema, fresh_shape ? fresh_shape : "(no new store)");
 		check_from_v5(schema, fresh_shape ? fresh_shape : "(no new store)");
+		check_from_v5_user(schema, fresh_shape ? fresh_shape : "(no new store)");
 		free(fresh_shape);
 		for (size_t i = 0; i < FGO_ARRAY_SIZE(v1_tables); i++)
 			free(before[i]);

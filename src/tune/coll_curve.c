@@ -1,0 +1,135 @@
+/* coll_curve.c: the vendor collective's curve, read between and beyond
+ * its points (see coll_curve.h). */
+#include "tune/coll_curve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double coll_curve_seconds(const struct coll_curve *c, double bytes, enum coll_reach *reach)
+{
+	enum coll_reach where = COLL_INSIDE;
+	double t = NAN;
+	if (c->n > 0 && bytes > 0) {
+		int last = c->n - 1;
+		if (bytes < c->bytes[0]) {
+			/* a smaller call is no faster than the smallest timed: its
+			 * time is the library's latency */
+			where = COLL_BELOW;
+			t = c->seconds[0];
+		} else if (bytes > c->bytes[last]) {
+			where = COLL_ABOVE;
+			double rate = c->bytes[last] / c->seconds[last];
+			if (last > 0 && c->seconds[last] > c->seconds[last - 1])
+				rate = (c->bytes[last] - c->bytes[last - 1]) /
+				       (c->seconds[last] - c->seconds[last - 1]);
+			t = c->seconds[last] + (bytes - c->bytes[last]) / rate;
+		} else {
+			int i = 0;
+			while (i < last && c->bytes[i + 1] <= bytes)
+				i++;
+			if (i == last || c->bytes[i] == bytes) {
+				t = c->seconds[i];
+			} else {
+				double f = log(bytes / c->bytes[i]) / log(c->bytes[i + 1] / c->bytes[i]);
+				t = exp(log(c->seconds[i]) + f * (log(c->seconds[i + 1]) - log(c->seconds[i])));
+			}
+		}
+	}
+	if (reach)
+		*reach = where;
+	return t;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+int coll_curve_sizes(size_t max_bytes, size_t step, int n, size_t align, size_t *out)
+{
+	int count = 0;
+	double b = (double)max_bytes;
+	if (align < 1)
+		align = 1;
+	for (int i = 0; i < n; i++, b /= (double)(step > 1 ? step : 2)) {
+		size_t s = (size_t)b / align * align;
+		if (s < align)
+			s = align;
+		int dup = 0;
+		for (int j = 0; j < count; j++)
+			dup |= out[j] == s;
+		if (!dup)
+			out[count++] = s;
+	}
+	qsort(out, (size_t)count, sizeof *out, cmp_size);
+	return count;
+}
+
+double coll_bus_factor(enum fgo_collective kind, int world)
+{
+	double w = world > 1 ? world : 2;
+	return (kind == FGO_COLL_ALL_REDUCE ? 2.0 : 1.0) * (w - 1) / w;
+}
+
+void coll_estimate(const struct coll_curve *curves, int n, enum fgo_collective kind, int world,
+		   double bytes, struct coll_estimate *out)
+{
+	const struct coll_curve *best = NULL;
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < n; i++) {
+		const struct coll_curve *c = &curves[i];
+		if (c->kind != kind || c->n < 1)
+			continue;
+		int d = abs(c->world - world), bd = best ? abs(best->world - world) : 0;
+		if (!best || d < bd || (d == bd && c->world < best->world))
+			best = c;
+	}
+	if (!best)
+		return;
+	out->found = 1;
+	out->from_world = best->world;
+	out->lo = best->bytes[0];
+	out->hi = best->bytes[best->n - 1];
+	out->seconds = coll_curve_seconds(best, bytes, &out->reach);
+	if (best->world != world)
+		out->seconds *= coll_bus_factor(kind, world) / coll_bus_factor(kind, best->world);
+}
+
+/* bytes as people read them: 512 B, 64 KiB, 3.5 MiB, 1 GiB */
+static void bytes_text(double b, char *out, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	while (b >= 1024 && u < 4) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(out, len, "%.*f %s", b < 10 && b != floor(b) ? 1 : 0, b, unit[u]);
+}
+
+void coll_estimate_text(const struct coll_estimate *e, enum fgo_collective kind, int world,
+			double bytes, char *out, size_t len)
+{
+	char at[64], edge[32], size[32];
+	if (!e->found) {
+		snprintf(out, len, "no %s curve: a ring at the link rate", fgo_collective_names[kind]);
+		return;
+	}
+	if (e->from_world == world)
+		snprintf(at, sizeof at, "at W=%d", world);
+	else
+		snprintf(at, sizeof at, "at W=%d, scaled to W=%d", e->from_world, world);
+	bytes_text(bytes, size, sizeof size);
+	if (e->reach == COLL_INSIDE) {
+		snprintf(out, len, "the %s curve %s (%s: %s)", fgo_collective_names[kind], at, size,
+			 e->from_world == world ? "interpolated" : "extrapolated: another W");
+		return;
+	}
+	bytes_text(e->reach == COLL_BELOW ? e->lo : e->hi, edge, sizeof edge);
+	snprintf(out, len, "the %s curve %s (%s: extrapolated, %s its %s point, %s)",
+		 fgo_collective_names[kind], at, size, e->reach == COLL_BELOW ? "below" : "past",
+		 e->reach == COLL_BELOW ? "smallest" : "largest", edge);
+}

@@ -1,0 +1,259 @@
+/* world_refit.c: the multi-GPU terms against a store (see world_refit.h). */
+#include "tune/world_refit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fgo.h"
+#include "store/store_sql.h"
+#include "tune/model_refit.h"
+#include "views/views.h"
+
+_Static_assert(STORE_WORLD_TERMS == WORLD_TERMS, "world_fits has one column per term");
+
+/* The newest ok run of every configuration at W > 1 (of one family and
+ * W when ?3, ?4 are given) with its GEMM measured alone; on the GPU
+ * backend ("Nx NAME (S SMs)") not from sweeps with more ranks than GPUs. */
+static const char runs_sql[] =
+	"WITH latest AS ("
+	"  SELECT r.*, row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
+	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0 AND r.t_gemm_ms > 0 AND r.world > 1"
+	"    AND s.host = ?1 AND s.backend = ?2 AND (?3 IS NULL OR r.algorithm = ?3)"
+	"    AND (?4 IS NULL OR r.world = ?4)"
+	"    AND NOT (s.backend = 'gpu' AND s.devices LIKE '%x %' AND s.mpi_ranks >"
+	"             CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))"
+	") SELECT " VIEW_CONFIG_COLUMNS ", t_fused_ms, t_gemm_ms, t_comm_ms FROM latest"
+	" WHERE recency = 1 ORDER BY algorithm, world, id";
+
+/* The runs of one (family, W) as the terms see them. */
+struct group {
+	char algorithm[32];
+	int world;
+	struct world_obs *o;
+	size_t n, cap;
+};
+
+static int group_add(struct group *g, const struct world_obs *o)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		struct world_obs *more = realloc(g->o, cap * sizeof *more);
+		if (!more)
+			return FGO_EFAIL;
+		g->o = more;
+		g->cap = cap;
+	}
+	g->o[g->n++] = *o;
+	return FGO_OK;
+}
+
+/* Every run of the query into groups (one per family and W, in the
+ * query's order); *ng how many. */
+static int load_groups(struct fgo_store *st, const char *machine, const char *backend,
+		       const char *algorithm, int world, struct group *groups, int cap, int *ng,
+		       char *err, size_t len)
+{
+	sqlite3_stmt *q;
+	int step, rc = FGO_OK;
+	*ng = 0;
+	if (store_sql_prepare(store_db(st), runs_sql, &q, "read the runs at W > 1", err, len))
+		return FGO_EFAIL;
+	store_sql_bind_text(q, 1, machine);
+	store_sql_bind_text(q, 2, backend);
+	if (algorithm)
+		store_sql_bind_text(q, 3, algorithm);
+	if (world > 1)
+		sqlite3_bind_int(q, 4, world);
+	while (rc == FGO_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		struct fgo_config cfg;
+		struct world_obs o;
+		view_config(q, 0, &cfg);
+		if (!world_obs_of(&cfg, sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 1),
+				  world_units(&cfg), &o))
+			continue; /* a family this fgobench does not know */
+		o.ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
+		o.comm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 2);
+		struct group *g = *ng ? &groups[*ng - 1] : NULL;
+		if (!g || strcmp(g->algorithm, cfg.algorithm) || g->world != cfg.world) {
+			if (*ng == cap)
+				continue; /* more (family, W) than one report holds */
+			g = &groups[(*ng)++];
+			memset(g, 0, sizeof *g);
+			snprintf(g->algorithm, sizeof g->algorithm, "%s", cfg.algorithm);
+			g->world = cfg.world;
+		}
+		if (group_add(g, &o) != FGO_OK) {
+			snprintf(err, len, "out of memory for the runs at W > 1");
+			rc = FGO_EFAIL;
+		}
+	}
+	sqlite3_finalize(q);
+	if (rc == FGO_OK && step != SQLITE_DONE)
+		rc = store_sql_fail(store_db(st), err, len, "read the runs at W > 1");
+	return rc;
+}
+
+static void groups_free(struct group *groups, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(groups[i].o);
+}
+
+/* The ceilings' coefficients of machine and backend. */
+static int defaults_of(struct fgo_store *st, const char *machine, const char *backend,
+		       double def[WORLD_TERMS], char *err, size_t len)
+{
+	struct model_machine m;
+	if (model_machine_load(st, machine, backend, &m, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	world_coef_default(m.link_gbps, m.mem_gbps, def);
+	return FGO_OK;
+}
+
+/* "gemm link tile wait" of a fit's pinned terms. */
+static void fitted_names(unsigned fitted, char *out, size_t len)
+{
+	size_t at = 0;
+	out[0] = 0;
+	for (int t = 0; t < WORLD_TERMS; t++)
+		if (fitted & (1u << t))
+			at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%s%s", at ? " " : "",
+					       world_term_names[t]);
+}
+
+static unsigned fitted_bits(const char *names)
+{
+	unsigned bits = 0;
+	char copy[64], *save = NULL;
+	snprintf(copy, sizeof copy, "%s", names);
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		for (int t = 0; t < WORLD_TERMS; t++)
+			if (!strcmp(w, world_term_names[t]))
+				bits |= 1u << t;
+	return bits;
+}
+
+int world_refit(struct fgo_store *st, const char *machine, const char *backend,
+		const char *source, struct world_refit *out, int cap, int *nout, char *err,
+		size_t len)
+{
+	struct group *groups = calloc((size_t)cap + 1, sizeof *groups);
+	double def[WORLD_TERMS];
+	int ng = 0, rc;
+	*nout = 0;
+	if (!groups) {
+		snprintf(err, len, "out of memory for the runs at W > 1");
+		return FGO_EFAIL;
+	}
+	rc = defaults_of(st, machine, backend, def, err, len);
+	if (rc == FGO_OK)
+		rc = load_groups(st, machine, backend, NULL, 0, groups, cap, &ng, err, len);
+	for (int i = 0; rc == FGO_OK && i < ng; i++) {
+		struct world_refit *r = &out[(*nout)++];
+		memset(r, 0, sizeof *r);
+		snprintf(r->algorithm, sizeof r->algorithm, "%s", groups[i].algorithm);
+		r->fit.world = groups[i].world;
+		r->fit.runs = groups[i].n;
+		if (groups[i].n < WORLD_MIN_RUNS)
+			continue;
+		rc = world_fit(groups[i].o, groups[i].n, def, &r->fit);
+		r->fit.world = groups[i].world;
+		if (rc != FGO_OK) {
+			snprintf(err, len, "fitting %s at W=%d failed", r->algorithm, r->fit.world);
+			rc = FGO_EFAIL;
+			break;
+		}
+		r->fitted = 1;
+		if (!source)
+			continue;
+		struct store_world_fit f = { .world = r->fit.world, .runs = (long)r->fit.runs,
+					     .rms_rel_err = r->fit.rms_rel_err,
+					     .max_rel_err = r->fit.max_rel_err };
+		snprintf(f.algorithm, sizeof f.algorithm, "%s", r->algorithm);
+		memcpy(f.coef, r->fit.coef, sizeof f.coef);
+		fitted_names(r->fit.fitted, f.fitted, sizeof f.fitted);
+		rc = store_world_fit_put(st, machine, backend, source, &f, err, len);
+	}
+	groups_free(groups, ng);
+	free(groups);
+	return rc;
+}
+
+/* The terms a family has none of, whatever its configuration: no
+ * reduction (all_scatter, the gathers), or nothing to send. */
+static unsigned absent_terms(const char *algorithm, int world)
+{
+	struct fgo_config c;
+	struct world_obs o;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "%s", algorithm);
+	c.world = world > 1 ? world : 2;
+	c.m = c.n = c.k = 1024;
+	if (!world_obs_of(&c, 1, 1, &o))
+		return 0;
+	return (o.reduced > 0 ? 0 : 1u << WT_REDUCE) | (o.egress > 0 ? 0 : 1u << WT_LINK);
+}
+
+int world_model_load(struct fgo_store *st, const char *machine, const char *backend,
+		     const char *algorithm, int world, double link_gbps, double mem_gbps,
+		     struct world_model *out, char *err, size_t len)
+{
+	struct store_world_fit stored[32];
+	struct world_fit fits[32];
+	double def[WORLD_TERMS];
+	int n = 0, ng = 0;
+	struct group g;
+	memset(out, 0, sizeof *out);
+	world_coef_default(link_gbps, mem_gbps, def);
+	if (store_world_fits_get(st, machine, backend, algorithm, stored, 32, &n, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	for (int i = 0; i < n; i++) {
+		memset(&fits[i], 0, sizeof fits[i]);
+		fits[i].world = stored[i].world;
+		memcpy(fits[i].coef, stored[i].coef, sizeof fits[i].coef);
+		fits[i].fitted = fitted_bits(stored[i].fitted);
+		fits[i].runs = (size_t)stored[i].runs;
+	}
+	out->nfits = n;
+	out->absent = absent_terms(algorithm, world);
+	world_coef_at(fits, n, world, def, &out->coef);
+	world_coef_text(&out->coef, world, out->absent, out->terms, sizeof out->terms);
+	int rc = load_groups(st, machine, backend, algorithm, world, &g, 1, &ng, err, len);
+	if (rc == FGO_OK && ng)
+		world_errors_of(g.o, g.n, out->coef.c, &out->err);
+	groups_free(&g, ng);
+	return rc;
+}
+
+int world_curves_load(struct fgo_store *st, const char *machine, const char *backend,
+		      struct coll_curve *out, int cap, int *n, char *err, size_t len)
+{
+	struct store_coll_curve *stored = calloc((size_t)cap + 1, sizeof *stored);
+	int ns = 0;
+	*n = 0;
+	if (!stored) {
+		snprintf(err, len, "out of memory for the collective curves");
+		return FGO_EFAIL;
+	}
+	int rc = store_coll_curves_get(st, machine, backend, stored, cap, &ns, err, len);
+	for (int i = 0; rc == FGO_OK && i < ns; i++) {
+		struct coll_curve *c = &out[*n];
+		int kind = -1;
+		for (int k = 0; k < FGO_COLLECTIVES; k++)
+			if (!strcmp(stored[i].collective, fgo_collective_names[k]))
+				kind = k;
+		if (kind < 0 || stored[i].n < 1)
+			continue;
+		memset(c, 0, sizeof *c);
+		c->kind = (enum fgo_collective)kind;
+		c->world = stored[i].world;
+		c->n = stored[i].n < COLL_POINTS_MAX ? stored[i].n : COLL_POINTS_MAX;
+		memcpy(c->bytes, stored[i].bytes, sizeof(double) * (size_t)c->n);
+		memcpy(c->seconds, stored[i].seconds, sizeof(double) * (size_t)c->n);
+		(*n)++;
+	}
+	free(stored);
+	return rc;
+}

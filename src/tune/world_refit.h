@@ -1,0 +1,59 @@
+/* world_refit.h: the multi-GPU terms (predict_world.h) against a store:
+ * a machine's ok runs of each fused family at W > 1 on W devices, fitted
+ * per family and W and kept in world_fits (calibrate, `calibrate --fit`);
+ * and for best --predict --world, a family's fits resolved at a W with
+ * where each term came from, the model's error on the stored runs at that
+ * W, and calibrate's collective curves. Runs of ranks sharing a GPU are
+ * left out (their times mean nothing, as model_refit.c has it); on the
+ * CPU backend every run counts (the CPU backend's own model). */
+#ifndef FGO_WORLD_REFIT_H
+#define FGO_WORLD_REFIT_H
+
+#include <stddef.h>
+
+#include "store/store.h"
+#include "tune/coll_curve.h"
+#include "tune/predict_world.h"
+
+#define WORLD_REFITS_MAX 64 /* families x world sizes reported by one refit */
+
+/* One (family, W) with runs. */
+struct world_refit {
+	char algorithm[32];
+	int fitted;           /* 0: too few runs (fit.runs says how many) */
+	struct world_fit fit; /* fit.world: the W */
+};
+
+/* Fits every (family, W) of machine and backend with at least
+ * WORLD_MIN_RUNS ok runs (the newest run of each configuration, with a
+ * measured t_gemm); the ceilings' coefficients (link_bw, memory_bw of the
+ * store) hold the terms the runs cannot pin. With source != NULL each fit
+ * is stored under it. out: one entry per (family, W) with runs, at most
+ * cap, *nout of them. FGO_OK (also when nothing was fitted), FGO_EFAIL. */
+int world_refit(struct fgo_store *st, const char *machine, const char *backend,
+		const char *source, struct world_refit *out, int cap, int *nout, char *err,
+		size_t len);
+
+/* What best --predict --world uses of a family at a W. */
+struct world_model {
+	struct world_coef coef;  /* each term's coefficient and the W it was fitted at */
+	unsigned absent;         /* terms the family does not have (bit per enum world_term) */
+	char terms[256];         /* world_coef_text of coef */
+	struct world_errors err; /* on the family's stored ok runs at W (err.runs 0: none) */
+	int nfits;               /* stored fits of the family, at any W */
+};
+
+/* algorithm's stored fits on machine and backend resolved at world (the
+ * ceilings' coefficients from link_gbps and mem_gbps where none pinned a
+ * term), and their error on its stored runs at world. FGO_OK or
+ * FGO_EFAIL. */
+int world_model_load(struct fgo_store *st, const char *machine, const char *backend,
+		     const char *algorithm, int world, double link_gbps, double mem_gbps,
+		     struct world_model *out, char *err, size_t len);
+
+/* The newest collective curve of each collective and W on machine and
+ * backend, at most cap into out; *n how many. FGO_OK or FGO_EFAIL. */
+int world_curves_load(struct fgo_store *st, const char *machine, const char *backend,
+		      struct coll_curve *out, int cap, int *n, char *err, size_t len);
+
+#endif

@@ -1,0 +1,123 @@
+/* test_coll_curve.c: the vendor collective's curve (src/tune/coll_curve.c):
+ * exact at its points, log-log linear between them (a power law is read
+ * back exactly), below the first point its latency, past the last its
+ * rate, each said extrapolated; another W's curve scaled by the bus
+ * factor; the sizes calibrate measures; what the notes say. */
+#include <math.h>
+#include <string.h>
+
+#include "fgo.h"
+#include "testlib.h"
+#include "tune/coll_curve.h"
+
+/* t = 20 us + bytes / 100 GB/s at 8 KiB x 16^i: a latency, then a rate */
+static struct coll_curve curve(enum fgo_collective kind, int world)
+{
+	struct coll_curve c;
+	memset(&c, 0, sizeof c);
+	c.kind = kind;
+	c.world = world;
+	for (int i = 0; i < 5; i++) {
+		c.bytes[i] = 8192.0 * pow(16, i);
+		c.seconds[i] = 20e-6 + c.bytes[i] / 100e9;
+	}
+	c.n = 5;
+	return c;
+}
+
+static void check_read(void)
+{
+	struct coll_curve c = curve(FGO_COLL_ALL_GATHER, 2);
+	enum coll_reach reach;
+	for (int i = 0; i < c.n; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "curve-point-%d", i);
+		double t = coll_curve_seconds(&c, c.bytes[i], &reach);
+		T_CHECK(id, t == c.seconds[i] && reach == COLL_INSIDE, "%g s at %g bytes, reach %d", t,
+			c.bytes[i], reach);
+	}
+	/* between two points: the geometric interpolation in both axes */
+	double mid = sqrt(c.bytes[2] * c.bytes[3]);
+	T_NEAR("curve-loglog-mid", coll_curve_seconds(&c, mid, &reach), sqrt(c.seconds[2] * c.seconds[3]),
+	       1e-15);
+	T_CHECK("curve-mid-inside", reach == COLL_INSIDE, "reach %d", reach);
+	/* a power law t = a b^0.7 is read back exactly anywhere inside */
+	struct coll_curve p = c;
+	for (int i = 0; i < p.n; i++)
+		p.seconds[i] = 1e-9 * pow(p.bytes[i], 0.7);
+	double b = 3.3e6;
+	T_NEAR("curve-power-law", coll_curve_seconds(&p, b, NULL), 1e-9 * pow(b, 0.7), 1e-12 * pow(b, 0.7));
+	/* below the first point: its latency, extrapolated */
+	T_CHECK("curve-below", coll_curve_seconds(&c, 100, &reach) == c.seconds[0] && reach == COLL_BELOW,
+		"reach %d", reach);
+	/* past the last: the last segment's rate, extrapolated (here 100 GB/s) */
+	double big = 4 * c.bytes[4];
+	T_NEAR("curve-above", coll_curve_seconds(&c, big, &reach), c.seconds[4] + (big - c.bytes[4]) / 100e9,
+	       1e-12);
+	T_CHECK("curve-above-reach", reach == COLL_ABOVE, "reach %d", reach);
+	/* a last segment that does not rise: the last point's own rate */
+	struct coll_curve flat = c;
+	flat.seconds[4] = flat.seconds[3];
+	T_NEAR("curve-above-flat", coll_curve_seconds(&flat, 2 * flat.bytes[4], NULL),
+	       2 * flat.seconds[4], 1e-12);
+	struct coll_curve none;
+	memset(&none, 0, sizeof none);
+	T_CHECK("curve-empty", isnan(coll_curve_seconds(&none, 1e6, NULL)), "a number");
+	T_CHECK("curve-zero-bytes", isnan(coll_curve_seconds(&c, 0, NULL)), "a number");
+}
+
+static void check_estimate(void)
+{
+	struct coll_curve curves[3] = { curve(FGO_COLL_ALL_GATHER, 2), curve(FGO_COLL_ALL_REDUCE, 2),
+					curve(FGO_COLL_ALL_REDUCE, 8) };
+	curves[2].seconds[2] *= 3; /* W=8 slower */
+	struct coll_estimate e;
+	char text[256];
+	coll_estimate(curves, 3, FGO_COLL_ALL_REDUCE, 8, curves[2].bytes[2], &e);
+	T_CHECK("est-own-w", e.found && e.from_world == 8 && e.seconds == curves[2].seconds[2] &&
+		e.reach == COLL_INSIDE, "from W=%d %g", e.from_world, e.seconds);
+	coll_estimate_text(&e, FGO_COLL_ALL_REDUCE, 8, curves[2].bytes[2], text, sizeof text);
+	T_EQ_STR("est-own-w-text", text, "the all_reduce curve at W=8 (2 MiB: interpolated)");
+	/* W=4: nearer 2 than 8, scaled by 2 (3/4) / 2 (1/2) */
+	coll_estimate(curves, 3, FGO_COLL_ALL_REDUCE, 4, curves[1].bytes[1], &e);
+	T_CHECK("est-other-w", e.found && e.from_world == 2 && fabs(e.seconds - curves[1].seconds[1] * 1.5) < 1e-15,
+		"from W=%d %g", e.from_world, e.seconds);
+	coll_estimate_text(&e, FGO_COLL_ALL_REDUCE, 4, curves[1].bytes[1], text, sizeof text);
+	T_EQ_STR("est-other-w-text", text,
+		 "the all_reduce curve at W=2, scaled to W=4 (128 KiB: extrapolated: another W)");
+	coll_estimate(curves, 3, FGO_COLL_ALL_GATHER, 2, 2 * curves[0].bytes[4], &e);
+	coll_estimate_text(&e, FGO_COLL_ALL_GATHER, 2, 2 * curves[0].bytes[4], text, sizeof text);
+	T_EQ_STR("est-above-text", text,
+		 "the all_gather curve at W=2 (1 GiB: extrapolated, past its largest point, 512 MiB)");
+	coll_estimate(curves, 3, FGO_COLL_REDUCE_SCATTER, 2, 1e6, &e);
+	T_CHECK("est-none", !e.found, "found a reduce_scatter curve");
+	coll_estimate_text(&e, FGO_COLL_REDUCE_SCATTER, 2, 1e6, text, sizeof text);
+	T_EQ_STR("est-none-text", text, "no reduce_scatter curve: a ring at the link rate");
+	T_NEAR("bus-all-reduce", coll_bus_factor(FGO_COLL_ALL_REDUCE, 4), 1.5, 1e-15);
+	T_NEAR("bus-all-gather", coll_bus_factor(FGO_COLL_ALL_GATHER, 8), 0.875, 1e-15);
+}
+
+static void check_sizes(void)
+{
+	size_t s[8];
+	int n = coll_curve_sizes((size_t)512 << 20, 16, 5, 64 * 2, s);
+	T_CHECK("sizes-gpu", n == 5 && s[0] == 8192 && s[4] == ((size_t)512 << 20) && s[1] == 8192 * 16,
+		"%d sizes, %zu .. %zu", n, s[0], s[n - 1]);
+	/* W=3: every size a multiple of 64 x 3 */
+	n = coll_curve_sizes((size_t)4 << 20, 8, 5, 64 * 3, s);
+	int aligned = 1;
+	for (int i = 0; i < n; i++)
+		aligned &= s[i] % 192 == 0 && (i == 0 || s[i] > s[i - 1]);
+	T_CHECK("sizes-aligned", n == 5 && aligned && s[0] == 960, "%d sizes, first %zu", n, s[0]);
+	/* sizes under the alignment collapse to it, once */
+	n = coll_curve_sizes(1024, 16, 5, 256, s);
+	T_CHECK("sizes-collapse", n == 2 && s[0] == 256 && s[1] == 1024, "%d sizes", n);
+}
+
+int main(void)
+{
+	check_read();
+	check_estimate();
+	check_sizes();
+	T_DONE();
+}
