@@ -20,7 +20,8 @@
 
 const char cmd_tune_usage[] =
 	"usage: fgobench tune --algorithm A -m M -n N -k K [--world W] [--dtype D]\n"
-	"       [--space SPEC.json] [--strategy grid|random|anneal|halving|model]\n"
+	"       [--space SPEC.json] [--kernel MANIFEST]\n"
+	"       [--strategy grid|random|anneal|halving|model]\n"
 	"       [--budget RUNS] [--time SECONDS] [--seed S] [--tag T] [--resume]\n"
 	"       [--db F] [--backend B] [--dry-run] [--quiet] [--format F] [TUNABLE FLAGS]\n"
 	"\n"
@@ -61,6 +62,12 @@ const char cmd_tune_usage[] =
 	"  -m M, -n N, -k K   the global problem (also --m M, --n N, --k K)\n"
 	"  --world W          ranks taking part (default 2)\n"
 	"  --dtype D          fp32, fp16 or bf16 (default fp16; also --datatype)\n"
+	"  --kernel MANIFEST  search your own kernel (README \"Your own kernel\"): the space\n"
+	"                     is its manifest's tunables over the problem of the flags\n"
+	"                     (or a --space spec's problems run with it); --algorithm\n"
+	"                     may be left out or name it (user:NAME); strategies grid,\n"
+	"                     random, anneal and halving (the cost model knows only the\n"
+	"                     shipped kernels)\n"
 	"  --space SPEC       a sweep spec giving the tunables' values (default: the\n"
 	"                     family's space: tiles 16-256, BLK_K 16-128, 1-4 stages,\n"
 	"                     4 or 8 warps, gsize_m 1, 4, 8; Stream-K forms add\n"
@@ -105,6 +112,7 @@ struct tune_args {
 	struct fgo_config_mask set;
 	struct tune_opts o;
 	const char *space, *db, *strategy;
+	const char *user_algorithm; /* --algorithm user:NAME, checked against --kernel's */
 	int dry_run, iterations, warmup, budget_given;
 	enum fgo_format format;
 	char tag[160];
@@ -115,7 +123,7 @@ static int parse_option(struct tune_args *a, int argc, char **argv, int *i)
 	static const char *const opts[] = { "--space", "--strategy", "--budget", "--time",
 					    "--seed", "--tag", "--db", "--backend",
 					    "--timeout", "--heap-size", "--iterations", "--warmup",
-					    "--format" };
+					    "--format", "--kernel" };
 	const char *v = NULL;
 	long l;
 	switch (cmd_match_option("tune", argc, argv, i, opts, (int)FGO_ARRAY_SIZE(opts), &v)) {
@@ -140,6 +148,7 @@ static int parse_option(struct tune_args *a, int argc, char **argv, int *i)
 	case 9: return cmd_parse_bytes("tune", "--heap-size", v, &a->o.heap_limit);
 	case 10: return cmd_parse_int("tune", "--iterations", v, 1, 100000, &a->iterations);
 	case 11: return cmd_parse_int("tune", "--warmup", v, 0, 100000, &a->warmup);
+	case 13: a->set.kernel = v; return FGO_OK;
 	default:
 		if (format_parse(v, &a->format))
 			return cmd_usage_error("tune", cmd_tune_usage,
@@ -165,6 +174,12 @@ static int parse_option(struct tune_args *a, int argc, char **argv, int *i)
 static int parse(int argc, char **argv, struct tune_args *a)
 {
 	for (int i = 1; i < argc; i++) {
+		/* a user kernel's name is known once --kernel's manifest is read */
+		if ((!strcmp(argv[i], "--algorithm") || !strcmp(argv[i], "--algo")) && i + 1 < argc &&
+		    !strncmp(argv[i + 1], "user:", 5)) {
+			a->user_algorithm = argv[++i];
+			continue;
+		}
 		int used = cmd_config_flag("tune", argc, argv, &i, &a->base, &a->set);
 		if (used == FGO_EUSAGE)
 			return FGO_EUSAGE;
@@ -182,11 +197,24 @@ static int parse(int argc, char **argv, struct tune_args *a)
 		return cmd_usage_error("tune", cmd_tune_usage, "unknown strategy \"%s\" (use %s)",
 				       a->strategy, kinds);
 	}
-	if (!a->set.algorithm)
+	if (a->user_algorithm && !a->set.kernel)
+		return cmd_usage_error("tune", cmd_tune_usage,
+				       "--algorithm %s is a user kernel: give its manifest with --kernel"
+				       " MANIFEST (README \"Your own kernel\")", a->user_algorithm);
+	if (a->set.kernel && a->set.algorithm)
+		return cmd_usage_error("tune", cmd_tune_usage,
+				       "--kernel runs the manifest's kernel: --algorithm %s cannot apply"
+				       " (leave it out, or give the kernel's user:NAME)",
+				       a->base.algorithm);
+	if (a->set.kernel && a->o.kind == TUNE_MODEL && a->strategy)
+		return cmd_usage_error("tune", cmd_tune_usage,
+				       "--strategy model ranks the shipped kernels by the cost model; for"
+				       " --kernel use grid, random, anneal or halving");
+	if (!a->set.algorithm && !a->set.kernel)
 		return cmd_usage_error("tune", cmd_tune_usage,
 				       "missing --algorithm (`fgobench info` lists them)");
 	/* cmd_config_flag took only a name algo_resolve knows */
-	assert(algo_find(a->base.algorithm));
+	assert(a->set.kernel || algo_find(a->base.algorithm));
 	if (!a->set.m || !a->set.n || !a->set.k)
 		return cmd_usage_error("tune", cmd_tune_usage,
 				       "missing the problem size: give -m, -n and -k");
@@ -257,12 +285,27 @@ static int choose_strategy(struct tune_args *a, const struct tune_space *s, stru
 static int load_space(struct tune_args *a, struct fgo_plan *plan)
 {
 	char err[1024];
-	int rc = a->space ? spec_load(a->space, &a->base, &a->set, plan, err, sizeof err)
-			  : spec_parse("(default space)", tune_default_space(a->base.algorithm),
-				       &a->base, &a->set, plan, err, sizeof err);
+	int rc;
+	if (a->space)
+		rc = spec_load(a->space, &a->base, &a->set, plan, err, sizeof err);
+	else if (a->set.kernel) /* the manifest's tunables over the flags' problem */
+		rc = spec_parse("(the kernel's space)", "{}", &a->base, &a->set, plan, err, sizeof err);
+	else
+		rc = spec_parse("(default space)", tune_default_space(a->base.algorithm), &a->base,
+				&a->set, plan, err, sizeof err);
 	if (rc != FGO_OK) {
 		error("%s", err);
 		return FGO_EUSAGE;
+	}
+	if (a->set.kernel && plan->count) {
+		/* the problem's algorithm is the kernel's from here on (tag, lines) */
+		const char *name = plan->items[0].cfg.algorithm;
+		if (a->user_algorithm && strcmp(a->user_algorithm, name)) {
+			error("--algorithm %s, but %s is the kernel %s (give its name or leave"
+			      " --algorithm out)", a->user_algorithm, a->set.kernel, name);
+			return FGO_EUSAGE;
+		}
+		snprintf(a->base.algorithm, sizeof a->base.algorithm, "%s", name);
 	}
 	if (a->iterations)
 		plan->iterations = a->iterations;
@@ -388,7 +431,9 @@ int cmd_tune(int argc, char **argv)
 	}
 
 	a.o.db_path = cmd_db_path(a.db);
-	if (!a.strategy || a.o.kind == TUNE_MODEL)
+	if (a.set.kernel && !a.strategy)
+		a.o.kind = TUNE_ANNEAL; /* the cost model knows only the shipped kernels */
+	else if (!a.strategy || a.o.kind == TUNE_MODEL)
 		rc = choose_strategy(&a, &space, &model, rank);
 	if (rc != FGO_OK) {
 		tune_model_free(&model);
@@ -400,6 +445,9 @@ int cmd_tune(int argc, char **argv)
 		snprintf(a.tag, sizeof a.tag, "tune-%s-%s-w%d-%ldx%ldx%ld-%s-s%llu", a.base.algorithm,
 			 dtype_name(a.base.dtype), a.base.world, a.base.m, a.base.n, a.base.k,
 			 tune_kind_name(a.o.kind), (unsigned long long)a.o.seed);
+		for (char *c = a.tag; *c; c++) /* user:NAME: a tag that names files too */
+			if (*c == ':')
+				*c = '-';
 		a.o.tag = a.tag;
 	}
 	if (!a.budget_given && a.o.time_s <= 0)

@@ -69,6 +69,22 @@ expect_exit user-4.8 0 "$FGO" history --algorithm user:my_all_scatter -m 128 -n 
 	--world 2 --config "$key" --format csv
 expect_eq user-4.7 2 "$(grep -c '^[0-9]' "$T/out")"
 
+# ---- tune searches a user kernel: its manifest's tunables over the problem ----
+man=kernels/user/my_all_scatter/manifest.json
+expect_exit user-9.1 0 mpi 2 tune --kernel "$man" -m 128 -n 128 -k 64 --strategy grid --quiet
+expect_eq user-9.2 "4 4" "$(sql "select count(*), sum(r.status = 'ok' and r.validated = 1) from runs r
+	join sweeps s on s.id = r.sweep_id where s.tag like 'tune-user-my_all_scatter-%-grid-s1'" | tr '|' ' ')"
+expect_exit user-9.3 0 mpi 2 tune --kernel "$man" --algorithm user:my_all_scatter -m 128 -n 128 -k 64 \
+	--strategy random --budget 2 --quiet
+expect_exit user-9.4 2 "$FGO" tune --algorithm user:my_all_scatter -m 128 -n 128 -k 64
+expect_err user-9.5 "is a user kernel: give its manifest with --kernel MANIFEST"
+expect_exit user-9.6 2 "$FGO" tune --kernel "$man" --algorithm all_scatter -m 128 -n 128 -k 64
+expect_err user-9.7 "--algorithm all_scatter cannot apply"
+expect_exit user-9.8 2 "$FGO" tune --kernel "$man" --strategy model -m 128 -n 128 -k 64
+expect_err user-9.9 "for --kernel use grid, random, anneal or halving"
+expect_exit user-9.10 2 "$FGO" tune --kernel "$man" --algorithm user:other -m 128 -n 128 -k 64 --world 1
+expect_err user-9.11 "but $man is the kernel user:my_all_scatter"
+
 # ---- the errors people make (world 1, one problem) ----
 runs_ok() { sql "select count(*) from runs where status = 'ok'"; }
 cp tests/e2e/user/bad.c tests/e2e/user/broken.c "$T/k/"
