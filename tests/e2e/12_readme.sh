@@ -33,6 +33,7 @@ W=$T/clone
 mkdir -p "$W"
 ln -s "$REPO/fgobench" "$W/fgobench"
 ln -s "$REPO/sweeps" "$W/sweeps"
+ln -s "$REPO/kernels" "$W/kernels"
 export FGOBENCH_DB="$W/fgobench.db"
 if env -u OMPI_MCA_rmaps_base_oversubscribe mpirun -np 2 true >/dev/null 2>&1; then
 	unset OMPI_MCA_rmaps_base_oversubscribe
