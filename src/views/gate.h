@@ -21,7 +21,10 @@
  *   control changed   (relative) |M| above the threshold and the control
  *                     moved the other way by at least half as much: the
  *                     control's own code changed, every change judged
- *                     against M; otherwise a change of all the code: raw;
+ *                     against M; the same way by at least twice as much:
+ *                     what the machine's move left in the ratios (the
+ *                     machine changed, judged against M); otherwise a
+ *                     change of all the code: raw;
  *   noise             per configuration, the largest of: the spread of its
  *                     rounds (standard error of the two medians), the spread
  *                     of its earlier nights' changes (the history), and the
