@@ -460,7 +460,7 @@ static void check_from_v5_user(const char *schema, const char *fresh_shape)
 		snprintf(sql, sizeof sql, "SELECT kernel_params || ' ' || kernel_hash || ' ' ||"
 			 " coalesce(kernel_manifest, '-') || ' ' || (config_key LIKE '%%/src:0123456789abcdef')"
 			 " FROM runs WHERE id = %lld", (long long)id);
-		T_EQ_STR("v5u-upgraded-user-columns", q_text(db, sql),
+		T_EQ_STR("v5u-upgraded-user-columns", q_text(db, "%s", sql),
 			 "BLOCK_M=64,BLOCK_N=32 0123456789abcdef - 1");
 		store_close(st);
 	}
