@@ -398,6 +398,10 @@ static int compile_spec(const struct compile_opts *opt)
 		return FGO_EUSAGE;
 	}
 	plan_fit_target(&plan, opt->arch); /* the best core of --arch where left to the default */
+	if (plan.pick == FGO_PICK_MODEL)
+		note("%s asks for config auto: the cost model's picks are made where the sweep runs,"
+		     " from that machine's fit in its store; compiled here: the defaults table's tiles"
+		     " (the sweep compiles its own picks at its start)", opt->spec);
 
 	struct outcome *res = calloc(plan.count + 1, sizeof *res);
 	size_t *work = calloc(plan.count + 1, sizeof *work), n = 0;

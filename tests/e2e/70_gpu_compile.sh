@@ -104,6 +104,11 @@ else
 	expect_exit compile-2.5 0 "$GFGO" compile sweeps/gpu_smoke.json $one --cache "$T/cache" --format csv
 	expect_eq compile-2.6 "cached" "$(awk -F, 'NR == 2 {print $11}' "$T/out")"
 	expect_eq compile-2.7 "1" "$(find "$T/cache" -type f | wc -l)"
+	# config auto: the picks belong to the machine that sweeps; compile says so
+	printf '{"algorithm": "gemm", "dtype": "bf16", "world": 1, "shapes": [[128, 4096, 4096]], "config": "auto"}' \
+		>"$T/auto.json"
+	expect_exit compile-2.8 0 "$GFGO" compile "$T/auto.json" --arch sm_90a --cache "$T/cache" --format csv
+	expect_err compile-2.9 "asks for config auto: the cost model's picks are made where the sweep runs"
 
 	# traced kernels (`run --trace`, compile --trace): their own cache
 	# entries, with the trace hooks (kernels/trace.h) in; the plain ones
