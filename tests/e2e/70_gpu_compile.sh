@@ -107,7 +107,7 @@ else
 	# config auto: the picks belong to the machine that sweeps; compile says so
 	printf '{"algorithm": "gemm", "dtype": "bf16", "world": 1, "shapes": [[128, 4096, 4096]], "config": "auto"}' \
 		>"$T/auto.json"
-	expect_exit compile-2.8 0 "$GFGO" compile "$T/auto.json" --arch sm_90a --cache "$T/cache" --format csv
+	expect_exit compile-2.8 0 "$GFGO" compile "$T/auto.json" --arch sm_90a --cache "$T/acache" --format csv
 	expect_err compile-2.9 "asks for config auto: the cost model's picks are made where the sweep runs"
 
 	# traced kernels (`run --trace`, compile --trace): their own cache
