@@ -40,9 +40,11 @@ for bin in "$@"; do
 done
 # The end-to-end scripts, FGO_TEST_JOBS at a time (default 3: most of a
 # script's time is mpirun starting and processes waiting on each other, so
-# three lanes fill a 2-core machine), each into its own log, counted in file
-# order; the ones that time signals, crashes or races against a deadline
-# run alone afterwards. Each script has its own temporary store.
+# three lanes fill a 2-core machine), each into its own log, counted as they
+# finish (a lane is refilled as soon as any script ends: waiting for the
+# oldest kept two lanes idle behind 70_gpu_compile's two minutes); the ones
+# that time signals, crashes or races against a deadline run alone
+# afterwards. Each script has its own temporary store.
 jobs=${FGO_TEST_JOBS:-3}
 solo="90_crash_resume 91_concurrency 97_interrupt"
 lanes=$(mktemp -d /tmp/fgobench-lanes.XXXXXX)
@@ -60,17 +62,31 @@ collect() {
 	run_seconds=
 	count_log=$log
 }
+# finished_lane: waits until a lane of the queue has ended, prints its name
+finished_lane() {
+	while :; do
+		for q in $queue; do
+			[ -f "$lanes/$q.rc" ] && { echo "$q"; return; }
+		done
+		sleep 0.2
+	done
+}
 # (lane, not name: run_one sets name)
 running=0
-for script in "$e2e_dir"/*.sh; do
+# the longest first (70_gpu_compile: two minutes of kernel compiles), so the
+# others fill the lanes beside it instead of waiting for it at the end
+first="70_gpu_compile"
+started=""
+for script in "$e2e_dir/$first.sh" "$e2e_dir"/*.sh; do
 	[ -f "$script" ] || continue
 	lane=$(basename "$script" .sh)
 	case "$lane" in lib) continue ;; esac
-	case " $solo " in *" $lane "*) continue ;; esac
+	case " $solo $started " in *" $lane "*) continue ;; esac
+	started="$started $lane"
 	if [ "$running" -ge "$jobs" ]; then
-		first=${queue%% *}
-		queue=${queue#* }
-		collect "$first"
+		done_lane=$(finished_lane)
+		queue=$(echo " $queue" | sed "s/ $done_lane / /; s/^ //")
+		collect "$done_lane"
 		running=$((running - 1))
 	fi
 	(start=$(date +%s); run_limited "$e2e_limit" sh "$script" >"$lanes/$lane.log" 2>&1; rc=$?
