@@ -9,7 +9,7 @@
 
 #include "backend/backend.h"
 #include "fgo.h"
-#include "gpu/gpu_calibrate.h"
+#include "gpu/backend_gpu_impl.h"
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_compile.h"
 #include "gpu/gpu_engine.h"
@@ -22,36 +22,6 @@
 #include "gpu/gpu_vendor.h"
 #include "hip_port.h"
 #include "schedule.h"
-
-struct fgo_backend_ctx {
-	int device, sms, smem_optin;
-	size_t l2_bytes;
-	char *l2_flush; /* 2 x L2 bytes, written before each timed launch of a small problem */
-	char arch[16];
-	hipStream_t stream;
-	hipEvent_t start, stop;
-	struct gpu_vendor *vendor;
-	struct gpu_nvml *nvml; /* clocks, temperature, power; NULL: not stored */
-	struct gpu_check *check; /* the check on the device: kernels, the kept reference */
-	struct gpu_engine engine; /* the copy engine's stream, for families that use it */
-};
-
-
-struct fgo_runnable {
-	const struct fgo_algo *algo;
-	struct fgo_config cfg;
-	struct fgo_layout lay;
-	struct fgo_heap *heap;
-	hipModule_t module;
-	hipFunction_t main;
-	unsigned int grid, threads, smem;
-	void *scratch;            /* baseline buffers, allocated on first use */
-	struct gpu_tma_map *maps; /* the wgmma core's tensor maps (wgmma_maps; NULL: other cores) */
-	struct gpu_trace trace;   /* prepare_traced's buffer (trace.dev NULL: not traced) */
-	struct fgo_engine_copy *copies; /* the copy engine's part of a launch (n_copies; NULL: none) */
-	int n_copies;
-	struct gpu_user_launch *user; /* a user kernel's modules and launch (gpu_user.h; NULL: none) */
-};
 
 #define CHECK FGO_HIP_CHECK
 
@@ -498,30 +468,6 @@ static int gpu_baseline(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, d
 				   ctx->start, ctx->stop, ms, err, len);
 }
 
-/* The calibration runs on this rank's device, stream and events. */
-static struct gpu_calib_dev calib_dev(const struct fgo_backend_ctx *ctx)
-{
-	struct gpu_calib_dev d = { .device = ctx->device, .sms = ctx->sms, .arch = ctx->arch,
-				   .stream = ctx->stream, .start = ctx->start, .stop = ctx->stop,
-				   .l2_flush = ctx->l2_flush, .l2_bytes = ctx->l2_bytes };
-	return d;
-}
-
-static int gpu_matrix_peak(struct fgo_backend_ctx *ctx, enum fgo_dtype dtype, double *tflops,
-			   char *err, size_t len)
-{
-	struct gpu_calib_dev d = calib_dev(ctx);
-	return gpu_calib_matrix_peak(&d, dtype, GPU_CALIB_GEMM_SIZE, tflops, err, len);
-}
-
-static int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *sm_gbps,
-			      double *ce_gbps, char *err, size_t len)
-{
-	struct gpu_calib_dev d = calib_dev(ctx);
-	return gpu_calib_link_bandwidth(&d, heap, sm_gbps, ce_gbps, err, len);
-}
-
-/* The copy kernel of kernels/calibrate.hip (not hipMemcpy): what kernels reach. */
 /* bulk: the configuration's own kernel in GEMM-only mode, then the vendor
  * collective with the baseline's sharding, both on the stream between the
  * two events, one time: fgobench's GEMM with nothing overlapped. The
@@ -564,47 +510,6 @@ static int gpu_telemetry(struct fgo_backend_ctx *ctx, struct fgo_telemetry *t)
 {
 	memset(t, 0, sizeof *t);
 	return gpu_telemetry_read(ctx->nvml, t);
-}
-
-static int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
-{
-	struct gpu_calib_dev d = calib_dev(ctx);
-	return gpu_calib_memory_bandwidth(&d, GPU_CALIB_COPY_BYTES, gbps, err, len);
-}
-
-static int gpu_read_floor(struct fgo_backend_ctx *ctx, const size_t *bytes, int n, int reps,
-			  double *seconds, char *method, size_t method_len, char *err, size_t len)
-{
-	struct gpu_calib_dev d = calib_dev(ctx);
-	return gpu_calib_read_floor(&d, bytes, n, reps, seconds, method, method_len, err, len);
-}
-
-/* The curve needs a real link: ranks on one GPU time-slice it, and their
- * "collective" is a copy within one device's memory (gpu_heap.c finds
- * them, as the baseline's refusal does). */
-static int gpu_collective_curve(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
-				enum fgo_collective kind, const size_t *bytes, int n, int reps,
-				double *seconds, char *method, size_t method_len, char *err,
-				size_t len)
-{
-	struct gpu_heap *h = heap->priv;
-	if (h->shared_gpu) {
-		snprintf(err, len, "ranks share a GPU: no link between them to measure");
-		return FGO_EUNAVAILABLE;
-	}
-	if (!h->coll) {
-		snprintf(err, len, "%s was not found (%s)", gpu_vendor_ops.coll_name,
-			 gpu_vendor_ops.coll_hint);
-		return FGO_EUNAVAILABLE;
-	}
-	struct gpu_calib_dev d = calib_dev(ctx);
-	int rc = gpu_calib_collective(&d, ctx->vendor, h->coll, heap->comm, kind, bytes, n, reps,
-				      seconds, err, len);
-	snprintf(method, method_len,
-		 "%s %s, bf16, one GPU per rank: events around one call after an MPI barrier, the"
-		 " slowest rank's best of %d after a warm-up",
-		 gpu_vendor_ops.coll_name, fgo_collective_names[kind], reps);
-	return rc;
 }
 
 /* The check on the device (gpu_check.c) works in this rank's own heap. */

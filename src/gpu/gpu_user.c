@@ -12,6 +12,7 @@
 #include "fgo.h"
 #include "fgo_user.h"
 #include "gpu/gpu_jit.h"
+#include "user/user.h"
 
 /* The -D options of cfg's GPU form in mode. */
 static int user_defines(const struct fgo_user_kernel *k, const struct fgo_config *cfg, int mode,
@@ -175,41 +176,13 @@ int gpu_user_prepare(const struct fgo_user_kernel *k, const struct fgo_config *c
 	return FGO_OK;
 }
 
-static void matrix_of(const struct fgo_matrix *m, struct fgo_user_matrix *u)
-{
-	u->offset = (long long)m->offset;
-	u->row0 = m->row0;
-	u->rows = m->rows;
-	u->col0 = m->col0;
-	u->cols = m->cols;
-	u->ld = m->ld;
-}
-
 int gpu_user_enqueue(const struct gpu_user_launch *l, const struct fgo_config *cfg,
 		     const struct fgo_layout *lay, int mode, int rank, int world, unsigned int epoch,
 		     char *const *heap_bases, unsigned int *status, double timeout_s,
 		     hipStream_t stream, char *err, size_t len)
 {
 	struct fgo_user_args a;
-	memset(&a, 0, sizeof a);
-	a.abi = FGO_USER_ABI;
-	a.rank = rank;
-	a.world = world;
-	a.dtype = (int)cfg->dtype;
-	a.m = cfg->m;
-	a.n = cfg->n;
-	a.k = cfg->k;
-	matrix_of(&lay->a, &a.a);
-	matrix_of(&lay->b, &a.b);
-	matrix_of(&lay->c, &a.c);
-	a.work_offset = (long long)lay->work_offset;
-	a.work_bytes = (long long)lay->work_bytes;
-	a.workspace_offset = (long long)lay->workspace_offset;
-	a.workspace_bytes = (long long)lay->workspace_bytes;
-	a.flags_offset = (long long)lay->flags_offset;
-	a.flags_count = (long long)lay->flags_count;
-	a.epoch = epoch;
-	a.heap = heap_bases;
+	user_args_fill(&a, cfg, lay, rank, world, epoch, heap_bases);
 	a.timeout_ns = (long long)(timeout_s * 1e9);
 	a.status = status;
 	int m = mode < l->modes ? mode : 0;

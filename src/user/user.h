@@ -118,6 +118,16 @@ int user_launch_of(const struct fgo_user_kernel *k, const struct fgo_config *cfg
  * compiler's first error line: the run is stored as failed), the whole
  * message said on stderr once, by the process that compiled it. With
  * load, the shared object is loaded and *fn is its entry point. */
+/* The launch's one argument (kernels/fgo_user.h) for this rank: ABI,
+ * rank, world, problem, the layout's matrices and areas, the epoch and the
+ * heap bases; the form-specific fields (deadline or timeout, status,
+ * error buffer) are left zero for the caller. The CPU and GPU launches
+ * both fill it here, so the contract has one writer. */
+struct fgo_user_args;
+void user_args_fill(struct fgo_user_args *a, const struct fgo_config *cfg,
+		    const struct fgo_layout *lay, int rank, int world, unsigned int epoch,
+		    char *const *heap);
+
 typedef int (*user_cpu_entry)(const void *args, const void *cta);
 int user_cc_build(const struct fgo_user_kernel *k, const struct fgo_config *cfg, int mode,
 		  int load, user_cpu_entry *fn, char *err, size_t len);

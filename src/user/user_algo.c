@@ -229,6 +229,31 @@ static void matrix_of(const struct fgo_matrix *m, struct fgo_user_matrix *u)
 	u->ld = m->ld;
 }
 
+void user_args_fill(struct fgo_user_args *a, const struct fgo_config *cfg,
+		    const struct fgo_layout *lay, int rank, int world, unsigned int epoch,
+		    char *const *heap)
+{
+	memset(a, 0, sizeof *a);
+	a->abi = FGO_USER_ABI;
+	a->rank = rank;
+	a->world = world;
+	a->dtype = (int)cfg->dtype;
+	a->m = cfg->m;
+	a->n = cfg->n;
+	a->k = cfg->k;
+	matrix_of(&lay->a, &a->a);
+	matrix_of(&lay->b, &a->b);
+	matrix_of(&lay->c, &a->c);
+	a->work_offset = (long long)lay->work_offset;
+	a->work_bytes = (long long)lay->work_bytes;
+	a->workspace_offset = (long long)lay->workspace_offset;
+	a->workspace_bytes = (long long)lay->workspace_bytes;
+	a->flags_offset = (long long)lay->flags_offset;
+	a->flags_count = (long long)lay->flags_count;
+	a->epoch = epoch;
+	a->heap = heap;
+}
+
 /* Scratch standing in for a CTA's dynamic shared memory: one buffer per
  * process, grown to the largest asked for (the CTAs run one at a time). */
 static void *smem_buffer(long long bytes)
@@ -262,25 +287,7 @@ static int user_cpu_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		return FGO_EFAIL;
 	}
 	struct fgo_user_args a;
-	memset(&a, 0, sizeof a);
-	a.abi = FGO_USER_ABI;
-	a.rank = ex->rank;
-	a.world = ex->world;
-	a.dtype = (int)ex->cfg->dtype;
-	a.m = ex->cfg->m;
-	a.n = ex->cfg->n;
-	a.k = ex->cfg->k;
-	matrix_of(&lay->a, &a.a);
-	matrix_of(&lay->b, &a.b);
-	matrix_of(&lay->c, &a.c);
-	a.work_offset = (long long)lay->work_offset;
-	a.work_bytes = (long long)lay->work_bytes;
-	a.workspace_offset = (long long)lay->workspace_offset;
-	a.workspace_bytes = (long long)lay->workspace_bytes;
-	a.flags_offset = (long long)lay->flags_offset;
-	a.flags_count = (long long)lay->flags_count;
-	a.epoch = ex->epoch;
-	a.heap = ex->heap;
+	user_args_fill(&a, ex->cfg, lay, ex->rank, ex->world, ex->epoch, ex->heap);
 	a.deadline_ns = (long long)(ex->deadline * 1e9);
 	a.err = ex->err;
 	a.err_len = ex->err ? (long long)ex->err_len : 0;
