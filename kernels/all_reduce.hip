@@ -22,10 +22,23 @@
 #define TWO_SHOT 0
 #endif
 
+/* Two-shot: the rank that sums tile. A CTA ends tiles b, b + G, b + 2G, ...
+ * of the data-parallel walk (G = gridDim.x); with tile % W alone, and W
+ * dividing G (132 CTAs, W = 2 or 4), every tile of a CTA had one owner, so
+ * a rank's sums fell on the side warps of 1/W of its CTAs while the others
+ * idled, and each of those had one tile's GEMM to sum a tile in. Adding
+ * the wave (tile / G) turns the owner from one tile of a CTA to its next:
+ * every CTA sums every W-th tile it ends; per wave each rank still owns
+ * 1/W of the tiles. Every rank launches the same grid, so they agree. */
+__device__ __forceinline__ int owner_of(long tile)
+{
+	return (int)((tile + tile / (long)gridDim.x) % WORLD);
+}
+
 /* Whether this rank sums tile. */
 __device__ __forceinline__ bool sums(const struct launch *L, long tile)
 {
-	return !TWO_SHOT || sched_tile_owner(tile, WORLD) == L->rank;
+	return !TWO_SHOT || owner_of(tile) == L->rank;
 }
 
 /* Two-shot: team t waits for its share (first, + step, ...) of the sums
@@ -47,7 +60,7 @@ template <class Team>
 __device__ __forceinline__ void publish_partial(const Team &t, const struct launch *L, long tile)
 {
 	if (TWO_SHOT)
-		team_publish_one(t, L, sched_tile_owner(tile, WORLD), tile * WORLD + L->rank);
+		team_publish_one(t, L, owner_of(tile), tile * WORLD + L->rank);
 	else
 		team_publish_all(t, L, tile * WORLD + L->rank);
 }

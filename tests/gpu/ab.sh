@@ -6,7 +6,11 @@
 # round. The machine
 # drifts (clocks, heat), so a change is judged on ratios taken minutes
 # apart, never across sessions. Every configuration is validated first.
+# WORLDS="2 4" runs the spec at each of those world sizes (--world W on W
+# ranks, one GPU each; tags ab-base-R and ab-head-R hold every W), both
+# builds at one W before the next.
 #   OUT=/some/dir sh tests/gpu/ab.sh sweeps/wgmma_core.json build/cuda-base build/cuda
+#   OUT=/some/dir WORLDS="2 4" sh tests/gpu/ab.sh sweeps/mgpu_reduce.json build/cuda-prev build/cuda
 set -u
 [ $# -ge 3 ] || { echo "usage: tests/gpu/ab.sh SPEC BASE HEAD [ROUNDS]" >&2; exit 2; }
 spec=$1 base=$2 head=$3 rounds=${4:-2}
@@ -15,13 +19,18 @@ export OUT=${OUT:-$PWD/gpu-out}
 export NP=${NP:-1}
 r=1
 while [ "$r" -le "$rounds" ]; do
-	for side in base head; do
-		eval build=\$$side
-		echo "== round $r: $side ($build) $(date +%T)"
-		# a store per side: a head whose schema is newer upgrades its
-		# store, which the base could then no longer write
-		FGOBENCH_DB=$OUT/ab-$side.db FGOBENCH_BUILD=$build sh "$here/run.sh" sweep "$spec" \
-			--tag "ab-$side-$r" --timeout 10 | tail -n 1
+	for w in ${WORLDS:-spec}; do
+		for side in base head; do
+			eval build=\$$side
+			echo "== round $r: $side ($build) W=$w $(date +%T)"
+			np=$NP
+			set --
+			[ "$w" = spec ] || { np=$w; set -- --world "$w"; }
+			# a store per side: a head whose schema is newer upgrades its
+			# store, which the base could then no longer write
+			FGOBENCH_DB=$OUT/ab-$side.db FGOBENCH_BUILD=$build NP=$np sh "$here/run.sh" sweep "$spec" \
+				"$@" --tag "ab-$side-$r" --timeout 10 | tail -n 1
+		done
 	done
 	r=$((r + 1))
 done
