@@ -106,7 +106,8 @@ __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 /* On the wgmma core the storer thread sends each partial tile by TMA to
  * this rank's work area and, once the stores are done, raises its flags;
  * the side warps sum the tiles this CTA ends (on its walk) as their
- * partials arrive, while the consumers compute the next ones. */
+ * partials arrive, while the consumers compute the next ones; the last
+ * one, which nothing hides, with the consumers (wg_tail_team). */
 struct partial_out {
 	const struct fgo_tmap *map; /* this rank's work area */
 	const struct launch *L;
@@ -118,12 +119,27 @@ struct sum_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
+	/* every tile this CTA ends but its last; that one with the consumers
+	 * (tail), then, two-shot, the sums other ranks own */
 	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
 		if (L->mode != MODE_FUSED)
 			return;
-		if (walk.each_end([&](long tile) { return !sums(L, tile) || reduce(t, L, g, tile); }))
+		const long last = walk.last_end();
+		bool ok = walk.each_end(
+			[&](long tile) { return tile == last || !sums(L, tile) || reduce(t, L, g, tile); });
+		ok = tail_sum(wg_tail_team(), last) && ok; /* even after a wait gave up: the team waits for us */
+		if (ok)
 			sums_arrived(t, L, g, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
+	}
+	template <class Walk> __device__ void tail(const struct wg_tail_team &t, const Walk &walk) const
+	{
+		if (L->mode == MODE_FUSED)
+			tail_sum(t, walk.last_end());
+	}
+	__device__ bool tail_sum(const struct wg_tail_team &t, long last) const
+	{
+		return last < 0 || !sums(L, last) || reduce(t, L, g, last);
 	}
 };
 

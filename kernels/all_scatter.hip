@@ -51,7 +51,7 @@ struct scatter_out {
 
 /* The side warps, idle otherwise, wait for this CTA's share of the peers'
  * tiles while the consumers compute. */
-struct sources_side {
+struct sources_side : wg_side_base {
 	enum { producer_regs = 40 };
 	const struct launch *L;
 	long tiles;

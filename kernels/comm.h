@@ -122,8 +122,9 @@ __device__ __forceinline__ bool team_wait(const Team &t, const struct launch *L,
 }
 
 /* After the team's data stores: all its threads are past them (barrier),
- * they are made visible system-wide (fence), then its thread 0 raises flag
- * `index` on each of the n ranks ranks[0..n). */
+ * they are made visible system-wide (one fence), then its thread 0 raises
+ * flag `index` on each of the n ranks ranks[0..n) (fgo_flag_set: no fence
+ * a flag). */
 template <class Team>
 __device__ __forceinline__ void team_publish(const Team &t, const struct launch *L, const int *ranks,
 					     int n, long index)
@@ -132,7 +133,7 @@ __device__ __forceinline__ void team_publish(const Team &t, const struct launch 
 	if (t.tid() == 0) {
 		fgo_fence_system();
 		for (int i = 0; i < n; i++)
-			fgo_flag_release(flags_of(L, ranks[i]) + index, L->epoch);
+			fgo_flag_set(flags_of(L, ranks[i]) + index, L->epoch);
 	}
 }
 
@@ -269,6 +270,9 @@ template <class Team> struct team_depth {
 };
 #if MMA == 64
 template <> struct team_depth<wg_side_team> {
+	enum { value = 8 };
+};
+template <> struct team_depth<wg_tail_team> { /* the side warps are in it */
 	enum { value = 8 };
 };
 #endif

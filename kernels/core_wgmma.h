@@ -341,6 +341,24 @@ struct wg_side_team {
 	__device__ void sync() const { wg_bar_sync<1, 64>(); }
 	__device__ bool all(bool p) const { return wg_bar_and<1, 64>(p); }
 };
+/* The side warps and the consumer warpgroups together (named barrier 7),
+ * once the consumers have staged the CTA's last tile: its sum, which no
+ * later tile's GEMM hides, by every thread that is idle by then. The side
+ * warps alone (64 threads, a few loads in flight each, each load a round
+ * trip over NVLink) took 12-15 us to sum one 64 x 128 tile from four
+ * ranks at M = 128 on four H100s, as long as the GEMM itself. */
+struct wg_tail_team {
+	__device__ int tid() const { return (int)threadIdx.x - 64; } /* side warps first */
+	__device__ int size() const { return 64 + WG_CONSUMERS * 128; }
+	__device__ void sync() const { wg_bar_sync<7, 64 + WG_CONSUMERS * 128>(); }
+	__device__ bool all(bool p) const { return wg_bar_and<7, 64 + WG_CONSUMERS * 128>(p); }
+};
+/* A side's default: the consumers join nothing after their last tile. A
+ * side with a tail (side.tail(team, walk)) has its side warps call it too,
+ * on every path, since the team's barriers wait for all of them. */
+struct wg_side_base {
+	template <class Walk> __device__ void tail(const struct wg_tail_team &, const Walk &) const {}
+};
 /* The storer thread alone, as a team: publishing from it. */
 struct wg_solo_team {
 	__device__ int tid() const { return 0; }
@@ -368,7 +386,7 @@ template <int R> __device__ __forceinline__ void wg_setmaxnreg_inc(void)
 }
 
 /* What the side warps do for the families that need none. */
-struct wg_no_side {
+struct wg_no_side : wg_side_base {
 	enum { producer_regs = 40 };
 	template <class Walk> __device__ void run(const struct wg_side_team &, const Walk &) const {}
 };
@@ -412,7 +430,8 @@ struct wg_consumer_team {
  *   out.publishes()      whether the tile's stores must complete and then
  *   out.publish(v)       raise its flags (from the storer thread);
  * and meanwhile runs side.run(team, walk) on the side warps (wg_side_team),
- * which follow the same walk (kernels/wgmma_walk.h). */
+ * which follow the same walk (kernels/wgmma_walk.h); after their last tile
+ * the consumers call side.tail(team, walk) (wg_tail_team). */
 template <class In, class Out, class Side, class Walk>
 __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_tmap *map_b,
 						const struct wg_watch &watch, const Out &out,
@@ -564,6 +583,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			mbar_arrive(staged + 8 * c);
 			tile_phase ^= 1;
 		}
+		side.tail(wg_tail_team(), walk);
 	}
 }
 

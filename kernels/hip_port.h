@@ -34,6 +34,17 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *fla
 	asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
 	return v;
 }
+/* A flag raised right after fgo_fence_system(): a relaxed system-scope
+ * store, which with the fence before it is a release (PTX's release
+ * pattern: a fence.sc followed by a strong write). Several flags after
+ * one fence pay for one fence: each st.release to a peer fenced again, and
+ * a fence after a store to a peer waits for that store to land, a round
+ * trip over NVLink per flag (one-shot at M = 128 on four H100s spent
+ * ~12 us raising one tile's four flags). */
+__device__ __forceinline__ void fgo_flag_set(unsigned int *flag, unsigned int v)
+{
+	asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(flag), "r"(v) : "memory");
+}
 /* The same within one GPU (the device scope): for CTAs of one launch
  * that never share a flag with a peer, cheaper than the system's. */
 __device__ __forceinline__ void fgo_flag_release_gpu(unsigned int *flag, unsigned int v)
@@ -113,6 +124,11 @@ __device__ __forceinline__ void fgo_flag_release(unsigned int *flag, unsigned in
 __device__ __forceinline__ unsigned int fgo_flag_acquire(const unsigned int *flag)
 {
 	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+/* A flag raised right after fgo_fence_system() (see the NVIDIA side). */
+__device__ __forceinline__ void fgo_flag_set(unsigned int *flag, unsigned int v)
+{
+	__hip_atomic_store(flag, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 __device__ __forceinline__ void fgo_flag_release_gpu(unsigned int *flag, unsigned int v)
 {

@@ -66,7 +66,7 @@ __device__ __forceinline__ void publish_partial(const Team &t, const struct laun
  * storer sends each partial tile by TMA to this rank's work area and, once
  * it is there, raises the owner's flag; the side warps sum the own block's
  * tiles this CTA ends (the own block comes last in the walk) as their
- * partials arrive. */
+ * partials arrive, the last one with the consumers (wg_tail_team). */
 struct partial_out {
 	const struct fgo_tmaps *maps; /* block q's rows of this rank's work area */
 	const struct launch *L;
@@ -79,12 +79,25 @@ struct sum_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
+	/* the own block's tiles this CTA ends but its last; that one with the
+	 * consumers (tail) */
 	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
-		const long own0 = (long)(WORLD - 1) * g->tiles;
 		if (L->mode != MODE_FUSED)
 			return;
-		walk.each_end([&](long v) { return v < own0 || reduce(t, L, g, v - own0); });
+		const long last = walk.last_end();
+		walk.each_end([&](long v) { return v == last || v < own0() || reduce(t, L, g, v - own0()); });
+		tail_sum(wg_tail_team(), last); /* even after a wait gave up: the team waits for us */
+	}
+	template <class Walk> __device__ void tail(const struct wg_tail_team &t, const Walk &walk) const
+	{
+		if (L->mode == MODE_FUSED)
+			tail_sum(t, walk.last_end());
+	}
+	__device__ long own0() const { return (long)(WORLD - 1) * g->tiles; }
+	__device__ bool tail_sum(const struct wg_tail_team &t, long last) const
+	{
+		return last < own0() || reduce(t, L, g, last - own0());
 	}
 };
 

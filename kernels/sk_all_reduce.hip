@@ -81,7 +81,7 @@ struct partial_out {
 };
 
 /* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends. */
-struct last_wave_side {
+struct last_wave_side : wg_side_base {
 	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;

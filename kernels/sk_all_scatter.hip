@@ -83,8 +83,8 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 			fgo_fence_system();
 			for (long t = tile; t < next; t += COMM_SMS)
 				for (int p = 0; p < WORLD - 1; p++)
-					fgo_flag_release(flags_of(L, peers[p]) + (long)L->rank * g->tiles + t,
-							 L->epoch);
+					fgo_flag_set(flags_of(L, peers[p]) + (long)L->rank * g->tiles + t,
+						     L->epoch);
 		}
 		tile = next;
 	}

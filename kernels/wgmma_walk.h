@@ -167,6 +167,17 @@ struct wg_walk {
 		return (long)M_ - tm * BLK_M - (long)c * WG_ROWS;
 	}
 
+	/* The last tile this CTA ends (-1: none). */
+	__device__ long last_end() const
+	{
+		long last = -1;
+		struct sched_seg s;
+		for (bool more = first(s); more; more = next(s))
+			if (ends(s))
+				last = s.tile;
+		return last;
+	}
+
 	/* fn(tile) for every tile this CTA ends, in its order (the side warps) */
 	template <class Fn> __device__ bool each_end(Fn fn) const
 	{
