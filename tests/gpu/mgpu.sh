@@ -14,8 +14,8 @@
 #              (tags base-mgpu, base-mgpu_decode, its own store $OUT/base.db),
 #              just before this build's: the table sets the two side by
 #              side, minutes apart
-#   kill       sweeps/mgpu_decode.json at W = 2 into its own store, rank 1
-#              killed with SIGKILL mid-sweep, then `sweep --resume`: every
+#   kill       sweeps/mgpu_decode.json at W = 2 (KILL_WORLD) into its own
+#              store, one rank killed with SIGKILL mid-sweep, then `sweep --resume`: every
 #              configuration stored once, one sweep, the store intact
 #   trace      `run --trace` of every family at W = 2 on two shapes (decode
 #              and prefill) with a winning tile: the timelines as JSON
@@ -91,10 +91,11 @@ for w in $worlds; do
 done
 
 if step kill; then
-	say "kill -9 of rank 1 mid-sweep, then --resume"
+	kw=${KILL_WORLD:-2} # the world size of the killed sweep
+	say "kill -9 of one rank mid-sweep at W=$kw, then --resume"
 	kdb=$OUT/kill.db
 	rm -f "$kdb"
-	FGOBENCH_DB=$kdb fgo 2 sweep sweeps/mgpu_decode.json --world 2 --tag kill --timeout 10 --quiet \
+	FGOBENCH_DB=$kdb fgo "$kw" sweep sweeps/mgpu_decode.json --world "$kw" --tag kill --timeout 10 --quiet \
 		>"$OUT/kill-1.log" 2>&1 &
 	sleep 5
 	victim=$(pgrep -f "fgobench sweep sweeps/mgpu_decode.json" | sort -n | tail -n 1)
@@ -103,10 +104,10 @@ if step kill; then
 	wait
 	echo "stored before the resume: $(python3 -c "import sqlite3,sys;print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM runs WHERE status != 'started'\").fetchone()[0])" "$kdb")" |
 		tee -a "$log"
-	FGOBENCH_DB=$kdb fgo 2 sweep sweeps/mgpu_decode.json --world 2 --tag kill --timeout 10 --resume \
+	FGOBENCH_DB=$kdb fgo "$kw" sweep sweeps/mgpu_decode.json --world "$kw" --tag kill --timeout 10 --resume \
 		--quiet >"$OUT/kill-2.log" 2>&1
 	echo "resume exit $?" | tee -a "$log"
-	valid=$("$build/fgobench" sweep sweeps/mgpu_decode.json --world 2 --dry-run --format csv 2>/dev/null |
+	valid=$("$build/fgobench" sweep sweeps/mgpu_decode.json --world "$kw" --dry-run --format csv 2>/dev/null |
 		grep -c ',yes,')
 	python3 - "$kdb" "$valid" <<'EOF' 2>&1 | tee -a "$log" || rc=1
 import sqlite3, sys
