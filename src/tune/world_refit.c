@@ -257,3 +257,80 @@ int world_curves_load(struct fgo_store *st, const char *machine, const char *bac
 	free(stored);
 	return rc;
 }
+
+int world_runs_load(struct fgo_store *st, const char *machine, const char *backend,
+		    const char *algorithm, int world, struct world_run **out, size_t *n, char *err,
+		    size_t len)
+{
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int step, rc = FGO_OK;
+	*out = NULL;
+	*n = 0;
+	if (store_sql_prepare(store_db(st), runs_sql, &q, "read the runs at W > 1", err, len))
+		return FGO_EFAIL;
+	store_sql_bind_text(q, 1, machine);
+	store_sql_bind_text(q, 2, backend);
+	store_sql_bind_text(q, 3, algorithm);
+	sqlite3_bind_int(q, 4, world);
+	while (rc == FGO_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct world_run *more = realloc(*out, cap * sizeof *more);
+			if (!more) {
+				snprintf(err, len, "out of memory for the runs at W > 1");
+				rc = FGO_EFAIL;
+				break;
+			}
+			*out = more;
+		}
+		struct world_run *r = &(*out)[(*n)++];
+		view_config(q, 0, &r->cfg);
+		r->ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
+		r->gemm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 1);
+	}
+	sqlite3_finalize(q);
+	if (rc == FGO_OK && step != SQLITE_DONE)
+		rc = store_sql_fail(store_db(st), err, len, "read the runs at W > 1");
+	if (rc != FGO_OK || *n == 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int world_gemm_model_load(struct fgo_store *st, const char *machine, const char *backend,
+			  struct world_gemm_model *gm, char *err, size_t len)
+{
+	static const char *const cores[MODEL_CORES] = { "wgmma", "mma16", "mma32", "simt" };
+	_Static_assert(MODEL_CORES <= WORLD_RANK_CORES, "one slot per core");
+	memset(gm, 0, sizeof *gm);
+	for (int c = 0; c < MODEL_CORES; c++) {
+		struct model_fit f;
+		char at[32];
+		int found = 0;
+		if (store_model_get(st, machine, backend, cores[c], &gm->machine, &f, at, &found, err,
+				    len) != FGO_OK)
+			return FGO_EFAIL;
+		if (!found)
+			continue;
+		snprintf(gm->core[gm->ncores], sizeof gm->core[0], "%s", cores[c]);
+		memcpy(gm->coef[gm->ncores++], f.coef, sizeof f.coef);
+	}
+	if (gm->ncores)
+		return FGO_OK;
+	/* none stored: fitted now, as best --predict does */
+	struct model_core_fit fits[MODEL_CORES];
+	int n = 0;
+	if (model_refit(st, machine, backend, NULL, fits, &n, err, len) != FGO_OK ||
+	    model_machine_load(st, machine, backend, &gm->machine, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	for (int i = 0; i < n; i++) {
+		if (!fits[i].fitted)
+			continue;
+		snprintf(gm->core[gm->ncores], sizeof gm->core[0], "%.7s", fits[i].core);
+		memcpy(gm->coef[gm->ncores++], fits[i].fit.coef, sizeof fits[i].fit.coef);
+	}
+	return FGO_OK;
+}
