@@ -297,7 +297,14 @@ int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS]
 	 * pattern, GEMM compiled out): a link-bound shape later is priced at
 	 * that rate rather than at a ceiling, or free */
 	if (!(out->fitted & (1u << WT_LINK)) && comm_rate > 0) {
-		out->coef[WT_LINK] = comm_rate;
+		/* no slower than the fused runs allow: each stayed on the GEMM
+		 * side, so its link took at most its GEMM's time (the Stream-K
+		 * forms' own comm CTAs beat their comm-only pattern) */
+		double bound = INFINITY;
+		for (size_t i = 0; i < n; i++)
+			if (o[i].egress > 0)
+				bound = fmin(bound, out->coef[WT_GEMM] * o[i].gemm_ms / (o[i].egress * 1e-6));
+		out->coef[WT_LINK] = fmin(comm_rate, bound);
 		out->fitted |= 1u << WT_LINK;
 	}
 	free(x), free(ms), free(v), free(side);

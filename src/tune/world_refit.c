@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "fgo.h"
 #include "store/store_sql.h"
 #include "tune/model_refit.h"
@@ -227,6 +228,103 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 	return rc;
 }
 
+/* The runs at W > 1 whose baseline timed the vendor collective after
+ * their own GEMM (t_bulk), not from sweeps with more ranks than GPUs. */
+static const char bulk_sql[] =
+	"WITH latest AS ("
+	"  SELECT r.*, row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
+	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+	"  WHERE r.status = 'ok' AND r.t_bulk_ms > r.t_gemm_ms AND r.t_gemm_ms > 0 AND r.world > 1"
+	"    AND s.host = ?1 AND s.backend = ?2"
+	"    AND NOT (s.backend = 'gpu' AND s.devices LIKE '%x %' AND s.mpi_ranks >"
+	"             CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))"
+	") SELECT " VIEW_CONFIG_COLUMNS ", t_bulk_ms - t_gemm_ms FROM latest"
+	" WHERE recency = 1 ORDER BY world, id";
+
+/* The points of one collective at one W. */
+struct bulk_points {
+	enum fgo_collective kind;
+	int world;
+	double *bytes, *seconds;
+	size_t n, cap;
+};
+
+static int bulk_add(struct bulk_points *p, double bytes, double seconds)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		double *b = realloc(p->bytes, cap * sizeof *b);
+		if (!b)
+			return FGO_EFAIL;
+		p->bytes = b;
+		double *t = realloc(p->seconds, cap * sizeof *t);
+		if (!t)
+			return FGO_EFAIL;
+		p->seconds = t;
+		p->cap = cap;
+	}
+	p->bytes[p->n] = bytes;
+	p->seconds[p->n++] = seconds;
+	return FGO_OK;
+}
+
+int world_curves_fit(struct fgo_store *st, const char *machine, const char *backend,
+		     struct coll_curve *out, int cap, int *n, int *runs, double *rms, char *err,
+		     size_t len)
+{
+	struct bulk_points pts[COLL_CURVES_MAX];
+	int np = 0, step, rc = FGO_OK;
+	sqlite3_stmt *q;
+	*n = 0;
+	if (store_sql_prepare(store_db(st), bulk_sql, &q, "read the runs' baselines", err, len))
+		return FGO_EFAIL;
+	store_sql_bind_text(q, 1, machine);
+	store_sql_bind_text(q, 2, backend);
+	/* the CPU baselines sum in fp32 (MPI_FLOAT); the GPU's in the dtype */
+	int cpu = !strcmp(backend, "cpu");
+	while (rc == FGO_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		struct fgo_config cfg;
+		enum fgo_collective kind;
+		double bytes;
+		view_config(q, 0, &cfg);
+		if (!algo_find(cfg.algorithm) ||
+		    !algo_collective(&cfg, cpu ? 4 : dtype_size(cfg.dtype), &kind, &bytes) || !(bytes > 0))
+			continue;
+		int i = 0;
+		while (i < np && !(pts[i].kind == kind && pts[i].world == cfg.world))
+			i++;
+		if (i == np) {
+			if (np == COLL_CURVES_MAX)
+				continue;
+			memset(&pts[np++], 0, sizeof pts[0]);
+			pts[i].kind = kind;
+			pts[i].world = cfg.world;
+		}
+		if (bulk_add(&pts[i], bytes, sqlite3_column_double(q, VIEW_CONFIG_NCOLS) * 1e-3)) {
+			snprintf(err, len, "out of memory for the runs' baselines");
+			rc = FGO_EFAIL;
+		}
+	}
+	sqlite3_finalize(q);
+	if (rc == FGO_OK && step != SQLITE_DONE)
+		rc = store_sql_fail(store_db(st), err, len, "read the runs' baselines");
+	for (int i = 0; i < np; i++) {
+		double r = 0;
+		if (rc == FGO_OK && *n < cap &&
+		    coll_curve_fit(pts[i].kind, pts[i].world, pts[i].bytes, pts[i].seconds, pts[i].n,
+				   &out[*n], NULL, NULL, &r)) {
+			if (runs)
+				runs[*n] = (int)pts[i].n;
+			if (rms)
+				rms[*n] = r;
+			(*n)++;
+		}
+		free(pts[i].bytes);
+		free(pts[i].seconds);
+	}
+	return rc;
+}
+
 int world_curves_load(struct fgo_store *st, const char *machine, const char *backend,
 		      struct coll_curve *out, int cap, int *n, char *err, size_t len)
 {
@@ -255,6 +353,21 @@ int world_curves_load(struct fgo_store *st, const char *machine, const char *bac
 		(*n)++;
 	}
 	free(stored);
+	/* where calibrate measured none (a store older than its curves), the
+	 * curve the runs' baselines say */
+	struct coll_curve fit[COLL_CURVES_MAX];
+	int nfit = 0;
+	if (rc == FGO_OK)
+		rc = world_curves_fit(st, machine, backend, fit, COLL_CURVES_MAX, &nfit, NULL, NULL, err,
+				      len);
+	for (int i = 0; rc == FGO_OK && i < nfit && *n < cap; i++) {
+		int measured = 0;
+		for (int j = 0; j < *n; j++)
+			measured |= !out[j].fitted && out[j].kind == fit[i].kind &&
+				    out[j].world == fit[i].world;
+		if (!measured)
+			out[(*n)++] = fit[i];
+	}
 	return rc;
 }
 

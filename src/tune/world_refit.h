@@ -52,8 +52,19 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 		     const char *algorithm, int world, double link_gbps, double mem_gbps,
 		     struct world_model *out, char *err, size_t len);
 
+/* The vendor collective's curve of each collective and W fitted to the
+ * machine's ok runs at W on W devices that timed it in their baseline
+ * (t_bulk - t_gemm, coll_curve_fit), at most cap into out, *n of them;
+ * runs[i] how many runs each came from (may be NULL), rms[i] their rms
+ * relative error (may be NULL). FGO_OK or FGO_EFAIL. */
+int world_curves_fit(struct fgo_store *st, const char *machine, const char *backend,
+		     struct coll_curve *out, int cap, int *n, int *runs, double *rms, char *err,
+		     size_t len);
+
 /* The newest collective curve of each collective and W on machine and
- * backend, at most cap into out; *n how many. FGO_OK or FGO_EFAIL. */
+ * backend that calibrate measured, else one fitted to the runs
+ * (world_curves_fit; fitted set), at most cap into out; *n how many.
+ * FGO_OK or FGO_EFAIL. */
 int world_curves_load(struct fgo_store *st, const char *machine, const char *backend,
 		      struct coll_curve *out, int cap, int *n, char *err, size_t len);
 
