@@ -35,7 +35,7 @@ struct coll_curve {
  * set. *latency_s, *gbps (may be NULL) and *rms
  * (relative, may be NULL) say what was fitted. 1 when fitted; 0 with
  * fewer than 3 points or fewer than 2 sizes (a rate needs two). */
-#define COLL_FIT_POINTS 8
+#define COLL_FIT_POINTS 24
 #define COLL_FIT_FLOOR 4096.0
 int coll_curve_fit(enum fgo_collective kind, int world, const double *bytes,
 		   const double *seconds, size_t n, struct coll_curve *out, double *latency_s,
