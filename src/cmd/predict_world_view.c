@@ -255,8 +255,8 @@ int predict_world_view(const struct predict_view_opts *o)
 	static const char *const headers[] = {
 		"algorithm", "W", "per-rank GEMM", "gemm_us", "gemm_from", "comm_MB", "comm_us",
 		"reduce_us", "fused_us", "baseline_us", "speedup", "measured_fused_us",
-		"measured_speedup", "fused_off", "terms", "baseline_from", "top_config", "err_runs", "err_rms_pct",
-		"err_max_pct"
+		"measured_speedup", "fused_off", "terms", "baseline_from", "err_runs", "err_rms_pct",
+		"err_max_pct", "top_config"
 	};
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
 	int rows = 0, said = 0;
@@ -381,7 +381,6 @@ int predict_world_view(const struct predict_view_opts *o)
 		}
 		table_add(t, "%s", fr.model.terms);
 		table_add(t, "%s", fr.baseline_from);
-		table_add(t, "%s", top_key[0] ? top_key : "-");
 		table_add(t, "%zu", e->runs);
 		if (e->runs) {
 			table_add(t, "%.1f", 100 * e->rms_rel_err);
@@ -390,6 +389,7 @@ int predict_world_view(const struct predict_view_opts *o)
 			table_add(t, "-");
 			table_add(t, "-");
 		}
+		table_add(t, "%s", top_key[0] ? top_key : "-");
 		rows++;
 	}
 	if (!t) {
