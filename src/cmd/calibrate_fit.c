@@ -60,6 +60,26 @@ static int fit_worlds(struct fgo_store *st, const char *host, const char *backen
 		error("%s", err);
 		return FGO_EFAIL;
 	}
+	/* the vendor collective from the runs' own baselines: what best
+	 * --predict --world uses where calibrate measured no curve */
+	struct coll_curve curves[COLL_CURVES_MAX];
+	int ncurves = 0, runs[COLL_CURVES_MAX];
+	double rms[COLL_CURVES_MAX];
+	if (world_curves_fit(st, host, backend, curves, COLL_CURVES_MAX, &ncurves, runs, rms, err,
+			     sizeof err) != FGO_OK) {
+		error("%s", err);
+		return FGO_EFAIL;
+	}
+	for (int i = 0; i < ncurves; i++) {
+		const struct coll_curve *c = &curves[i];
+		int last = c->n - 1;
+		double per_byte = (c->seconds[last] - c->seconds[0]) / (c->bytes[last] - c->bytes[0]);
+		printf("collective %s W=%d fitted to %d runs' baselines (t_bulk - t_gemm; used where"
+		       " calibrate measured no curve): latency %.1f us, %.3g GB/s, error rms %.1f%%\n",
+		       fgo_collective_names[c->kind], c->world, runs[i],
+		       (c->seconds[0] - per_byte * c->bytes[0]) * 1e6,
+		       per_byte > 0 ? 1e-9 / per_byte : 0, 100 * rms[i]);
+	}
 	for (int i = 0; i < n; i++) {
 		if (fits[i].fitted)
 			print_world_fit(&fits[i]);

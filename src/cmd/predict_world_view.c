@@ -188,6 +188,30 @@ static void family_note(const char *algorithm, int world, const struct family_ro
 	     err);
 }
 
+/* The family's configurations stored at cfg's W ranked at cfg's shape
+ * (world_rank.h): the first into *top, how many in *ranked (0: none
+ * stored, or no cost model to say their GEMMs). */
+static int family_rank(struct fgo_store *store, const char *host, const char *backend,
+		       const struct fgo_config *cfg, const struct world_gemm_model *gm,
+		       const double c[WORLD_TERMS], struct world_cand *top, size_t *ranked,
+		       char *err, size_t len)
+{
+	struct world_run *runs = NULL;
+	struct world_cand *cand = NULL;
+	size_t n = 0;
+	*ranked = 0;
+	if (!gm->ncores)
+		return FGO_OK;
+	int rc = world_runs_load(store, host, backend, cfg->algorithm, cfg->world, &runs, &n, err, len);
+	if (rc == FGO_OK && n && (rc = world_rank(runs, n, cfg, gm, c, &cand, ranked)) != FGO_OK)
+		snprintf(err, len, "out of memory ranking the configurations of %s", cfg->algorithm);
+	if (rc == FGO_OK && *ranked)
+		*top = cand[0];
+	free(runs);
+	free(cand);
+	return rc;
+}
+
 int predict_world_view(const struct predict_view_opts *o)
 {
 	struct fgo_store *store = NULL;
@@ -215,6 +239,11 @@ int predict_world_view(const struct predict_view_opts *o)
 		error("%s", err);
 		goto out;
 	}
+	struct world_gemm_model gmodel;
+	if ((rc = world_gemm_model_load(store, host, backend, &gmodel, err, sizeof err)) != FGO_OK) {
+		error("%s", err);
+		goto out;
+	}
 	if (!(link > 0) && !fitted_link(store, host, backend)) {
 		error("no link bandwidth of %s (%s backend) is stored and no runs at W > 1 are fitted:"
 		      " `fgobench calibrate` measures it where a second GPU is, `fgobench calibrate"
@@ -227,7 +256,7 @@ int predict_world_view(const struct predict_view_opts *o)
 		"algorithm", "W", "per-rank GEMM", "gemm_us", "gemm_from", "comm_MB", "comm_us",
 		"reduce_us", "fused_us", "baseline_us", "speedup", "measured_fused_us",
 		"measured_speedup", "fused_off", "terms", "baseline_from", "err_runs", "err_rms_pct",
-		"err_max_pct"
+		"err_max_pct", "top_config"
 	};
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
 	int rows = 0, said = 0;
@@ -281,8 +310,23 @@ int predict_world_view(const struct predict_view_opts *o)
 				sizeof fr.baseline_from);
 		struct world_prediction p;
 		struct world_obs ob;
-		/* the link's coefficient from a ceiling nobody measured or stated */
-		int no_link = fr.model.coef.from[WT_LINK] == 0 && !(link > 0) &&
+		struct world_cand top;
+		size_t ranked = 0;
+		if ((rc = family_rank(store, host, backend, &cfg, &gmodel, fr.model.coef.c, &top, &ranked,
+				      err, sizeof err)) != FGO_OK) {
+			error("%s", err);
+			break;
+		}
+		if (ranked) {
+			/* the first of the family's configurations stored at W */
+			cfg = top.cfg;
+			in.gemm_ms = gemm = top.gemm_ms;
+			in.units = world_units(&cfg);
+			snprintf(gsrc, sizeof gsrc, "ranked");
+		}
+		/* the link's coefficient from a ceiling nobody measured or stated
+		 * (runs at W that left it unpinned saw it hidden: 0 stands) */
+		int no_link = !ranked && fr.model.coef.from[WT_LINK] == 0 && !(link > 0) &&
 			      world_obs_of(&cfg, gemm, units, &ob) && ob.egress > 0;
 		if (no_link || !predict_world(&cfg, &in, &p)) {
 			note("%s at W=%d: no link rate is known (no link_bw stored, no runs at W > 1"
@@ -290,6 +334,16 @@ int predict_world_view(const struct predict_view_opts *o)
 			     " `fgobench calibrate --fit --link-bw GB/S` states it",
 			     cfg.algorithm, o->world);
 			continue;
+		}
+		char top_key[FGO_KEY_MAX] = "";
+		if (ranked) {
+			p.fused_ms = top.fused_ms;
+			p.speedup = p.baseline_ms / p.fused_ms;
+			config_key(&top.cfg, top_key, sizeof top_key);
+			note("%s at W=%d: %zu configurations stored at W=%d ranked here; first %s (per-rank"
+			     " GEMM x%.2f, fused x%.2f from %s runs at the nearest shapes)",
+			     cfg.algorithm, o->world, ranked, o->world, top_key, top.k_gemm, top.k_fused,
+			     top.own ? "its own" : "the family's");
 		}
 		family_note(cfg.algorithm, o->world, &fr);
 		int bm, bn;
@@ -335,6 +389,7 @@ int predict_world_view(const struct predict_view_opts *o)
 			table_add(t, "-");
 			table_add(t, "-");
 		}
+		table_add(t, "%s", top_key[0] ? top_key : "-");
 		rows++;
 	}
 	if (!t) {

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fgo.h"
+#include "model.h"
+
 double coll_curve_seconds(const struct coll_curve *c, double bytes, enum coll_reach *reach)
 {
 	enum coll_reach where = COLL_INSIDE;
@@ -90,6 +93,7 @@ void coll_estimate(const struct coll_curve *curves, int n, enum fgo_collective k
 	if (!best)
 		return;
 	out->found = 1;
+	out->fitted = best->fitted;
 	out->from_world = best->world;
 	out->lo = best->bytes[0];
 	out->hi = best->bytes[best->n - 1];
@@ -119,9 +123,11 @@ void coll_estimate_text(const struct coll_estimate *e, enum fgo_collective kind,
 		return;
 	}
 	if (e->from_world == world)
-		snprintf(at, sizeof at, "at W=%d", world);
+		snprintf(at, sizeof at, "%sat W=%d", e->fitted ? "fitted to the runs' baselines " : "",
+			 world);
 	else
-		snprintf(at, sizeof at, "at W=%d, scaled to W=%d", e->from_world, world);
+		snprintf(at, sizeof at, "%sat W=%d, scaled to W=%d",
+			 e->fitted ? "fitted to the runs' baselines " : "", e->from_world, world);
 	bytes_text(bytes, size, sizeof size);
 	if (e->reach == COLL_INSIDE) {
 		snprintf(out, len, "the %s curve %s (%s: %s)", fgo_collective_names[kind], at, size,
@@ -132,4 +138,51 @@ void coll_estimate_text(const struct coll_estimate *e, enum fgo_collective kind,
 	snprintf(out, len, "the %s curve %s (%s: extrapolated, %s its %s point, %s)",
 		 fgo_collective_names[kind], at, size, e->reach == COLL_BELOW ? "below" : "past",
 		 e->reach == COLL_BELOW ? "smallest" : "largest", edge);
+}
+
+int coll_curve_fit(enum fgo_collective kind, int world, const double *bytes,
+		   const double *seconds, size_t n, struct coll_curve *out, double *latency_s,
+		   double *gbps, double *rms)
+{
+	double lo = INFINITY, hi = 0, coef[2], sq = 0;
+	memset(out, 0, sizeof *out);
+	if (n < 3)
+		return 0;
+	double *x = malloc(sizeof *x * 2 * n);
+	if (!x)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		x[2 * i] = 1;        /* the latency, s */
+		x[2 * i + 1] = bytes[i]; /* s per byte: 1 / the rate */
+		lo = fmin(lo, bytes[i]);
+		hi = fmax(hi, bytes[i]);
+	}
+	int ok = hi > lo && model_nnls(x, seconds, n, 2, NULL, 0, coef) == FGO_OK &&
+		 coef[0] + coef[1] * hi > 0;
+	free(x);
+	if (!ok)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = (coef[0] + coef[1] * bytes[i]) / seconds[i] - 1;
+		sq += e * e;
+	}
+	out->kind = kind;
+	out->world = world;
+	out->fitted = 1;
+	/* the line holds below the smallest size seen too (its latency is
+	 * fitted), where a measured curve's first point would stand */
+	lo = fmin(lo, COLL_FIT_FLOOR);
+	out->n = COLL_FIT_POINTS;
+	for (int p = 0; p < COLL_FIT_POINTS; p++) {
+		double b = lo * pow(hi / lo, (double)p / (COLL_FIT_POINTS - 1));
+		out->bytes[p] = b;
+		out->seconds[p] = coef[0] + coef[1] * b;
+	}
+	if (latency_s)
+		*latency_s = coef[0];
+	if (gbps)
+		*gbps = coef[1] > 0 ? 1 / coef[1] / 1e9 : 0;
+	if (rms)
+		*rms = sqrt(sq / (double)n);
+	return 1;
 }

@@ -20,7 +20,26 @@ struct coll_curve {
 	int n;                           /* points, bytes strictly ascending */
 	double bytes[COLL_POINTS_MAX];
 	double seconds[COLL_POINTS_MAX]; /* the slowest rank's best call */
+	int fitted;                      /* 1: fitted to stored runs' baseline times
+					  * (coll_curve_fit), not measured by calibrate */
 };
+
+/* The curve of kind at world from runs that timed the vendor collective
+ * inside their baseline (on GPUs, t_bulk - t_gemm: the run's own GEMM,
+ * then the collective; stores older than calibrate's curves have only
+ * these): seconds = latency + bytes / rate, fitted by non-negative least
+ * squares on relative error (so neither goes negative), written as
+ * COLL_FIT_POINTS points from COLL_FIT_FLOOR bytes (or the smallest
+ * seen, when smaller) to the largest seen (log-spaced; past them
+ * coll_curve_seconds extrapolates as it does a measured curve), fitted
+ * set. *latency_s, *gbps (may be NULL) and *rms
+ * (relative, may be NULL) say what was fitted. 1 when fitted; 0 with
+ * fewer than 3 points or fewer than 2 sizes (a rate needs two). */
+#define COLL_FIT_POINTS 24
+#define COLL_FIT_FLOOR 4096.0
+int coll_curve_fit(enum fgo_collective kind, int world, const double *bytes,
+		   const double *seconds, size_t n, struct coll_curve *out, double *latency_s,
+		   double *gbps, double *rms);
 
 /* Where a size fell against the measured ones. */
 enum coll_reach {
@@ -52,6 +71,7 @@ struct coll_estimate {
 	int found;              /* 0: no curve of kind at any W */
 	double seconds;
 	int from_world;         /* the curve's W */
+	int fitted;             /* the curve was fitted to runs (coll_curve_fit), not measured */
 	enum coll_reach reach;  /* where bytes fell on it */
 	double lo, hi;          /* its measured sizes */
 };

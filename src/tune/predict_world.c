@@ -256,6 +256,15 @@ int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS]
 			v[k++] = o[i].comm_ms / (o[i].egress * 1e-6);
 	if (k)
 		starts[nstarts++] = median(v, k);
+	/* the comm-only runs' rate by bytes (the large transfers decide it;
+	 * a small one's time is latency) */
+	double comm_ms = 0, comm_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (o[i].comm_ms > 0 && o[i].egress > 0) {
+			comm_ms += o[i].comm_ms;
+			comm_bytes += o[i].egress * 1e-6;
+		}
+	double comm_rate = comm_bytes > 0 ? comm_ms / comm_bytes : 0;
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		ms[i] = o[i].ms;
@@ -282,6 +291,21 @@ int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS]
 			memcpy(out->coef, c, sizeof c);
 			out->fitted = used;
 		}
+	}
+	/* every run on the GEMM side: the fused times cannot say the link's
+	 * rate, but the comm-only times measured it for this family (the same
+	 * pattern, GEMM compiled out): a link-bound shape later is priced at
+	 * that rate rather than at a ceiling, or free */
+	if (!(out->fitted & (1u << WT_LINK)) && comm_rate > 0) {
+		/* no slower than the fused runs allow: each stayed on the GEMM
+		 * side, so its link took at most its GEMM's time (the Stream-K
+		 * forms' own comm CTAs beat their comm-only pattern) */
+		double bound = INFINITY;
+		for (size_t i = 0; i < n; i++)
+			if (o[i].egress > 0)
+				bound = fmin(bound, out->coef[WT_GEMM] * o[i].gemm_ms / (o[i].egress * 1e-6));
+		out->coef[WT_LINK] = fmin(comm_rate, bound);
+		out->fitted |= 1u << WT_LINK;
 	}
 	free(x), free(ms), free(v), free(side);
 	struct world_errors e;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "fgo.h"
 #include "store/store_sql.h"
 #include "tune/model_refit.h"
@@ -227,6 +228,103 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 	return rc;
 }
 
+/* The runs at W > 1 whose baseline timed the vendor collective after
+ * their own GEMM (t_bulk), not from sweeps with more ranks than GPUs. */
+static const char bulk_sql[] =
+	"WITH latest AS ("
+	"  SELECT r.*, row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
+	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+	"  WHERE r.status = 'ok' AND r.t_bulk_ms > r.t_gemm_ms AND r.t_gemm_ms > 0 AND r.world > 1"
+	"    AND s.host = ?1 AND s.backend = ?2"
+	"    AND NOT (s.backend = 'gpu' AND s.devices LIKE '%x %' AND s.mpi_ranks >"
+	"             CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))"
+	") SELECT " VIEW_CONFIG_COLUMNS ", t_bulk_ms - t_gemm_ms FROM latest"
+	" WHERE recency = 1 ORDER BY world, id";
+
+/* The points of one collective at one W. */
+struct bulk_points {
+	enum fgo_collective kind;
+	int world;
+	double *bytes, *seconds;
+	size_t n, cap;
+};
+
+static int bulk_add(struct bulk_points *p, double bytes, double seconds)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		double *b = realloc(p->bytes, cap * sizeof *b);
+		if (!b)
+			return FGO_EFAIL;
+		p->bytes = b;
+		double *t = realloc(p->seconds, cap * sizeof *t);
+		if (!t)
+			return FGO_EFAIL;
+		p->seconds = t;
+		p->cap = cap;
+	}
+	p->bytes[p->n] = bytes;
+	p->seconds[p->n++] = seconds;
+	return FGO_OK;
+}
+
+int world_curves_fit(struct fgo_store *st, const char *machine, const char *backend,
+		     struct coll_curve *out, int cap, int *n, int *runs, double *rms, char *err,
+		     size_t len)
+{
+	struct bulk_points pts[COLL_CURVES_MAX];
+	int np = 0, step, rc = FGO_OK;
+	sqlite3_stmt *q;
+	*n = 0;
+	if (store_sql_prepare(store_db(st), bulk_sql, &q, "read the runs' baselines", err, len))
+		return FGO_EFAIL;
+	store_sql_bind_text(q, 1, machine);
+	store_sql_bind_text(q, 2, backend);
+	/* the CPU baselines sum in fp32 (MPI_FLOAT); the GPU's in the dtype */
+	int cpu = !strcmp(backend, "cpu");
+	while (rc == FGO_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		struct fgo_config cfg;
+		enum fgo_collective kind;
+		double bytes;
+		view_config(q, 0, &cfg);
+		if (!algo_find(cfg.algorithm) ||
+		    !algo_collective(&cfg, cpu ? 4 : dtype_size(cfg.dtype), &kind, &bytes) || !(bytes > 0))
+			continue;
+		int i = 0;
+		while (i < np && !(pts[i].kind == kind && pts[i].world == cfg.world))
+			i++;
+		if (i == np) {
+			if (np == COLL_CURVES_MAX)
+				continue;
+			memset(&pts[np++], 0, sizeof pts[0]);
+			pts[i].kind = kind;
+			pts[i].world = cfg.world;
+		}
+		if (bulk_add(&pts[i], bytes, sqlite3_column_double(q, VIEW_CONFIG_NCOLS) * 1e-3)) {
+			snprintf(err, len, "out of memory for the runs' baselines");
+			rc = FGO_EFAIL;
+		}
+	}
+	sqlite3_finalize(q);
+	if (rc == FGO_OK && step != SQLITE_DONE)
+		rc = store_sql_fail(store_db(st), err, len, "read the runs' baselines");
+	for (int i = 0; i < np; i++) {
+		double r = 0;
+		if (rc == FGO_OK && *n < cap &&
+		    coll_curve_fit(pts[i].kind, pts[i].world, pts[i].bytes, pts[i].seconds, pts[i].n,
+				   &out[*n], NULL, NULL, &r)) {
+			if (runs)
+				runs[*n] = (int)pts[i].n;
+			if (rms)
+				rms[*n] = r;
+			(*n)++;
+		}
+		free(pts[i].bytes);
+		free(pts[i].seconds);
+	}
+	return rc;
+}
+
 int world_curves_load(struct fgo_store *st, const char *machine, const char *backend,
 		      struct coll_curve *out, int cap, int *n, char *err, size_t len)
 {
@@ -255,5 +353,97 @@ int world_curves_load(struct fgo_store *st, const char *machine, const char *bac
 		(*n)++;
 	}
 	free(stored);
+	/* where calibrate measured none (a store older than its curves), the
+	 * curve the runs' baselines say */
+	struct coll_curve fit[COLL_CURVES_MAX];
+	int nfit = 0;
+	if (rc == FGO_OK)
+		rc = world_curves_fit(st, machine, backend, fit, COLL_CURVES_MAX, &nfit, NULL, NULL, err,
+				      len);
+	for (int i = 0; rc == FGO_OK && i < nfit && *n < cap; i++) {
+		int measured = 0;
+		for (int j = 0; j < *n; j++)
+			measured |= !out[j].fitted && out[j].kind == fit[i].kind &&
+				    out[j].world == fit[i].world;
+		if (!measured)
+			out[(*n)++] = fit[i];
+	}
 	return rc;
+}
+
+int world_runs_load(struct fgo_store *st, const char *machine, const char *backend,
+		    const char *algorithm, int world, struct world_run **out, size_t *n, char *err,
+		    size_t len)
+{
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int step, rc = FGO_OK;
+	*out = NULL;
+	*n = 0;
+	if (store_sql_prepare(store_db(st), runs_sql, &q, "read the runs at W > 1", err, len))
+		return FGO_EFAIL;
+	store_sql_bind_text(q, 1, machine);
+	store_sql_bind_text(q, 2, backend);
+	store_sql_bind_text(q, 3, algorithm);
+	sqlite3_bind_int(q, 4, world);
+	while (rc == FGO_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct world_run *more = realloc(*out, cap * sizeof *more);
+			if (!more) {
+				snprintf(err, len, "out of memory for the runs at W > 1");
+				rc = FGO_EFAIL;
+				break;
+			}
+			*out = more;
+		}
+		struct world_run *r = &(*out)[(*n)++];
+		view_config(q, 0, &r->cfg);
+		r->ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
+		r->gemm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 1);
+	}
+	sqlite3_finalize(q);
+	if (rc == FGO_OK && step != SQLITE_DONE)
+		rc = store_sql_fail(store_db(st), err, len, "read the runs at W > 1");
+	if (rc != FGO_OK || *n == 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int world_gemm_model_load(struct fgo_store *st, const char *machine, const char *backend,
+			  struct world_gemm_model *gm, char *err, size_t len)
+{
+	static const char *const cores[MODEL_CORES] = { "wgmma", "mma16", "mma32", "simt" };
+	_Static_assert(MODEL_CORES <= WORLD_RANK_CORES, "one slot per core");
+	memset(gm, 0, sizeof *gm);
+	for (int c = 0; c < MODEL_CORES; c++) {
+		struct model_fit f;
+		char at[32];
+		int found = 0;
+		if (store_model_get(st, machine, backend, cores[c], &gm->machine, &f, at, &found, err,
+				    len) != FGO_OK)
+			return FGO_EFAIL;
+		if (!found)
+			continue;
+		snprintf(gm->core[gm->ncores], sizeof gm->core[0], "%s", cores[c]);
+		memcpy(gm->coef[gm->ncores++], f.coef, sizeof f.coef);
+	}
+	if (gm->ncores)
+		return FGO_OK;
+	/* none stored: fitted now, as best --predict does */
+	struct model_core_fit fits[MODEL_CORES];
+	int n = 0;
+	if (model_refit(st, machine, backend, NULL, fits, &n, err, len) != FGO_OK ||
+	    model_machine_load(st, machine, backend, &gm->machine, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	for (int i = 0; i < n; i++) {
+		if (!fits[i].fitted)
+			continue;
+		snprintf(gm->core[gm->ncores], sizeof gm->core[0], "%.7s", fits[i].core);
+		memcpy(gm->coef[gm->ncores++], fits[i].fit.coef, sizeof fits[i].fit.coef);
+	}
+	return FGO_OK;
 }

@@ -14,6 +14,7 @@
 #include "store/store.h"
 #include "tune/coll_curve.h"
 #include "tune/predict_world.h"
+#include "tune/world_rank.h"
 
 #define WORLD_REFITS_MAX 64 /* families x world sizes reported by one refit */
 
@@ -51,9 +52,32 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 		     const char *algorithm, int world, double link_gbps, double mem_gbps,
 		     struct world_model *out, char *err, size_t len);
 
+/* The vendor collective's curve of each collective and W fitted to the
+ * machine's ok runs at W on W devices that timed it in their baseline
+ * (t_bulk - t_gemm, coll_curve_fit), at most cap into out, *n of them;
+ * runs[i] how many runs each came from (may be NULL), rms[i] their rms
+ * relative error (may be NULL). FGO_OK or FGO_EFAIL. */
+int world_curves_fit(struct fgo_store *st, const char *machine, const char *backend,
+		     struct coll_curve *out, int cap, int *n, int *runs, double *rms, char *err,
+		     size_t len);
+
 /* The newest collective curve of each collective and W on machine and
- * backend, at most cap into out; *n how many. FGO_OK or FGO_EFAIL. */
+ * backend that calibrate measured, else one fitted to the runs
+ * (world_curves_fit; fitted set), at most cap into out; *n how many.
+ * FGO_OK or FGO_EFAIL. */
 int world_curves_load(struct fgo_store *st, const char *machine, const char *backend,
 		      struct coll_curve *out, int cap, int *n, char *err, size_t len);
+
+/* The family's newest ok run of every configuration at world on world
+ * devices (as the fit reads them), malloc'd into *out (*n of them; NULL
+ * when none), for world_rank. FGO_OK or FGO_EFAIL. */
+int world_runs_load(struct fgo_store *st, const char *machine, const char *backend,
+		    const char *algorithm, int world, struct world_run **out, size_t *n, char *err,
+		    size_t len);
+
+/* The stored cost model of every core of machine and backend (else one
+ * fitted now, not stored); gm->ncores 0 when none. FGO_OK or FGO_EFAIL. */
+int world_gemm_model_load(struct fgo_store *st, const char *machine, const char *backend,
+			  struct world_gemm_model *gm, char *err, size_t len);
 
 #endif

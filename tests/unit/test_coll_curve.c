@@ -114,8 +114,50 @@ static void check_sizes(void)
 	T_CHECK("sizes-collapse", n == 2 && s[0] == 256 && s[1] == 1024, "%d sizes", n);
 }
 
+/* A curve fitted to runs' baseline times: latency + bytes / rate
+ * recovered, extended below the smallest size seen, said as fitted. */
+static void check_fit(void)
+{
+	double b[12], t[12], lat, gbps, rms;
+	struct coll_curve c;
+	for (int i = 0; i < 12; i++) {
+		b[i] = 65536.0 * (1 << i); /* 64 KiB .. 128 MiB */
+		t[i] = 12e-6 + b[i] / 250e9;
+	}
+	int ok = coll_curve_fit(FGO_COLL_ALL_REDUCE, 2, b, t, 12, &c, &lat, &gbps, &rms);
+	T_CHECK("fit-1.1", ok && fabs(lat / 12e-6 - 1) < 1e-6 && fabs(gbps / 250 - 1) < 1e-6 && rms < 1e-9,
+		"ok %d latency %g rate %g rms %g", ok, lat, gbps, rms);
+	T_CHECK("fit-1.2", c.fitted && c.n == COLL_FIT_POINTS && c.bytes[0] == COLL_FIT_FLOOR &&
+		c.bytes[c.n - 1] == b[11] && c.kind == FGO_COLL_ALL_REDUCE && c.world == 2,
+		"fitted %d n %d %g .. %g", c.fitted, c.n, c.bytes[0], c.bytes[c.n - 1]);
+	/* read back between its points (log-log) and past them: near the line */
+	double at = coll_curve_seconds(&c, 3e6, NULL), line = 12e-6 + 3e6 / 250e9;
+	T_CHECK("fit-1.3", fabs(at / line - 1) < 0.02, "%g s against %g", at, line);
+	at = coll_curve_seconds(&c, 1e9, NULL);
+	line = 12e-6 + 1e9 / 250e9;
+	T_CHECK("fit-1.4", fabs(at / line - 1) < 1e-6, "%g s against %g", at, line);
+	struct coll_estimate e;
+	char text[160];
+	coll_estimate(&c, 1, FGO_COLL_ALL_REDUCE, 2, 3e6, &e);
+	coll_estimate_text(&e, FGO_COLL_ALL_REDUCE, 2, 3e6, text, sizeof text);
+	T_EQ_STR("fit-1.5", text,
+		 "the all_reduce curve fitted to the runs' baselines at W=2 (2.9 MiB: interpolated)");
+	/* noise of +-10%: still near */
+	for (int i = 0; i < 12; i++)
+		t[i] *= i % 2 ? 1.1 : 0.9;
+	ok = coll_curve_fit(FGO_COLL_ALL_REDUCE, 2, b, t, 12, &c, &lat, &gbps, &rms);
+	T_CHECK("fit-2.1", ok && fabs(gbps / 250 - 1) < 0.15 && lat >= 0 && rms < 0.15,
+		"ok %d latency %g rate %g rms %g", ok, lat, gbps, rms);
+	/* too little to say a rate: two points, or one size */
+	T_CHECK("fit-3.1", !coll_curve_fit(FGO_COLL_ALL_GATHER, 2, b, t, 2, &c, NULL, NULL, NULL), "fitted");
+	double same[3] = { 1e6, 1e6, 1e6 };
+	T_CHECK("fit-3.2", !coll_curve_fit(FGO_COLL_ALL_GATHER, 2, same, t, 3, &c, NULL, NULL, NULL),
+		"fitted");
+}
+
 int main(void)
 {
+	check_fit();
 	check_read();
 	check_estimate();
 	check_sizes();

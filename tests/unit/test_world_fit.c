@@ -142,6 +142,27 @@ static void check_one_side(void)
 	T_CHECK("side-1.1", rc == FGO_OK && !(f.fitted & (1u << WT_LINK)) && f.coef[WT_LINK] == def[WT_LINK] &&
 		(f.fitted & (1u << WT_GEMM)) && fabs(f.coef[WT_GEMM] - 1.1) < 1e-3,
 		"fitted 0x%x link %g gemm %g", f.fitted, f.coef[WT_LINK], f.coef[WT_GEMM]);
+	/* with comm-only times the link takes their rate, where the fused runs
+	 * allow it (each stayed on the GEMM side) */
+	for (int i = 0; i < 12; i++)
+		o[i].comm_ms = o[i].egress * 1e-6 / 300;
+	rc = world_fit(o, 12, def, &f);
+	T_CHECK("side-1.3", rc == FGO_OK && (f.fitted & (1u << WT_LINK)) &&
+		fabs(f.coef[WT_LINK] * 300 - 1) < 1e-9,
+		"fitted 0x%x link %g GB/s", f.fitted, 1 / f.coef[WT_LINK]);
+	/* comm-only at 0.05 GB/s would make them link-bound: held at the
+	 * slowest rate the fused runs allow */
+	double bound = INFINITY;
+	for (int i = 0; i < 12; i++) {
+		o[i].comm_ms = o[i].egress * 1e-6 / 0.05;
+		bound = fmin(bound, 1.1 * o[i].gemm_ms / (o[i].egress * 1e-6));
+	}
+	rc = world_fit(o, 12, def, &f);
+	T_CHECK("side-1.4", rc == FGO_OK && fabs(f.coef[WT_LINK] / bound - 1) < 1e-3,
+		"link %g GB/s, bound %g GB/s", 1 / f.coef[WT_LINK], 1 / bound);
+	for (int i = 0; i < 12; i++)
+		o[i].comm_ms = 0;
+	rc = world_fit(o, 12, def, &f);
 	struct world_errors e;
 	world_errors_of(o, 12, f.coef, &e);
 	T_CHECK("side-1.2", e.runs == 12 && e.rms_rel_err < 1e-3 && e.ratio_lo > 0.99 && e.ratio_hi < 1.01,

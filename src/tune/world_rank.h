@@ -1,0 +1,71 @@
+/* world_rank.h: the configurations of a fused family ranked at W ranks on
+ * a shape with no runs there (issue 33), from the family's stored runs at
+ * W on other shapes. Pure, so tests feed it runs; world_refit.c loads
+ * them, best --predict --world prints the first.
+ *
+ * A configuration's time at the new shape is the multi-GPU formula of
+ * predict_world.h (the family's fitted coefficients) around its per-rank
+ * GEMM, each corrected by what the same configuration measured at the
+ * nearest shapes:
+ *   g     = the cost model's per-rank GEMM of the configuration (its core's
+ *           coefficients, the comm term left out) x k_g
+ *   fused = world_time(g, the shape's bytes, the fitted coefficients) x k_f
+ * k_g: the weighted geometric mean of t_gemm / the model's GEMM over the
+ * configuration's runs at the nearest shapes (the GEMM it ran inside the
+ * fused kernel, communication compiled out: what the W=1 model does not
+ * know of that kernel); k_f: the same of t_fused / world_time with the
+ * run's own t_gemm (what the family's shared coefficients miss of this
+ * configuration: its comm CTAs, its chunking). A configuration with no
+ * run takes the family's (every configuration's runs at the nearest
+ * shapes). The weights fall with the log-shape distance as best
+ * --predict's (predict.c), so the corrections are local, and each is held
+ * within [1/4, 4]: a correction that large says the run was another
+ * regime, not a factor worth carrying. */
+#ifndef FGO_WORLD_RANK_H
+#define FGO_WORLD_RANK_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "model.h"
+#include "tune/predict_world.h"
+
+/* A stored ok run of the family at W on W devices. */
+struct world_run {
+	struct fgo_config cfg;
+	double ms;      /* t_fused */
+	double gemm_ms; /* t_gemm: the configuration with its communication compiled out */
+};
+
+/* The per-rank GEMM model: the machine and each core's coefficients. */
+#define WORLD_RANK_CORES 4
+struct world_gemm_model {
+	struct model_machine machine;
+	int ncores;
+	char core[WORLD_RANK_CORES][8]; /* model_core's names */
+	double coef[WORLD_RANK_CORES][MODEL_TERMS];
+};
+
+/* The model's per-rank GEMM ms of cfg (at cfg->world, without the comm
+ * term); 0 when its core has no coefficients or its family is unknown. */
+double world_gemm_model_ms(const struct world_gemm_model *gm, const struct fgo_config *cfg);
+
+/* One configuration at the new shape. */
+struct world_cand {
+	struct fgo_config cfg;  /* at the new shape */
+	double gemm_ms;         /* g */
+	double fused_ms;        /* predicted */
+	double k_gemm, k_fused; /* the corrections applied */
+	int own;                /* 1: the corrections are its own runs', 0: the family's */
+};
+
+/* Ranks every distinct configuration of runs[0..n) (one family at one W)
+ * at q's shape (q: the family, dtype, W and shape; its tile ignored), the
+ * configurations q's shape refuses left out, fastest first into *out
+ * (malloc'd, *nout of them; NULL and 0 when none). c: the family's
+ * multi-GPU coefficients at W. FGO_OK, FGO_EFAIL (out of memory). */
+int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *q,
+	       const struct world_gemm_model *gm, const double c[WORLD_TERMS],
+	       struct world_cand **out, size_t *nout);
+
+#endif

@@ -1,0 +1,125 @@
+/* test_world_rank.c: a fused family's configurations ranked at a shape
+ * with no runs (src/tune/world_rank.c): synthetic runs made with a known
+ * per-rank GEMM model, known multi-GPU coefficients and a known factor
+ * per configuration (its GEMM's and its fused time's) are predicted
+ * exactly at a held-out shape, in the right order; a configuration
+ * measured only far away is not ranked while others were measured near;
+ * a tile the shape refuses is left out. Table of cases, one line each. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fgo.h"
+#include "testlib.h"
+#include "tune/world_rank.h"
+
+static struct fgo_config cfg_of(long m, int blk_m, int blk_n, int stages)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "all_scatter");
+	c.dtype = FGO_BF16;
+	c.mma = FGO_MMA_WGMMA;
+	c.world = 2;
+	c.m = m;
+	c.n = 4096;
+	c.k = 8192;
+	c.blk_m = blk_m;
+	c.blk_n = blk_n;
+	c.blk_k = 64;
+	c.num_stages = stages;
+	return c;
+}
+
+/* one configuration: its tile, its true factors, the M it ran at */
+struct truth {
+	int blk_m, blk_n, stages;
+	double k_gemm, k_fused;
+	long ms[4];
+};
+
+int main(void)
+{
+	struct world_gemm_model gm;
+	memset(&gm, 0, sizeof gm);
+	gm.machine.peak_tflops[FGO_BF16] = 900;
+	gm.machine.mem_gbps = 3000;
+	gm.machine.cus = 132;
+	gm.ncores = 1;
+	snprintf(gm.core[0], sizeof gm.core[0], "wgmma");
+	gm.coef[0][MT_LAUNCH] = 0.005;
+	gm.coef[0][MT_COMPUTE] = 1.5;
+	gm.coef[0][MT_MEMORY] = 1.1;
+	const double c[WORLD_TERMS] = { 1.05, 1 / 150.0, 2.0, 4, 0 };
+	static const struct truth tr[] = {
+		{ 64, 64, 6, 1.30, 1.02, { 64, 128, 512, 1024 } },
+		{ 128, 128, 4, 0.95, 1.08, { 64, 128, 512, 1024 } },
+		{ 128, 256, 3, 1.10, 0.97, { 64, 128, 512, 1024 } },
+		/* looks fastest, measured only at M = 16384: another regime */
+		{ 64, 128, 4, 0.30, 0.50, { 16384, 16384, 16384, 16384 } },
+	};
+	struct world_run runs[16];
+	size_t n = 0;
+	for (size_t t = 0; t < 4; t++)
+		for (int s = 0; s < 4; s++) {
+			struct world_run *r = &runs[n++];
+			struct world_obs o;
+			r->cfg = cfg_of(tr[t].ms[s], tr[t].blk_m, tr[t].blk_n, tr[t].stages);
+			r->gemm_ms = world_gemm_model_ms(&gm, &r->cfg) * tr[t].k_gemm;
+			world_obs_of(&r->cfg, r->gemm_ms, world_units(&r->cfg), &o);
+			r->ms = world_time(&o, c) * tr[t].k_fused;
+		}
+	T_CHECK("model-1.1", runs[0].gemm_ms > 0 && runs[0].ms > runs[0].gemm_ms, "gemm %g fused %g",
+		runs[0].gemm_ms, runs[0].ms);
+
+	/* held out: M = 256, between the measured shapes */
+	struct fgo_config q = cfg_of(256, 16, 16, 4);
+	struct world_cand *cand = NULL;
+	size_t nc = 0;
+	int rc = world_rank(runs, n, &q, &gm, c, &cand, &nc);
+	T_CHECK("rank-1.1", rc == FGO_OK && nc == 3, "rc %d, %zu ranked (the far one left out)", rc, nc);
+	double want[3], worst = 0;
+	for (size_t t = 0; t < 3; t++) {
+		struct fgo_config at = cfg_of(256, tr[t].blk_m, tr[t].blk_n, tr[t].stages);
+		struct world_obs o;
+		double g = world_gemm_model_ms(&gm, &at) * tr[t].k_gemm;
+		world_obs_of(&at, g, world_units(&at), &o);
+		want[t] = world_time(&o, c) * tr[t].k_fused;
+	}
+	for (size_t i = 0; i < nc; i++)
+		for (size_t t = 0; t < 3; t++)
+			if (cand[i].cfg.blk_m == tr[t].blk_m && cand[i].cfg.blk_n == tr[t].blk_n)
+				worst = fmax(worst, fabs(cand[i].fused_ms / want[t] - 1));
+	T_CHECK("rank-1.2", nc == 3 && worst < 1e-9, "worst relative error %g", worst);
+	int sorted = 1;
+	for (size_t i = 1; i < nc; i++)
+		sorted &= cand[i].fused_ms >= cand[i - 1].fused_ms;
+	T_CHECK("rank-1.3", sorted && cand && cand[0].own && cand[0].cfg.m == 256,
+		"sorted %d own %d m %ld", sorted, cand ? cand[0].own : -1, cand ? cand[0].cfg.m : 0);
+	free(cand);
+
+	/* near M = 16384 only the far configuration has runs: it is ranked,
+	 * and its own factors make it first */
+	q = cfg_of(16384 * 2, 16, 16, 4);
+	rc = world_rank(runs, n, &q, &gm, c, &cand, &nc);
+	T_CHECK("rank-2.1", rc == FGO_OK && nc == 1 && cand[0].cfg.blk_n == 128 && cand[0].own,
+		"rc %d, %zu ranked, first %dx%d", rc, nc, nc ? cand[0].cfg.blk_m : 0,
+		nc ? cand[0].cfg.blk_n : 0);
+	free(cand);
+
+	/* M = 32: the 128-row tiles are refused by nothing, but N = 32 would
+	 * refuse 256-column ones: a shape that refuses a tile drops it */
+	q = cfg_of(256, 16, 16, 4);
+	q.n = 128;
+	rc = world_rank(runs, n, &q, &gm, c, &cand, &nc);
+	int refused = 1;
+	for (size_t i = 0; i < nc; i++)
+		refused &= cand[i].cfg.blk_n <= 128;
+	T_CHECK("rank-3.1", rc == FGO_OK && refused, "rc %d, %zu ranked", rc, nc);
+	free(cand);
+
+	/* no runs: nothing ranked, not an error */
+	rc = world_rank(runs, 0, &q, &gm, c, &cand, &nc);
+	T_CHECK("rank-4.1", rc == FGO_OK && nc == 0 && cand == NULL, "rc %d, %zu", rc, nc);
+	T_DONE();
+}
