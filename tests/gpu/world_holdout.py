@@ -64,7 +64,10 @@ try:
     src = sqlite3.connect(wn)
     ok_runs = ("FROM runs r JOIN sweeps s ON s.id = r.sweep_id WHERE r.status = 'ok'"
                " AND r.world = ?1 AND r.dtype = 'bf16' AND r.t_fused_ms > 0"
-               " AND s.devices LIKE ?1 || 'x %'")
+               # one GPU a rank, as calibrate --fit keeps them (a W=2 sweep on a
+               # four-GPU machine is one)
+               " AND NOT (s.devices LIKE '%x %' AND s.mpi_ranks >"
+               " CAST(substr(s.devices, 1, instr(s.devices, 'x ') - 1) AS INTEGER))")
     shapes = src.execute("SELECT DISTINCT r.m, r.n, r.k " + ok_runs + " ORDER BY 1, 2, 3",
                          (world,)).fetchall()
     best, base, by_key = {}, {}, {}
