@@ -80,8 +80,9 @@ struct partial_out {
 	}
 };
 
-/* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends. */
-struct last_wave_side : wg_side_base {
+/* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends,
+ * the last of them with the consumers (wg_tail_team), as all_reduce does. */
+struct last_wave_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
@@ -90,9 +91,21 @@ struct last_wave_side : wg_side_base {
 	{
 		if (L->mode != MODE_FUSED)
 			return;
+		const long last = walk.last_end();
 		walk.each_end([&](long tile) {
-			return tile < dp_tiles || sum_tile<team_depth<wg_side_team>::value>(t, L, g, tile);
+			return tile < dp_tiles || tile == last ||
+			       sum_tile<team_depth<wg_side_team>::value>(t, L, g, tile);
 		});
+		tail_sum(wg_tail_team(), last); /* even after a wait gave up: the team waits for us */
+	}
+	template <class Walk> __device__ void tail(const struct wg_tail_team &t, const Walk &walk) const
+	{
+		if (L->mode == MODE_FUSED)
+			tail_sum(t, walk.last_end());
+	}
+	__device__ bool tail_sum(const struct wg_tail_team &t, long last) const
+	{
+		return last < dp_tiles || sum_tile<team_depth<wg_tail_team>::value>(t, L, g, last);
 	}
 };
 
