@@ -80,8 +80,12 @@ struct partial_out {
 	}
 };
 
-/* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends,
- * the last of them with the consumers (wg_tail_team), as all_reduce does. */
+/* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends;
+ * where every tile is a Stream-K tile (no whole wave: M = 128, say), the
+ * last of them with the consumers (wg_tail_team), as all_reduce does. Not
+ * where whole waves come first: there the consumers' help cost 3-6% at
+ * 4096 x 14336 x 4096 and 8192^3 on two and four H100s (A/B, two rounds),
+ * where at M = 128 it saved 3-8%. */
 struct last_wave_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
@@ -91,17 +95,21 @@ struct last_wave_side {
 	{
 		if (L->mode != MODE_FUSED)
 			return;
-		const long last = walk.last_end();
+		const long last = dp_tiles == 0 ? walk.last_end() : -1; /* -1: no tail */
 		walk.each_end([&](long tile) {
 			return tile < dp_tiles || tile == last ||
 			       sum_tile<team_depth<wg_side_team>::value>(t, L, g, tile);
 		});
-		tail_sum(wg_tail_team(), last); /* even after a wait gave up: the team waits for us */
+		if (last >= 0) /* even after a wait gave up: the team waits for us */
+			tail_sum(wg_tail_team(), last);
 	}
 	template <class Walk> __device__ void tail(const struct wg_tail_team &t, const Walk &walk) const
 	{
-		if (L->mode == MODE_FUSED)
-			tail_sum(t, walk.last_end());
+		if (L->mode == MODE_FUSED && dp_tiles == 0) {
+			const long last = walk.last_end();
+			if (last >= 0)
+				tail_sum(t, last);
+		}
 	}
 	__device__ bool tail_sum(const struct wg_tail_team &t, long last) const
 	{
