@@ -110,6 +110,22 @@ static int mfma_shape_check(const struct fgo_config *cfg, const char *arch, stru
 	return FGO_OK;
 }
 
+int gpu_arch_smem_limit(const char *arch)
+{
+	/* cudaDevAttrMaxSharedMemoryPerBlockOptin of each generation */
+	static const struct {
+		const char *prefix;
+		int bytes;
+	} limits[] = { { "sm_90", 232448 }, { "sm_80", 166912 }, { "sm_87", 166912 },
+		       { "sm_86", 101376 }, { "sm_89", 101376 } };
+	if (!arch)
+		return 0;
+	for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+		if (strncmp(arch, limits[i].prefix, strlen(limits[i].prefix)) == 0)
+			return limits[i].bytes;
+	return 0;
+}
+
 int gpu_shape_check(const struct fgo_config *cfg, const char *arch, int smem_limit,
 		    struct gpu_shape *shape, char *reason, size_t len)
 {

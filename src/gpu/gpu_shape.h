@@ -31,6 +31,11 @@ struct gpu_shape {
 	unsigned int smem_bytes; /* dynamic shared memory per CTA */
 };
 
+/* The dynamic shared memory a CTA may opt into on NVIDIA's arch ("sm_90a",
+ * "sm_80", ...), known without the GPU at hand; 0 where not known (AMD,
+ * NULL, an arch not listed): the check is then left to the launch. */
+int gpu_arch_smem_limit(const char *arch);
+
 /* Fills shape for cfg on target arch ("sm_90a", "gfx942"; NULL: an NVIDIA
  * GPU). Returns FGO_OK, or FGO_EUSAGE with a one-line reason when cfg
  * cannot launch on a GPU allowing smem_limit bytes of shared memory per

@@ -134,7 +134,7 @@ int defaults_check(const struct fgo_config *cfg, const char *arch, char *reason,
 	if (config_validate(cfg, reason, len))
 		return 1;
 	if (strcmp(defaults_core(cfg, arch), "cpu") != 0 &&
-	    gpu_shape_check(cfg, arch, 0, &shape, reason, len) != FGO_OK)
+	    gpu_shape_check(cfg, arch, gpu_arch_smem_limit(arch), &shape, reason, len) != FGO_OK)
 		return 1;
 	return 0;
 }
