@@ -36,38 +36,38 @@ static const struct {
 	int row, blk_m, blk_n, split, chunk;
 } cases[] = {
 	/* all_scatter W=2 N=4096 K=14336 (the seed's decode dataset): per-rank 2048 columns */
-	{ "as-m1", "all_scatter", 2, 1, 4096, 14336, 7, 64, 64, 4, 0 },
-	{ "as-m256", "all_scatter", 2, 256, 4096, 14336, 7, 64, 64, 4, 0 },
-	{ "as-m257", "all_scatter", 2, 257, 4096, 14336, 12, 64, 128, 1, 0 },
-	{ "as-m512", "all_scatter", 2, 512, 4096, 14336, 12, 64, 128, 1, 0 },
-	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 13, 128, 128, 1, 0 },
-	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 13, 128, 128, 1, 0 },
-	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 14, 128, 256, 1, 0 },
-	{ "as-m16384", "all_scatter", 2, 16384, 4096, 14336, 14, 128, 256, 1, 0 },
+	{ "as-m1", "all_scatter", 2, 1, 4096, 14336, 9, 64, 64, 4, 0 },
+	{ "as-m256", "all_scatter", 2, 256, 4096, 14336, 7, 64, 128, 2, 0 },
+	{ "as-m257", "all_scatter", 2, 257, 4096, 14336, 8, 64, 128, 1, 0 },
+	{ "as-m512", "all_scatter", 2, 512, 4096, 14336, 8, 64, 128, 1, 0 },
+	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 15, 128, 128, 1, 0 },
+	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 15, 128, 128, 1, 0 },
+	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 16, 128, 256, 1, 0 },
+	{ "as-m16384", "all_scatter", 2, 16384, 4096, 14336, 16, 128, 256, 1, 0 },
 	/* K decides the split: 256 rows x 2048 at K 7168 and one less */
-	{ "as-k7168", "all_scatter", 2, 256, 4096, 7168, 7, 64, 64, 4, 0 },
-	{ "as-k7167", "all_scatter", 2, 256, 4096, 7167, 9, 64, 64, 1, 0 },
-	{ "as-128-k4096", "all_scatter", 2, 128, 4096, 4096, 8, 64, 64, 4, 0 },
-	{ "as-128-k4095", "all_scatter", 2, 128, 4096, 4095, 9, 64, 64, 1, 0 },
+	{ "as-k7168", "all_scatter", 2, 256, 4096, 7168, 7, 64, 128, 2, 0 },
+	{ "as-k7167", "all_scatter", 2, 256, 4096, 7167, 11, 64, 64, 1, 0 },
+	{ "as-128-k4096", "all_scatter", 2, 128, 4096, 4096, 10, 64, 64, 4, 0 },
+	{ "as-128-k4095", "all_scatter", 2, 128, 4096, 4095, 11, 64, 64, 1, 0 },
 	/* few columns: more slices (gemm W=1, per-rank table) */
 	{ "gemm-n512", "gemm", 1, 64, 512, 14336, 5, 64, 64, 16, 0 },
 	{ "gemm-n513", "gemm", 1, 64, 513, 14336, 6, 64, 64, 8, 0 },
-	{ "gemm-n1024-k8191", "gemm", 1, 128, 1024, 8191, 7, 64, 64, 4, 0 },
-	{ "gemm-n1024-k7167", "gemm", 1, 128, 1024, 7167, 8, 64, 64, 4, 0 },
-	{ "gemm-m129-n1024", "gemm", 1, 129, 1024, 8192, 7, 64, 64, 4, 0 },
+	{ "gemm-n1024-k8191", "gemm", 1, 128, 1024, 8191, 9, 64, 64, 4, 0 },
+	{ "gemm-n1024-k7167", "gemm", 1, 128, 1024, 7167, 10, 64, 64, 4, 0 },
+	{ "gemm-m129-n1024", "gemm", 1, 129, 1024, 8192, 9, 64, 64, 4, 0 },
 	/* K-sharded: K/W decides (7168 at K=14336, W=2) */
 	{ "ar-m128", "all_reduce_one_shot", 2, 128, 4096, 14336, 3, 64, 128, 2, 0 },
-	{ "ar-m64", "all_reduce_two_shot", 2, 64, 4096, 14336, 7, 64, 64, 4, 0 },
-	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 14, 128, 256, 1, 0 },
+	{ "ar-m64", "all_reduce_two_shot", 2, 64, 4096, 14336, 9, 64, 64, 4, 0 },
+	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 16, 128, 256, 1, 0 },
 	/* M/W rows: reduce_scatter and the gathers */
 	{ "rs-m128", "reduce_scatter", 2, 128, 4096, 14336, 4, 64, 128, 2, 0 },
-	{ "rs-m64", "reduce_scatter", 2, 64, 4096, 14336, 7, 64, 64, 4, 0 },
-	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 14, 128, 256, 1, 0 },
-	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 13, 128, 128, 1, 0 },
-	{ "pull-m128", "all_gather_gemm_pull", 2, 128, 4096, 14336, 7, 64, 64, 4, 0 },
-	{ "pull-m1022", "all_gather_gemm_pull", 2, 1022, 4096, 14336, 13, 128, 128, 1, 0 },
-	{ "pull-m1024", "all_gather_gemm_pull", 2, 1024, 4096, 14336, 10, 64, 128, 1, 512 },
-	{ "pull-m4096", "all_gather_gemm_pull", 2, 4096, 4096, 14336, 11, 128, 256, 1, 512 },
+	{ "rs-m64", "reduce_scatter", 2, 64, 4096, 14336, 9, 64, 64, 4, 0 },
+	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 16, 128, 256, 1, 0 },
+	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 15, 128, 128, 1, 0 },
+	{ "pull-m128", "all_gather_gemm_pull", 2, 128, 4096, 14336, 9, 64, 64, 4, 0 },
+	{ "pull-m1022", "all_gather_gemm_pull", 2, 1022, 4096, 14336, 15, 128, 128, 1, 0 },
+	{ "pull-m1024", "all_gather_gemm_pull", 2, 1024, 4096, 14336, 12, 64, 128, 1, 512 },
+	{ "pull-m4096", "all_gather_gemm_pull", 2, 4096, 4096, 14336, 13, 128, 256, 1, 512 },
 	/* Stream-K forms: no split */
 	{ "sk-as-m128", "sk_all_scatter", 2, 128, 4096, 14336, 1, 64, 128, 1, 0 },
 	{ "sk-ar-m128", "sk_all_reduce", 2, 128, 4096, 14336, 1, 64, 128, 1, 0 },
@@ -157,11 +157,11 @@ static void check_fallback(void)
 	before = c;
 	enum defaults_how how = defaults_fit(&c, "sm_90a", &row);
 	T_EQ_INT("fallback-how", how, DEFAULTS_FALLBACK);
-	T_EQ_INT("fallback-row", row + 1, 12);
+	T_EQ_INT("fallback-row", row + 1, 14);
 	T_CHECK("fallback-tile-kept", c.blk_m == before.blk_m && c.blk_n == 64 && c.split_k == 1,
 		"%dx%d split %d", c.blk_m, c.blk_n, c.split_k);
 	defaults_describe(&c, "sm_90a", how, row, line, sizeof line);
-	T_CONTAINS("fallback-says-row", line, "table row 12's 64x128x64 s4 w8 cannot run");
+	T_CONTAINS("fallback-says-row", line, "table row 14's 64x128x64 s4 w8 cannot run");
 	T_CONTAINS("fallback-says-why", line, "BLK_N=128 exceeds");
 	T_CONTAINS("fallback-says-tile", line, "so the core's small legal tile 64x64");
 
@@ -170,7 +170,7 @@ static void check_fallback(void)
 	defaults_describe(&c, "sm_90a", how, row, line, sizeof line);
 	T_EQ_STR("describe-table", line,
 		 "default tile for wgmma, per-rank GEMM 128 x 2048 x 14336: 64x64x64 s6 w8 split 4"
-		 " (table row 7)");
+		 " (table row 9)");
 }
 
 /* The seed's decode dataset on sm_90a: every shape valid on wgmma with the
