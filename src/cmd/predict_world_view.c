@@ -15,6 +15,7 @@
 #include "cmd/predict_view.h"
 #include "fgo.h"
 #include "tune/model_refit.h"
+#include "tune/world_copy.h"
 #include "tune/world_refit.h"
 #include "views/views.h"
 
@@ -305,7 +306,7 @@ int predict_world_view(const struct predict_view_opts *o)
 			     cfg.algorithm, o->world, shape);
 			continue;
 		}
-		struct world_inputs in = { gemm, link, mach.mem_gbps, units, fr.model.coef.c, 0 };
+		struct world_inputs in = { gemm, link, mach.mem_gbps, units, fr.model.coef.c, 0, 0 };
 		family_baseline(&cfg, backend, curves, ncurves, &in, fr.baseline_from,
 				sizeof fr.baseline_from);
 		struct world_prediction p;
@@ -322,7 +323,15 @@ int predict_world_view(const struct predict_view_opts *o)
 			cfg = top.cfg;
 			in.gemm_ms = gemm = top.gemm_ms;
 			in.units = world_units(&cfg);
+			in.copy_ms = top.copy_ms;
 			snprintf(gsrc, sizeof gsrc, "ranked");
+		} else if (world_copy_family(&cfg)) {
+			/* a Stream-K form with no configuration to rank: no comm-only
+			 * time to scale, so its bytes at the link's ceiling */
+			double c[WORLD_TERMS];
+			memcpy(c, fr.model.coef.c, sizeof c);
+			c[WT_LINK] = link > 0 ? 1 / link : 0;
+			memcpy(fr.model.coef.c, c, sizeof c);
 		}
 		/* the link's coefficient from a ceiling nobody measured or stated
 		 * (runs at W that left it unpinned saw it hidden: 0 stands) */

@@ -9,6 +9,7 @@
 #include "fgo.h"
 #include "store/store_sql.h"
 #include "tune/model_refit.h"
+#include "tune/world_copy.h"
 #include "views/views.h"
 
 _Static_assert(STORE_WORLD_TERMS == WORLD_TERMS, "world_fits has one column per term");
@@ -76,6 +77,9 @@ static int load_groups(struct fgo_store *st, const char *machine, const char *ba
 			continue; /* a family this fgobench does not know */
 		o.ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
 		o.comm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 2);
+		/* the Stream-K forms: the link side is the run's own comm-only
+		 * time (world_copy.h) */
+		o.copy_ms = world_copy_family(&cfg) && o.comm_ms > 0 ? o.comm_ms : 0;
 		struct group *g = *ng ? &groups[*ng - 1] : NULL;
 		if (!g || strcmp(g->algorithm, cfg.algorithm) || g->world != cfg.world) {
 			if (*ng == cap)
@@ -197,6 +201,18 @@ static unsigned absent_terms(const char *algorithm, int world)
 	return (o.reduced > 0 ? 0 : 1u << WT_REDUCE) | (o.egress > 0 ? 0 : 1u << WT_LINK);
 }
 
+/* Whether algorithm's link side is its comm CTAs' copy time (its
+ * configurations all have comm CTAs: the Stream-K forms). */
+static int copy_algo(const char *algorithm)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "%s", algorithm);
+	c.world = 2;
+	c.comm_sms = 1;
+	return world_copy_family(&c);
+}
+
 int world_model_load(struct fgo_store *st, const char *machine, const char *backend,
 		     const char *algorithm, int world, double link_gbps, double mem_gbps,
 		     struct world_model *out, char *err, size_t len)
@@ -208,6 +224,8 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 	struct group g;
 	memset(out, 0, sizeof *out);
 	world_coef_default(link_gbps, mem_gbps, def);
+	if (copy_algo(algorithm))
+		def[WT_LINK] = 1; /* the copy time as it is (world_copy.h) */
 	if (store_world_fits_get(st, machine, backend, algorithm, stored, 32, &n, err, len) != FGO_OK)
 		return FGO_EFAIL;
 	for (int i = 0; i < n; i++) {
@@ -401,6 +419,7 @@ int world_runs_load(struct fgo_store *st, const char *machine, const char *backe
 		view_config(q, 0, &r->cfg);
 		r->ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
 		r->gemm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 1);
+		r->comm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 2);
 	}
 	sqlite3_finalize(q);
 	if (rc == FGO_OK && step != SQLITE_DONE)
