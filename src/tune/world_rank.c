@@ -175,8 +175,8 @@ int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *
 		return FGO_EFAIL;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(runs[i].cfg.algorithm, q->algorithm) && runs[i].cfg.world == q->world &&
-		    world_copy_family(&runs[i].cfg) && runs[i].comm_ms > 0) {
+		if (!strcmp(runs[i].cfg.algorithm, q->algorithm) && world_copy_family(&runs[i].cfg) &&
+		    runs[i].comm_ms > 0) {
 			ccfg[ncopy] = runs[i].cfg;
 			cms[ncopy++] = runs[i].comm_ms;
 		}
@@ -197,12 +197,12 @@ int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *
 		int seen = 0;
 		for (size_t j = 0; j < nc && !seen; j++)
 			seen = !strcmp(keys[j], keys[nc]);
-		if (seen || strcmp(runs[i].cfg.algorithm, q->algorithm) || runs[i].cfg.world != q->world ||
-		    runs[i].cfg.dtype != q->dtype)
+		if (seen || strcmp(runs[i].cfg.algorithm, q->algorithm) || runs[i].cfg.dtype != q->dtype)
 			continue;
 		struct world_cand *w = &cand[nc];
 		memset(w, 0, sizeof *w);
 		w->cfg = runs[i].cfg;
+		w->cfg.world = q->world;
 		w->cfg.m = q->m;
 		w->cfg.n = q->n;
 		w->cfg.k = q->k;

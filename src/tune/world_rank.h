@@ -65,8 +65,10 @@ struct world_cand {
 	int own;                /* 1: the corrections are its own runs', 0: the family's */
 };
 
-/* Ranks every distinct configuration of runs[0..n) (one family at one W)
- * at q's shape (q: the family, dtype, W and shape; its tile ignored), the
+/* Ranks every distinct configuration of runs[0..n) (one family at one W,
+ * q's or, extrapolating, another: each is ranked at q's W, its
+ * corrections taken from its runs at theirs) at q's shape (q: the
+ * family, dtype, W and shape; its tile ignored), the
  * configurations q's shape refuses left out, fastest first into *out
  * (malloc'd, *nout of them; NULL and 0 when none). c: the family's
  * multi-GPU coefficients at W. FGO_OK, FGO_EFAIL (out of memory). */
