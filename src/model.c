@@ -153,6 +153,12 @@ void model_errors(const double *x, const double *ms, size_t n, const double coef
 int model_nnls(const double *x, const double *ms, size_t n, int k, const double *prior,
 	       double prior_weight, double *coef)
 {
+	return model_nnls_box(x, ms, n, k, prior, prior_weight, NULL, coef);
+}
+
+int model_nnls_box(const double *x, const double *ms, size_t n, int k, const double *prior,
+		   double prior_weight, const double *lo, double *coef)
+{
 	double A[MODEL_NNLS_MAX][MODEL_NNLS_MAX] = { { 0 } }, rhs[MODEL_NNLS_MAX] = { 0 };
 	double scale[MODEL_NNLS_MAX] = { 0 }, c[MODEL_NNLS_MAX] = { 0 };
 	if (n == 0 || k < 1 || k > MODEL_NNLS_MAX)
@@ -194,6 +200,12 @@ int model_nnls(const double *x, const double *ms, size_t n, int k, const double 
 		rhs[j] += w * p;
 		c[j] = prior ? p : 0;
 	}
+	/* the lower bounds in scaled terms (a start below one is raised) */
+	double floor_[MODEL_NNLS_MAX] = { 0 };
+	for (int j = 0; j < k; j++) {
+		floor_[j] = lo && lo[j] > 0 ? lo[j] * scale[j] : 0;
+		c[j] = fmax(c[j], floor_[j]);
+	}
 	/* non-negative least squares by projected coordinate descent: a convex
 	 * quadratic over a box converges coordinate by coordinate */
 	for (int sweep = 0; sweep < 5000; sweep++) {
@@ -205,8 +217,8 @@ int model_nnls(const double *x, const double *ms, size_t n, int k, const double 
 			for (int l = 0; l < k; l++)
 				grad += A[j][l] * c[l];
 			double next = c[j] - grad / A[j][j];
-			if (next < 0)
-				next = 0;
+			if (next < floor_[j])
+				next = floor_[j];
 			moved = fmax(moved, fabs(next - c[j]));
 			c[j] = next;
 		}

@@ -88,6 +88,13 @@ int model_fit(const double *x, const double *ms, size_t n, const double *prior,
 int model_nnls(const double *x, const double *ms, size_t n, int k, const double *prior,
 	       double prior_weight, double *coef);
 
+/* model_nnls with a lower bound per coefficient: coef[j] >= lo[j] (lo may
+ * be NULL: 0 for all; a bound is kept only where the term's column is not
+ * 0 on every run). For a factor the physics puts at 1 or more (the fused
+ * kernel's GEMM side against the same GEMM timed alone). */
+int model_nnls_box(const double *x, const double *ms, size_t n, int k, const double *prior,
+		   double prior_weight, const double *lo, double *coef);
+
 /* The fit's errors (runs, rms, median, max) of coef on n runs. */
 void model_errors(const double *x, const double *ms, size_t n, const double coef[MODEL_TERMS],
 		  struct model_fit *out);

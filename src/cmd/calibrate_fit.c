@@ -11,6 +11,7 @@
 #include "fgo.h"
 #include "store/store.h"
 #include "tune/model_refit.h"
+#include "tune/world_copy.h"
 #include "tune/world_refit.h"
 
 /* A rate's coefficient (ms per ms at 1 GB/s) as GB/s, "hidden" at 0. */
@@ -28,13 +29,21 @@ static void rate_text(double coef, char *out, size_t len)
 static void print_world_fit(const struct world_refit *r)
 {
 	const struct world_fit *f = &r->fit;
-	char terms[WORLD_TERMS][32];
+	char terms[WORLD_TERMS][48];
 	for (int t = 0; t < WORLD_TERMS; t++)
 		snprintf(terms[t], sizeof terms[t], "-");
 	if (f->fitted & (1u << WT_GEMM))
 		snprintf(terms[WT_GEMM], sizeof terms[0], "%.3g", f->coef[WT_GEMM]);
 	/* a rate fitted at 0 ms per byte: the runs saw no cost (all hidden) */
-	if (f->fitted & (1u << WT_LINK))
+	struct fgo_config c;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "%.31s", r->algorithm);
+	c.world = f->world;
+	c.comm_sms = 1;
+	if ((f->fitted & (1u << WT_LINK)) && world_copy_family(&c)) /* a factor on the copy time */
+		snprintf(terms[WT_LINK], sizeof terms[0], "x%.3g of the comm-only time",
+			 f->coef[WT_LINK]);
+	else if (f->fitted & (1u << WT_LINK))
 		rate_text(f->coef[WT_LINK], terms[WT_LINK], sizeof terms[0]);
 	if (f->fitted & (1u << WT_TILE))
 		snprintf(terms[WT_TILE], sizeof terms[0], "%.3g", f->coef[WT_TILE]);

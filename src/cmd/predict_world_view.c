@@ -15,6 +15,7 @@
 #include "cmd/predict_view.h"
 #include "fgo.h"
 #include "tune/model_refit.h"
+#include "tune/world_copy.h"
 #include "tune/world_refit.h"
 #include "views/views.h"
 
@@ -194,7 +195,7 @@ static void family_note(const char *algorithm, int world, const struct family_ro
 static int family_rank(struct fgo_store *store, const char *host, const char *backend,
 		       const struct fgo_config *cfg, const struct world_gemm_model *gm,
 		       const double c[WORLD_TERMS], struct world_cand *top, size_t *ranked,
-		       char *err, size_t len)
+		       int *from_world, char *err, size_t len)
 {
 	struct world_run *runs = NULL;
 	struct world_cand *cand = NULL;
@@ -202,7 +203,13 @@ static int family_rank(struct fgo_store *store, const char *host, const char *ba
 	*ranked = 0;
 	if (!gm->ncores)
 		return FGO_OK;
-	int rc = world_runs_load(store, host, backend, cfg->algorithm, cfg->world, &runs, &n, err, len);
+	/* none stored at W: those of the nearest smaller W, ranked at W
+	 * (their corrections carried over: extrapolated) */
+	int rc = FGO_OK;
+	for (*from_world = cfg->world; rc == FGO_OK && !n && *from_world > 1; (*from_world)--)
+		rc = world_runs_load(store, host, backend, cfg->algorithm, *from_world, &runs, &n, err,
+				     len);
+	(*from_world)++;
 	if (rc == FGO_OK && n && (rc = world_rank(runs, n, cfg, gm, c, &cand, ranked)) != FGO_OK)
 		snprintf(err, len, "out of memory ranking the configurations of %s", cfg->algorithm);
 	if (rc == FGO_OK && *ranked)
@@ -305,24 +312,38 @@ int predict_world_view(const struct predict_view_opts *o)
 			     cfg.algorithm, o->world, shape);
 			continue;
 		}
-		struct world_inputs in = { gemm, link, mach.mem_gbps, units, fr.model.coef.c, 0 };
+		struct world_inputs in = { gemm, link, mach.mem_gbps, units, fr.model.coef.c, 0, 0 };
 		family_baseline(&cfg, backend, curves, ncurves, &in, fr.baseline_from,
 				sizeof fr.baseline_from);
 		struct world_prediction p;
 		struct world_obs ob;
 		struct world_cand top;
 		size_t ranked = 0;
+		int ranked_w = o->world;
 		if ((rc = family_rank(store, host, backend, &cfg, &gmodel, fr.model.coef.c, &top, &ranked,
-				      err, sizeof err)) != FGO_OK) {
+				      &ranked_w, err, sizeof err)) != FGO_OK) {
 			error("%s", err);
 			break;
 		}
+		/* the vendor sequence's GEMM is the vendor's on every SM: the
+		 * per-rank GEMM's best (measured at W=1, or the model's), not
+		 * the ranked configuration's (a Stream-K form's gives the comm
+		 * CTAs their SMs: 6-16% slower) */
+		double base_gemm = gemm;
 		if (ranked) {
 			/* the first of the family's configurations stored at W */
 			cfg = top.cfg;
 			in.gemm_ms = gemm = top.gemm_ms;
 			in.units = world_units(&cfg);
+			in.copy_ms = top.copy_ms;
 			snprintf(gsrc, sizeof gsrc, "ranked");
+		} else if (world_copy_family(&cfg)) {
+			/* a Stream-K form with no configuration to rank: no comm-only
+			 * time to scale, so its bytes at the link's ceiling */
+			double c[WORLD_TERMS];
+			memcpy(c, fr.model.coef.c, sizeof c);
+			c[WT_LINK] = link > 0 ? 1 / link : 0;
+			memcpy(fr.model.coef.c, c, sizeof c);
 		}
 		/* the link's coefficient from a ceiling nobody measured or stated
 		 * (runs at W that left it unpinned saw it hidden: 0 stands) */
@@ -338,12 +359,14 @@ int predict_world_view(const struct predict_view_opts *o)
 		char top_key[FGO_KEY_MAX] = "";
 		if (ranked) {
 			p.fused_ms = top.fused_ms;
+			p.baseline_ms = base_gemm + p.collective_ms;
 			p.speedup = p.baseline_ms / p.fused_ms;
 			config_key(&top.cfg, top_key, sizeof top_key);
-			note("%s at W=%d: %zu configurations stored at W=%d ranked here; first %s (per-rank"
-			     " GEMM x%.2f, fused x%.2f from %s runs at the nearest shapes)",
-			     cfg.algorithm, o->world, ranked, o->world, top_key, top.k_gemm, top.k_fused,
-			     top.own ? "its own" : "the family's");
+			note("%s at W=%d: %zu configurations stored at W=%d ranked here%s; first %s"
+			     " (per-rank GEMM x%.2f, fused x%.2f from %s runs at the nearest shapes)",
+			     cfg.algorithm, o->world, ranked, ranked_w,
+			     ranked_w != o->world ? " (extrapolated: none stored at this W)" : "", top_key,
+			     top.k_gemm, top.k_fused, top.own ? "its own" : "the family's");
 		}
 		family_note(cfg.algorithm, o->world, &fr);
 		int bm, bn;

@@ -22,6 +22,10 @@ struct coll_curve {
 	double seconds[COLL_POINTS_MAX]; /* the slowest rank's best call */
 	int fitted;                      /* 1: fitted to stored runs' baseline times
 					  * (coll_curve_fit), not measured by calibrate */
+	double hidden_s;                 /* taken off every point: what the runs'
+					  * baselines do not see of a call timed alone
+					  * (world_curves_load); 0: none */
+	int hidden_from;                 /* the W whose runs said hidden_s */
 };
 
 /* The curve of kind at world from runs that timed the vendor collective
@@ -43,7 +47,7 @@ int coll_curve_fit(enum fgo_collective kind, int world, const double *bytes,
 
 /* Where a size fell against the measured ones. */
 enum coll_reach {
-	COLL_INSIDE = 0, /* between two points: log-log linear */
+	COLL_INSIDE = 0, /* between two points: linear in bytes (latency + bytes / rate) */
 	COLL_BELOW = 1,  /* under the first: its time (latency bound; extrapolated) */
 	COLL_ABOVE = 2,  /* past the last: its time plus the bytes past it at the
 			  * last segment's rate (bandwidth bound; extrapolated) */
@@ -73,6 +77,8 @@ struct coll_estimate {
 	int from_world;         /* the curve's W */
 	int fitted;             /* the curve was fitted to runs (coll_curve_fit), not measured */
 	enum coll_reach reach;  /* where bytes fell on it */
+	double hidden_s;        /* the curve's hidden_s (already taken off seconds) */
+	int hidden_from;
 	double lo, hi;          /* its measured sizes */
 };
 void coll_estimate(const struct coll_curve *curves, int n, enum fgo_collective kind, int world,

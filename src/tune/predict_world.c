@@ -11,6 +11,7 @@
 #include "algo.h"
 #include "fgo.h"
 #include "model.h"
+#include "tune/world_copy.h"
 
 const char *const world_term_names[WORLD_TERMS] = { "gemm", "link", "tile", "wait", "reduce" };
 
@@ -69,14 +70,17 @@ int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
 	if (!in->coef &&
 	    ((o.egress > 0 && !(c[WT_LINK] > 0)) || (o.reduced > 0 && !(c[WT_REDUCE] > 0))))
 		return 0;
+	o.copy_ms = in->copy_ms > 0 ? in->copy_ms : 0;
 	out->comm_bytes = o.egress;
-	out->comm_ms = c[WT_LINK] * o.egress * 1e-6;
+	out->comm_ms = c[WT_LINK] * world_link_basis(&o);
 	out->reduce_ms = c[WT_REDUCE] * o.reduced * 1e-6;
 	out->fused_ms = world_time(&o, c);
 	out->collective_bytes = cfg->world > 1 ? collective_bytes(cfg) : 0;
 	/* the ring at the link's ceiling, else at the fitted rate (a link fitted
 	 * as free leaves the ring nothing to say: 0) */
-	double ring_gbps = in->link_gbps > 0 ? in->link_gbps : c[WT_LINK] > 0 ? 1 / c[WT_LINK] : 0;
+	double ring_gbps = in->link_gbps > 0		   ? in->link_gbps
+			   : c[WT_LINK] > 0 && !(o.copy_ms > 0) ? 1 / c[WT_LINK]
+								: 0;
 	out->collective_ms = in->collective_ms > 0 ? in->collective_ms
 			     : ring_gbps > 0 ? out->collective_bytes * 1e3 / (ring_gbps * 1e9)
 					     : 0;
@@ -96,6 +100,13 @@ long world_units(const struct fgo_config *cfg)
 	algo_gemm_dims(algo, cfg, &d);
 	long u = (long)d.blocks * ((d.m + cfg->blk_m - 1) / cfg->blk_m) *
 		 ((d.n + cfg->blk_n - 1) / cfg->blk_n);
+	/* the Stream-K forms: what stays exposed is a share of the shorter
+	 * side (c_tile), not one tile of it: their comm CTAs start on a tile
+	 * only once all its Stream-K pieces are summed, so the overlap is
+	 * lost in bursts (per tile the fit said 75x a tile, and at 128 rows
+	 * 26 us too much) */
+	if (world_copy_family(cfg))
+		u = 1;
 	return u > 0 ? u : 1;
 }
 
@@ -121,12 +132,17 @@ void world_coef_default(double link_gbps, double mem_gbps, double c[WORLD_TERMS]
 	c[WT_REDUCE] = mem_gbps > 0 ? 1 / mem_gbps : 0;
 }
 
+double world_link_basis(const struct world_obs *o)
+{
+	return o->copy_ms > 0 ? o->copy_ms : o->egress * 1e-6;
+}
+
 /* The GEMM side and the link side of o under c, in ms. */
 static void sides(const struct world_obs *o, const double c[WORLD_TERMS], double *gemm,
 		  double *link)
 {
 	*gemm = c[WT_GEMM] * o->gemm_ms;
-	*link = c[WT_LINK] * o->egress * 1e-6;
+	*link = c[WT_LINK] * world_link_basis(o);
 }
 
 double world_time(const struct world_obs *o, const double c[WORLD_TERMS])
@@ -168,7 +184,7 @@ static size_t rows_under(const struct world_obs *o, size_t n, const double c[WOR
 		flips += s != side[i];
 		side[i] = s;
 		row[WT_GEMM] = s ? 0 : o[i].gemm_ms;
-		row[WT_LINK] = s ? o[i].egress * 1e-6 : 0;
+		row[WT_LINK] = s ? world_link_basis(&o[i]) : 0;
 		row[WT_TILE] = fmin(g, l) / (double)(o[i].units > 0 ? o[i].units : 1);
 		row[WT_WAIT] = 1e-3;
 		row[WT_REDUCE] = o[i].reduced * 1e-6;
@@ -190,15 +206,15 @@ static size_t rows_under(const struct world_obs *o, size_t n, const double c[WOR
 /* The alternation from c (in: the start; out: where it settled); the
  * rms relative error there. */
 static double settle(const struct world_obs *o, size_t n, const double def[WORLD_TERMS],
-		     double *x, unsigned char *side, double *ms, double c[WORLD_TERMS],
-		     unsigned *used)
+		     const double lo[WORLD_TERMS], double *x, unsigned char *side, double *ms,
+		     double c[WORLD_TERMS], unsigned *used)
 {
 	struct world_errors e;
 	memset(side, 2, n); /* neither: the first pass counts every run as moved */
 	for (int it = 0; it < 100; it++) {
 		double next[WORLD_TERMS], moved = 0;
 		size_t flips = rows_under(o, n, c, x, side, used);
-		if (model_nnls(x, ms, n, WORLD_TERMS, def, 0, next) != FGO_OK)
+		if (model_nnls_box(x, ms, n, WORLD_TERMS, def, 0, lo, next) != FGO_OK)
 			break;
 		for (int t = 0; t < WORLD_TERMS; t++) {
 			moved = fmax(moved, fabs(next[t] - c[t]) / fmax(fabs(c[t]), 1e-30));
@@ -227,15 +243,30 @@ static double median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS],
+int world_fit(const struct world_obs *o, size_t n, const double ceil[WORLD_TERMS],
 	      struct world_fit *out)
 {
+	double def[WORLD_TERMS], lo[WORLD_TERMS] = { 0 };
+	int copy = 0;
 	memset(out, 0, sizeof *out);
 	if (n == 0)
 		return FGO_EUSAGE;
-	for (size_t i = 0; i < n; i++)
+	memcpy(def, ceil, sizeof def);
+	for (size_t i = 0; i < n; i++) {
 		if (!(o[i].ms > 0) || !isfinite(o[i].ms) || !(o[i].gemm_ms > 0))
 			return FGO_EUSAGE;
+		/* a Stream-K form's link side is its copy time: its default
+		 * factor 1, the comm-only time as it is */
+		copy |= o[i].copy_ms > 0;
+	}
+	if (copy)
+		def[WT_LINK] = 1;
+	/* the Stream-K forms' GEMM CTAs are the GEMM timed alone (same
+	 * gemm_sms): their side is no faster than it. Unbounded, their fit
+	 * traded the GEMM's factor (0.8) for a wait of 40-50 us, which
+	 * the small shapes it never saw then paid in full */
+	if (copy)
+		lo[WT_GEMM] = 1;
 	double *x = malloc(sizeof *x * n * WORLD_TERMS), *ms = malloc(sizeof *ms * n),
 	       *v = malloc(sizeof *v * n);
 	unsigned char *side = malloc(n);
@@ -253,7 +284,7 @@ int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS]
 		starts[nstarts++] = def[WT_LINK];
 	for (size_t i = 0; i < n; i++)
 		if (o[i].comm_ms > 0 && o[i].egress > 0)
-			v[k++] = o[i].comm_ms / (o[i].egress * 1e-6);
+			v[k++] = o[i].comm_ms / world_link_basis(&o[i]);
 	if (k)
 		starts[nstarts++] = median(v, k);
 	/* the comm-only runs' rate by bytes (the large transfers decide it;
@@ -262,14 +293,14 @@ int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS]
 	for (size_t i = 0; i < n; i++)
 		if (o[i].comm_ms > 0 && o[i].egress > 0) {
 			comm_ms += o[i].comm_ms;
-			comm_bytes += o[i].egress * 1e-6;
+			comm_bytes += world_link_basis(&o[i]);
 		}
 	double comm_rate = comm_bytes > 0 ? comm_ms / comm_bytes : 0;
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		ms[i] = o[i].ms;
 		if (o[i].egress > 0)
-			v[k++] = o[i].ms / (o[i].egress * 1e-6);
+			v[k++] = o[i].ms / world_link_basis(&o[i]);
 	}
 	if (k) {
 		double all_link = median(v, k);
@@ -285,7 +316,7 @@ int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS]
 		memcpy(c, def, sizeof c);
 		c[WT_GEMM] = 1;
 		c[WT_LINK] = starts[s];
-		double rms = settle(o, n, def, x, side, ms, c, &used);
+		double rms = settle(o, n, def, lo, x, side, ms, c, &used);
 		if (rms < best) {
 			best = rms;
 			memcpy(out->coef, c, sizeof c);
@@ -303,7 +334,7 @@ int world_fit(const struct world_obs *o, size_t n, const double def[WORLD_TERMS]
 		double bound = INFINITY;
 		for (size_t i = 0; i < n; i++)
 			if (o[i].egress > 0)
-				bound = fmin(bound, out->coef[WT_GEMM] * o[i].gemm_ms / (o[i].egress * 1e-6));
+				bound = fmin(bound, out->coef[WT_GEMM] * o[i].gemm_ms / world_link_basis(&o[i]));
 		out->coef[WT_LINK] = fmin(comm_rate, bound);
 		out->fitted |= 1u << WT_LINK;
 	}

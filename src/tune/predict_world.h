@@ -41,6 +41,10 @@ struct world_inputs {
 	/* (optional) the baseline's collective, ms (a measured curve's); 0:
 	 * the ring at link_gbps (or, without one, at the fitted link rate) */
 	double collective_ms;
+	/* (optional) the Stream-K forms: the comm CTAs' copy time, ms
+	 * (world_copy.h); > 0: the link side is coef's link x this, not the
+	 * bytes at a rate */
+	double copy_ms;
 };
 
 struct world_prediction {
@@ -78,7 +82,10 @@ int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
  * the last one sent after the GEMM: one unit of the shorter side
  * exposed); wait: flags, fences and the first handshake, in us. The
  * ceilings' coefficients (world_coef_default: 1, 1 / link_gbps, 1, 0,
- * 1 / mem_gbps) give predict_world's formula above. */
+ * 1 / mem_gbps) give predict_world's formula above. The Stream-K forms'
+ * link side is their comm CTAs' copy time times c_link instead (their
+ * rate moves with comm_sms and the tile, world_copy.h): c_link is then
+ * the fused kernel's link side over its comm-only time (default 1). */
 enum world_term { WT_GEMM, WT_LINK, WT_TILE, WT_WAIT, WT_REDUCE, WORLD_TERMS };
 extern const char *const world_term_names[WORLD_TERMS]; /* gemm link tile wait reduce */
 
@@ -93,18 +100,28 @@ struct world_obs {
 	long units;      /* the per-rank GEMM's output tiles, >= 1 */
 	double ms;       /* the measured fused time (fits and errors only) */
 	double comm_ms;  /* the measured comm-only time; 0: none (seeds the fit only) */
+	/* the Stream-K forms (world_copy.h): the comm CTAs' copy time, ms (a
+	 * run's own t_comm; at a new shape the copy model's). > 0: the link
+	 * side is c_link x copy_ms (c_link a factor on the comm-only time, 1
+	 * its default), not c_link x egress; 0: the bytes at the link's rate */
+	double copy_ms;
 };
 
 /* cfg's obs at cfg->world from the per-rank GEMM's gemm_ms and units
  * (ms, comm_ms 0). 0 when the family is unknown or has no link bytes. */
 int world_obs_of(const struct fgo_config *cfg, double gemm_ms, long units, struct world_obs *o);
 
-/* The per-rank GEMM's output tiles of cfg's tile (>= 1). */
+/* The per-rank GEMM's output tiles of cfg's tile (>= 1); 1 for the Stream-K forms
+ * (world_copy_family: their exposed part is a share of the shorter side). */
 long world_units(const struct fgo_config *cfg);
 
 /* The ceilings' coefficients; a rate not > 0 gives 0 for its term (the
  * caller says it is unknown). */
 void world_coef_default(double link_gbps, double mem_gbps, double c[WORLD_TERMS]);
+
+/* The link side's ms at c_link 1: o's copy_ms where > 0, else its egress
+ * in ms at 1 GB/s. */
+double world_link_basis(const struct world_obs *o);
 
 /* The fused ms of o under c (the formula above). */
 double world_time(const struct world_obs *o, const double c[WORLD_TERMS]);

@@ -8,6 +8,7 @@
 
 #include "fgo.h"
 #include "tune/predict.h"
+#include "tune/world_copy.h"
 
 /* Shapes whose runs correct a configuration: as best --predict's nearest. */
 #define NEAR_SHAPES 4
@@ -44,24 +45,39 @@ static void key_at(const struct fgo_config *cfg, const struct fgo_config *q, cha
 	config_key(&c, key, len);
 }
 
-enum which { K_GEMM, K_FUSED };
+enum which { K_GEMM, K_FUSED, K_COPY };
+
+/* What the corrections are taken against: the GEMM model, the family's
+ * coefficients, the copy model of the Stream-K forms (world_copy.h). */
+struct against {
+	const struct world_gemm_model *gm;
+	const double *c;
+	const struct world_copy *copy;
+};
 
 /* log(measured / model) of run r for which; 0 with *ok 0 when it cannot say. */
-static double log_ratio(const struct world_run *r, const struct world_gemm_model *gm,
-			const double c[WORLD_TERMS], enum which which, int *ok)
+static double log_ratio(const struct world_run *r, const struct against *ag, enum which which,
+			int *ok)
 {
 	*ok = 0;
 	if (!(r->ms > 0) || !(r->gemm_ms > 0))
 		return 0;
 	if (which == K_GEMM) {
-		double g = world_gemm_model_ms(gm, &r->cfg);
+		double g = world_gemm_model_ms(ag->gm, &r->cfg);
 		*ok = g > 0;
 		return g > 0 ? log(r->gemm_ms / g) : 0;
+	}
+	if (which == K_COPY) {
+		double t = world_copy_ms(ag->copy, &r->cfg);
+		*ok = t > 0 && r->comm_ms > 0;
+		return *ok ? log(r->comm_ms / t) : 0;
 	}
 	struct world_obs o;
 	if (!world_obs_of(&r->cfg, r->gemm_ms, world_units(&r->cfg), &o))
 		return 0;
-	double t = world_time(&o, c);
+	/* a Stream-K form's link side: its own comm-only time, as fitted */
+	o.copy_ms = world_copy_family(&r->cfg) && r->comm_ms > 0 ? r->comm_ms : 0;
+	double t = world_time(&o, ag->c);
 	*ok = t > 0;
 	return t > 0 ? log(r->ms / t) : 0;
 }
@@ -83,9 +99,8 @@ static int by_distance(const void *a, const void *b)
  * shapes of each shape's mean log ratio, weight 1 / (0.5 + distance)^2;
  * clamped. *found: whether any run said anything. */
 static double correction(const struct world_run *runs, size_t n, const struct fgo_config *q,
-			 const char *key, const struct world_gemm_model *gm,
-			 const double c[WORLD_TERMS], enum which which, double reach, int *found,
-			 struct near_shape *shapes)
+			 const char *key, const struct against *ag, enum which which, double reach,
+			 int *found, struct near_shape *shapes)
 {
 	int ns = 0;
 	char k[FGO_KEY_MAX];
@@ -100,7 +115,7 @@ static double correction(const struct world_run *runs, size_t n, const struct fg
 		}
 		if (rc->m == q->m && rc->n == q->n && rc->k == q->k)
 			continue; /* the shape itself: not a neighbour */
-		double lr = log_ratio(&runs[i], gm, c, which, &ok);
+		double lr = log_ratio(&runs[i], ag, which, &ok);
 		if (!ok || predict_distance(rc->m, rc->n, rc->k, q->m, q->n, q->k) > reach)
 			continue;
 		int j = 0;
@@ -148,21 +163,46 @@ int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *
 		free(cand), free(shapes), free(keys);
 		return FGO_EFAIL;
 	}
-	int fam_g_found, fam_f_found;
-	double fam_g = correction(runs, n, q, NULL, gm, c, K_GEMM, INFINITY, &fam_g_found, shapes);
-	double fam_f = correction(runs, n, q, NULL, gm, c, K_FUSED, INFINITY, &fam_f_found, shapes);
+	/* the Stream-K forms' copy model, fitted to the comm-only times of
+	 * the runs of q's family */
+	struct world_copy copy;
+	struct fgo_config *ccfg = calloc(n ? n : 1, sizeof *ccfg);
+	double *cms = calloc(n ? n : 1, sizeof *cms);
+	size_t ncopy = 0;
+	memset(&copy, 0, sizeof copy);
+	if (!ccfg || !cms) {
+		free(ccfg), free(cms), free(cand), free(shapes), free(keys);
+		return FGO_EFAIL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(runs[i].cfg.algorithm, q->algorithm) && world_copy_family(&runs[i].cfg) &&
+		    runs[i].comm_ms > 0) {
+			ccfg[ncopy] = runs[i].cfg;
+			cms[ncopy++] = runs[i].comm_ms;
+		}
+	int rc = world_copy_fit(ccfg, cms, ncopy, &copy);
+	free(ccfg), free(cms);
+	if (rc != FGO_OK) {
+		free(cand), free(shapes), free(keys);
+		return FGO_EFAIL;
+	}
+	const struct against ag = { gm, c, &copy };
+	int fam_g_found, fam_f_found, fam_c_found;
+	double fam_g = correction(runs, n, q, NULL, &ag, K_GEMM, INFINITY, &fam_g_found, shapes);
+	double fam_f = correction(runs, n, q, NULL, &ag, K_FUSED, INFINITY, &fam_f_found, shapes);
+	double fam_c = correction(runs, n, q, NULL, &ag, K_COPY, INFINITY, &fam_c_found, shapes);
 	for (size_t i = 0; i < n; i++) {
 		char why[FGO_REASON_MAX];
 		key_at(&runs[i].cfg, q, keys[nc], sizeof keys[nc]);
 		int seen = 0;
 		for (size_t j = 0; j < nc && !seen; j++)
 			seen = !strcmp(keys[j], keys[nc]);
-		if (seen || strcmp(runs[i].cfg.algorithm, q->algorithm) || runs[i].cfg.world != q->world ||
-		    runs[i].cfg.dtype != q->dtype)
+		if (seen || strcmp(runs[i].cfg.algorithm, q->algorithm) || runs[i].cfg.dtype != q->dtype)
 			continue;
 		struct world_cand *w = &cand[nc];
 		memset(w, 0, sizeof *w);
 		w->cfg = runs[i].cfg;
+		w->cfg.world = q->world;
 		w->cfg.m = q->m;
 		w->cfg.n = q->n;
 		w->cfg.k = q->k;
@@ -172,23 +212,34 @@ int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *
 		struct world_obs o;
 		if (!(g > 0))
 			continue;
-		int own_g, own_f;
-		w->k_gemm = correction(runs, n, q, keys[nc], gm, c, K_GEMM, NEAR_OWN, &own_g, shapes);
-		w->k_fused = correction(runs, n, q, keys[nc], gm, c, K_FUSED, NEAR_OWN, &own_f, shapes);
+		int own_g, own_f, own_c = 1;
+		w->k_gemm = correction(runs, n, q, keys[nc], &ag, K_GEMM, NEAR_OWN, &own_g, shapes);
+		w->k_fused = correction(runs, n, q, keys[nc], &ag, K_FUSED, NEAR_OWN, &own_f, shapes);
 		if (!own_g)
 			w->k_gemm = fam_g;
 		if (!own_f)
 			w->k_fused = fam_f;
-		w->own = own_g && own_f;
 		w->gemm_ms = g * w->k_gemm;
 		if (!world_obs_of(&w->cfg, w->gemm_ms, world_units(&w->cfg), &o))
 			continue;
+		if (world_copy_family(&w->cfg)) {
+			/* its comm-only time at the new shape: the copy model, corrected
+			 * by its own comm-only runs near (as its GEMM is) */
+			double t = world_copy_ms(&copy, &w->cfg);
+			w->k_copy = correction(runs, n, q, keys[nc], &ag, K_COPY, NEAR_OWN, &own_c, shapes);
+			if (!own_c)
+				w->k_copy = fam_c;
+			w->copy_ms = o.copy_ms = t * w->k_copy;
+			if (!(t > 0))
+				continue; /* no comm-only time anywhere to say it */
+		}
+		w->own = own_g && own_f && own_c;
 		w->fused_ms = world_time(&o, c) * w->k_fused;
 		if (w->fused_ms > 0)
 			nc++;
 	}
 	free(shapes), free(keys);
-	(void)fam_g_found, (void)fam_f_found;
+	(void)fam_g_found, (void)fam_f_found, (void)fam_c_found;
 	if (nc == 0) {
 		free(cand);
 		return FGO_OK;

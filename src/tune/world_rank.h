@@ -15,7 +15,10 @@
  * fused kernel, communication compiled out: what the W=1 model does not
  * know of that kernel); k_f: the same of t_fused / world_time with the
  * run's own t_gemm (what the family's shared coefficients miss of this
- * configuration: its comm CTAs, its chunking). A configuration with no
+ * configuration: its comm CTAs, its chunking). The Stream-K forms' link
+ * side is the configuration's comm-only time (world_copy.h): the copy
+ * model fitted to the family's runs, corrected (k_copy) by its own
+ * comm-only runs near as its GEMM is. A configuration with no
  * run takes the family's (every configuration's runs at the nearest
  * shapes). The weights fall with the log-shape distance as best
  * --predict's (predict.c), so the corrections are local, and each is held
@@ -35,6 +38,7 @@ struct world_run {
 	struct fgo_config cfg;
 	double ms;      /* t_fused */
 	double gemm_ms; /* t_gemm: the configuration with its communication compiled out */
+	double comm_ms; /* t_comm: its communication alone (0: not measured) */
 };
 
 /* The per-rank GEMM model: the machine and each core's coefficients. */
@@ -56,11 +60,15 @@ struct world_cand {
 	double gemm_ms;         /* g */
 	double fused_ms;        /* predicted */
 	double k_gemm, k_fused; /* the corrections applied */
+	double copy_ms, k_copy; /* the Stream-K forms: the comm-only time (world_copy.h)
+				 * and its correction; 0 for the others */
 	int own;                /* 1: the corrections are its own runs', 0: the family's */
 };
 
-/* Ranks every distinct configuration of runs[0..n) (one family at one W)
- * at q's shape (q: the family, dtype, W and shape; its tile ignored), the
+/* Ranks every distinct configuration of runs[0..n) (one family at one W,
+ * q's or, extrapolating, another: each is ranked at q's W, its
+ * corrections taken from its runs at theirs) at q's shape (q: the
+ * family, dtype, W and shape; its tile ignored), the
  * configurations q's shape refuses left out, fastest first into *out
  * (malloc'd, *nout of them; NULL and 0 when none). c: the family's
  * multi-GPU coefficients at W. FGO_OK, FGO_EFAIL (out of memory). */

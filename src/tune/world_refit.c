@@ -1,6 +1,7 @@
 /* world_refit.c: the multi-GPU terms against a store (see world_refit.h). */
 #include "tune/world_refit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "fgo.h"
 #include "store/store_sql.h"
 #include "tune/model_refit.h"
+#include "tune/world_copy.h"
 #include "views/views.h"
 
 _Static_assert(STORE_WORLD_TERMS == WORLD_TERMS, "world_fits has one column per term");
@@ -76,6 +78,9 @@ static int load_groups(struct fgo_store *st, const char *machine, const char *ba
 			continue; /* a family this fgobench does not know */
 		o.ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
 		o.comm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 2);
+		/* the Stream-K forms: the link side is the run's own comm-only
+		 * time (world_copy.h) */
+		o.copy_ms = world_copy_family(&cfg) && o.comm_ms > 0 ? o.comm_ms : 0;
 		struct group *g = *ng ? &groups[*ng - 1] : NULL;
 		if (!g || strcmp(g->algorithm, cfg.algorithm) || g->world != cfg.world) {
 			if (*ng == cap)
@@ -197,6 +202,18 @@ static unsigned absent_terms(const char *algorithm, int world)
 	return (o.reduced > 0 ? 0 : 1u << WT_REDUCE) | (o.egress > 0 ? 0 : 1u << WT_LINK);
 }
 
+/* Whether algorithm's link side is its comm CTAs' copy time (its
+ * configurations all have comm CTAs: the Stream-K forms). */
+static int copy_algo(const char *algorithm)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "%s", algorithm);
+	c.world = 2;
+	c.comm_sms = 1;
+	return world_copy_family(&c);
+}
+
 int world_model_load(struct fgo_store *st, const char *machine, const char *backend,
 		     const char *algorithm, int world, double link_gbps, double mem_gbps,
 		     struct world_model *out, char *err, size_t len)
@@ -208,6 +225,8 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 	struct group g;
 	memset(out, 0, sizeof *out);
 	world_coef_default(link_gbps, mem_gbps, def);
+	if (copy_algo(algorithm))
+		def[WT_LINK] = 1; /* the copy time as it is (world_copy.h) */
 	if (store_world_fits_get(st, machine, backend, algorithm, stored, 32, &n, err, len) != FGO_OK)
 		return FGO_EFAIL;
 	for (int i = 0; i < n; i++) {
@@ -268,14 +287,15 @@ static int bulk_add(struct bulk_points *p, double bytes, double seconds)
 	return FGO_OK;
 }
 
-int world_curves_fit(struct fgo_store *st, const char *machine, const char *backend,
-		     struct coll_curve *out, int cap, int *n, int *runs, double *rms, char *err,
-		     size_t len)
+/* The runs' baseline collectives of machine and backend, one set of
+ * points per (collective, W) into pts (at most COLL_CURVES_MAX), *np of
+ * them (each point's arrays malloc'd: bulk_free). */
+static int bulk_load(struct fgo_store *st, const char *machine, const char *backend,
+		     struct bulk_points *pts, int *np, char *err, size_t len)
 {
-	struct bulk_points pts[COLL_CURVES_MAX];
-	int np = 0, step, rc = FGO_OK;
+	int step, rc = FGO_OK;
 	sqlite3_stmt *q;
-	*n = 0;
+	*np = 0;
 	if (store_sql_prepare(store_db(st), bulk_sql, &q, "read the runs' baselines", err, len))
 		return FGO_EFAIL;
 	store_sql_bind_text(q, 1, machine);
@@ -291,12 +311,12 @@ int world_curves_fit(struct fgo_store *st, const char *machine, const char *back
 		    !algo_collective(&cfg, cpu ? 4 : dtype_size(cfg.dtype), &kind, &bytes) || !(bytes > 0))
 			continue;
 		int i = 0;
-		while (i < np && !(pts[i].kind == kind && pts[i].world == cfg.world))
+		while (i < *np && !(pts[i].kind == kind && pts[i].world == cfg.world))
 			i++;
-		if (i == np) {
-			if (np == COLL_CURVES_MAX)
+		if (i == *np) {
+			if (*np == COLL_CURVES_MAX)
 				continue;
-			memset(&pts[np++], 0, sizeof pts[0]);
+			memset(&pts[(*np)++], 0, sizeof pts[0]);
 			pts[i].kind = kind;
 			pts[i].world = cfg.world;
 		}
@@ -308,6 +328,25 @@ int world_curves_fit(struct fgo_store *st, const char *machine, const char *back
 	sqlite3_finalize(q);
 	if (rc == FGO_OK && step != SQLITE_DONE)
 		rc = store_sql_fail(store_db(st), err, len, "read the runs' baselines");
+	return rc;
+}
+
+static void bulk_free(struct bulk_points *pts, int np)
+{
+	for (int i = 0; i < np; i++) {
+		free(pts[i].bytes);
+		free(pts[i].seconds);
+	}
+}
+
+int world_curves_fit(struct fgo_store *st, const char *machine, const char *backend,
+		     struct coll_curve *out, int cap, int *n, int *runs, double *rms, char *err,
+		     size_t len)
+{
+	struct bulk_points pts[COLL_CURVES_MAX];
+	int np = 0;
+	*n = 0;
+	int rc = bulk_load(st, machine, backend, pts, &np, err, len);
 	for (int i = 0; i < np; i++) {
 		double r = 0;
 		if (rc == FGO_OK && *n < cap &&
@@ -319,9 +358,76 @@ int world_curves_fit(struct fgo_store *st, const char *machine, const char *back
 				rms[*n] = r;
 			(*n)++;
 		}
-		free(pts[i].bytes);
-		free(pts[i].seconds);
 	}
+	bulk_free(pts, np);
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* How much of c's time the runs' baselines at c's W do not see (p: their
+ * points of c's collective at that W): the median of c's time less
+ * theirs, held within [0, c's smallest time]. calibrate times one call
+ * alone, its launch and the barrier's skew in it; the baseline's
+ * collective is queued behind its GEMM and hides them (on four H100s its
+ * 1 MiB all-gather took 11 us inside the runs, 22 us alone). */
+static double hidden_of(const struct coll_curve *c, const struct bulk_points *p)
+{
+	double *d = malloc(sizeof *d * (p->n ? p->n : 1)), h = 0;
+	size_t k = 0;
+	if (!d)
+		return 0;
+	for (size_t i = 0; i < p->n; i++) {
+		double t = coll_curve_seconds(c, p->bytes[i], NULL);
+		if (t > 0 && p->seconds[i] > 0)
+			d[k++] = t - p->seconds[i];
+	}
+	if (k) {
+		qsort(d, k, sizeof *d, cmp_double);
+		h = k % 2 ? d[k / 2] : 0.5 * (d[k / 2 - 1] + d[k / 2]);
+	}
+	free(d);
+	return fmax(0, fmin(h, c->seconds[0]));
+}
+
+/* Each measured curve less what the runs' baselines hide of it
+ * (hidden_of): from the runs at its W, else from the nearest W that
+ * has both runs and a measured curve of that collective (the smaller on
+ * a tie; a launch is the same at any W). */
+static int curves_hide(struct fgo_store *st, const char *machine, const char *backend,
+		       struct coll_curve *c, int n, char *err, size_t len)
+{
+	struct bulk_points pts[COLL_CURVES_MAX];
+	double hidden[COLL_CURVES_MAX];
+	int np = 0, known[COLL_CURVES_MAX] = { 0 };
+	int rc = bulk_load(st, machine, backend, pts, &np, err, len);
+	for (int i = 0; rc == FGO_OK && i < n && i < COLL_CURVES_MAX; i++)
+		for (int j = 0; j < np && !c[i].fitted; j++)
+			if (pts[j].kind == c[i].kind && pts[j].world == c[i].world && pts[j].n) {
+				hidden[i] = hidden_of(&c[i], &pts[j]);
+				known[i] = 1;
+			}
+	for (int i = 0; rc == FGO_OK && i < n && i < COLL_CURVES_MAX; i++) {
+		int from = known[i] ? i : -1;
+		for (int j = 0; from != i && j < n && j < COLL_CURVES_MAX; j++) {
+			if (!known[j] || c[j].kind != c[i].kind)
+				continue;
+			int d = abs(c[j].world - c[i].world), bd = from < 0 ? 0 : abs(c[from].world - c[i].world);
+			if (from < 0 || d < bd || (d == bd && c[j].world < c[from].world))
+				from = j;
+		}
+		if (c[i].fitted || from < 0 || !(hidden[from] > 0))
+			continue;
+		c[i].hidden_s = hidden[from];
+		c[i].hidden_from = c[from].world;
+		for (int p = 0; p < c[i].n; p++)
+			c[i].seconds[p] = fmax(c[i].seconds[p] - hidden[from], 0.05 * c[i].seconds[p]);
+	}
+	bulk_free(pts, np);
 	return rc;
 }
 
@@ -353,6 +459,8 @@ int world_curves_load(struct fgo_store *st, const char *machine, const char *bac
 		(*n)++;
 	}
 	free(stored);
+	if (rc == FGO_OK && *n)
+		rc = curves_hide(st, machine, backend, out, *n, err, len);
 	/* where calibrate measured none (a store older than its curves), the
 	 * curve the runs' baselines say */
 	struct coll_curve fit[COLL_CURVES_MAX];
@@ -401,6 +509,7 @@ int world_runs_load(struct fgo_store *st, const char *machine, const char *backe
 		view_config(q, 0, &r->cfg);
 		r->ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
 		r->gemm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 1);
+		r->comm_ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 2);
 	}
 	sqlite3_finalize(q);
 	if (rc == FGO_OK && step != SQLITE_DONE)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/gpu/world_holdout.py W1_STORE WN_STORE [W [FGOBENCH]]: issue 33's
+"""tests/gpu/world_holdout.py [--curves CAL_STORE] W1_STORE WN_STORE [W [FGOBENCH]]: issue 33's
 held-out check of the multi-GPU terms on real runs. For every shape (M, N,
 K) with ok runs at W (2 by default) on W GPUs in WN_STORE: a store made of
 W1_STORE (the per-rank runs on one GPU) and WN_STORE without that shape's
@@ -10,6 +10,11 @@ runs at W, fitted by `fgobench calibrate --fit`, then `fgobench best
 - top 1: the measured time of the configuration the prediction ranks first
   (its `top_config`) against the best measured run (no run of it: "-");
 - baseline: the predicted vendor sequence against the best measured one.
+
+With --curves, CAL_STORE's collective curves and link_bw (`fgobench
+calibrate` on the machine WN_STORE's runs came from) are copied into every
+fit store (store_merge.py --curves), so the baseline is read from the
+measured NCCL curve rather than from one fitted to the runs' baselines.
 
 One line per (family, shape), then a summary with issue 33's targets:
 fused within 10% on >= 80% and within 25% on all, top 1 within 5% on >=
@@ -25,11 +30,15 @@ import subprocess
 import sys
 import tempfile
 
-if len(sys.argv) < 3:
-    sys.exit("usage: world_holdout.py W1_STORE WN_STORE [W [FGOBENCH]]")
-w1_src, wn_src = sys.argv[1], sys.argv[2]
-world = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-fgo = os.path.abspath(sys.argv[4] if len(sys.argv) > 4 else "./fgobench")
+argv = sys.argv[1:]
+cal_src = None
+if argv[:1] == ["--curves"] and len(argv) > 1:
+    cal_src, argv = argv[1], argv[2:]
+if len(argv) < 2:
+    sys.exit("usage: world_holdout.py [--curves CAL_STORE] W1_STORE WN_STORE [W [FGOBENCH]]")
+w1_src, wn_src = argv[0], argv[1]
+world = int(argv[2]) if len(argv) > 2 else 2
+fgo = os.path.abspath(argv[3] if len(argv) > 3 else "./fgobench")
 here = os.path.dirname(os.path.abspath(__file__))
 MACHINE = ["--machine", "vm", "--backend", "gpu"]
 
@@ -59,6 +68,12 @@ try:
     MACHINE[1] = host_of(wn)
     for db in (w1, wn):
         run([fgo, "calibrate", "--fit", *MACHINE, "--db", db], "calibrate --fit on " + db)
+    if cal_src:
+        cal = os.path.join(tmp, "cal.db")
+        shutil.copyfile(cal_src, cal)
+        run([fgo, "calibrate", "--fit", *MACHINE, "--db", cal], "calibrate --fit on " + cal)
+        run([sys.executable, os.path.join(here, "store_merge.py"), "--curves", w1, cal],
+            "store_merge.py --curves")
 
     # the measured side, from WN_STORE as it is: runs on W GPUs, bf16
     src = sqlite3.connect(wn)

@@ -40,7 +40,7 @@ int main(void)
 
 	/* all_scatter at W=4: 3 peers x M x N/4 bf16 = 3 x 4096 x 2048 x 2 bytes */
 	struct world_prediction p;
-	struct world_inputs in = { 1.0, 350, 3000, 100, NULL, 0 };
+	struct world_inputs in = { 1.0, 350, 3000, 100, NULL, 0, 0 };
 	c = fam("all_scatter", 4);
 	T_CHECK("as-1.1", predict_world(&c, &in, &p), "refused");
 	double bytes = 3.0 * 4096 * 2048 * 2;

@@ -203,7 +203,7 @@ static void check_resolve(void)
 static void check_default_is_predict_world(void)
 {
 	struct fgo_config c = fam("all_reduce_one_shot", 4, 4096, 8192, 14336, 128);
-	struct world_inputs in = { 1.0, 350, 3000, 100, NULL, 0 };
+	struct world_inputs in = { 1.0, 350, 3000, 100, NULL, 0, 0 };
 	struct world_prediction p;
 	double def[WORLD_TERMS];
 	world_coef_default(350, 3000, def);
