@@ -6,28 +6,14 @@
  * release. Each CTA then waits for its share of the peers' tiles (on the
  * wgmma core its side warps do, from the start), so the launch ends when
  * every peer's every tile has arrived (team_wait_sources). Comm-only mode
- * copies the tiles already in this rank's C. */
-#include "comm.h"
+ * copies the tiles already in this rank's C. The CTA's work on the mma,
+ * MFMA and SIMT cores is all_scatter_cta.h's, shared with the kernel
+ * re-expressed through the user contract (kernels/user/shipped_all_scatter). */
+#include "all_scatter_cta.h" /* the CTA's work: all_scatter_cta, all_scatter_comm */
+
 #if MMA == 64
 #include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
-#endif
 
-/* Comm-only mode, on either core: every CTA copies the tiles it would
- * compute, already in this rank's C, to the peers and raises their flags. */
-__device__ __forceinline__ void scatter_stored_tiles(const struct launch *L, const struct sched_grid *g)
-{
-	const long own = (long)L->rank * N_;
-	for (long tile = blockIdx.x; tile < g->tiles; tile += gridDim.x) {
-		long tm, tn;
-		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
-		const long at = tm * BLK_M * NFULL + own + tn * BLK_N;
-		copy_to_peers(L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL, tile_rows(tm, M_),
-			      tile_cols(tn, N_));
-		cta_publish_peers(L, (long)L->rank * g->tiles + tile);
-	}
-}
-
-#if MMA == 64
 /* On the wgmma core the storer thread sends each staged part to every
  * rank's C by TMA (this rank first, then the peers in sched_peer order),
  * waits until the stores are done and releases the tile's flag on every
@@ -80,46 +66,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 
-	if (mode == MODE_COMM_ONLY) {
-		scatter_stored_tiles(&L, &g);
-		team_wait_sources(cta_team(), &L, g.tiles, (long)blockIdx.x * THREADS,
-				  (long)gridDim.x * THREADS);
-	} else {
+	if (mode == MODE_COMM_ONLY)
+		all_scatter_comm(&L, &g);
+	else
 		wgmma_gemm_walked(&L, in, &map_b, watch, out, side);
-	}
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
 {
 	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
-	const elem_t *a = heap_at(&L, rank, a_off), *b = heap_at(&L, rank, b_off);
-	const struct sched_grid g = tile_grid();
-	float acc[ELEMS];
-
-	if (mode == MODE_COMM_ONLY) {
-		scatter_stored_tiles(&L, &g);
-		team_wait_sources(cta_team(), &L, g.tiles, (long)blockIdx.x * THREADS,
-				  (long)gridDim.x * THREADS);
-		return;
-	}
-	for (long tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-		long tm, tn;
-		sched_tile_coords(&g, GSIZE_M, tile, &tm, &tn);
-		long r0 = tm * BLK_M, c0 = tn * BLK_N;
-		const long own = (long)rank * N_; /* this rank's first column of C */
-		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM, tile, tm, tn, 0, g.k_iters);
-		gemm_tile(a, b, r0, c0, acc);
-		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM | FGO_TR_END, tile, tm, tn, 0, g.k_iters);
-		store_tile(heap_at(&L, rank, c_off) + own, NFULL, r0, c0, acc);
-		if (mode == MODE_GEMM_ONLY)
-			continue;
-		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_PUT, -1, BLK_M * BLK_N * (int)sizeof(elem_t), tile, -1, -1);
-		for (int s = 1; s < WORLD; s++)
-			store_tile(heap_at(&L, sched_peer(rank, WORLD, s), c_off) + own, NFULL, r0, c0, acc);
-		cta_publish_peers(&L, (long)rank * g.tiles + tile);
-		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_PUT | FGO_TR_END, -1, BLK_M * BLK_N * (int)sizeof(elem_t), tile, -1, -1);
-	}
-	team_wait_sources(cta_team(), &L, g.tiles, (long)blockIdx.x * THREADS, (long)gridDim.x * THREADS);
+	all_scatter_cta(&L);
 }
 #endif

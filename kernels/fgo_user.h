@@ -33,7 +33,12 @@
  * manifest says "modes": true, FGO_MODE (FGO_USER_FUSED, _GEMM_ONLY or
  * _COMM_ONLY): the kernel then compiles out one half in the other two modes,
  * which gives t_gemm, t_comm and overlap like the shipped families; without
- * "modes" only the fused launch is timed.
+ * "modes" only the fused launch is timed. With "shape_macros": true the
+ * problem is given too, as long constants: FGO_M, FGO_N, FGO_K (the global
+ * problem, args->m, n, k) and FGO_W (the world), for a kernel whose loops
+ * and addressing want them at compile time (as the shipped kernels'
+ * M_, N_, K_ are); such a kernel is compiled once a problem (the kernel
+ * cache keys it by them), one without once for every problem.
  *
  * Flags: FGO_USER_FLAGS(args) holds args->flags_count (the manifest's
  * "flags") unsigned ints on every rank, zero before the first launch of a

@@ -1,7 +1,8 @@
 /* gpu_user.c: a user kernel's GPU form on the GPU backend (gpu_user.h).
  * The shipped kernels' JIT and cache (gpu_jit.c) compile it; what is its
  * own is the source (the manifest's "gpu" file, not embedded), the
- * defines (its tunables' macros), the launch (three dimensions from the
+ * defines (user_defines: its tunables' macros, and the problem's with
+ * "shape_macros"), the launch (three dimensions from the
  * manifest) and the argument (struct fgo_user_args, by value). */
 #include "gpu/gpu_user.h"
 
@@ -14,18 +15,20 @@
 #include "gpu/gpu_jit.h"
 #include "user/user.h"
 
-/* The -D options of cfg's GPU form in mode. */
-static int user_defines(const struct fgo_user_kernel *k, const struct fgo_config *cfg, int mode,
-			char *out, size_t len, char *err, size_t elen)
+/* The -D options of cfg's GPU form in mode (user_defines: the same
+ * macros as the C form's). */
+static int gpu_defines(const struct fgo_user_kernel *k, const struct fgo_config *cfg, int mode,
+		       char *out, size_t len, char *err, size_t elen)
 {
-	long long v[USER_FIXED_NAMES + USER_TUNABLES_MAX];
+	struct user_define d[USER_DEFINES_MAX];
+	int n = user_defines(k, cfg, mode, d, err, elen);
 	size_t at = 0;
-	if (user_values(k, cfg, v, err, elen) != FGO_OK)
+	if (n < 0)
 		return FGO_EUSAGE;
-	at = (size_t)snprintf(out, len, "-DFGO_DTYPE=%d -DFGO_MODE=%d", (int)cfg->dtype, mode);
-	for (int i = 0; i < k->ntunables && at < len; i++)
-		at += (size_t)snprintf(out + at, len - at, " -D%s=%lld", k->tunable[i].macro,
-				       v[USER_FIXED_NAMES + i]);
+	out[0] = 0;
+	for (int i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%s-D%s=%lld%s", i ? " " : "", d[i].name,
+				       d[i].value, d[i].suffix);
 	return at < len ? FGO_OK : FGO_EFAIL;
 }
 
@@ -48,7 +51,7 @@ static int compile_mode(const struct fgo_user_kernel *k, const struct fgo_config
 	const char *names[USER_HEADERS_MAX], *texts[USER_HEADERS_MAX];
 	int n = extra_headers(k, names, texts), cached = 0;
 	double t0 = now_seconds();
-	int rc = user_defines(k, cfg, mode, defines, sizeof defines, err, len);
+	int rc = gpu_defines(k, cfg, mode, defines, sizeof defines, err, len);
 	if (rc != FGO_OK) {
 		out->status = GPU_COMPILE_FAILED;
 		return FGO_EFAIL;

@@ -26,7 +26,7 @@
 
 const char *const manifest_keys[] = {
 	"name", "description", "family", "source", "headers", "entry", "tunables", "grid",
-	"block", "shared_memory", "flags", "workspace", "modes", NULL,
+	"block", "shared_memory", "flags", "workspace", "modes", "shape_macros", NULL,
 };
 
 /* Reads path whole into a malloc'd, NUL-terminated *text; NULL on failure
@@ -471,6 +471,12 @@ static int read_manifest(struct spec_ctx *c, struct fgo_user_kernel *k)
 						      " out a half under FGO_MODE) or false, got %s",
 						      spec_json_type(item));
 			k->modes = cJSON_IsTrue(item);
+		} else if (!strcmp(key, "shape_macros")) {
+			if (!cJSON_IsBool(item))
+				return spec_fail_node(c, item, 0, "\"shape_macros\" expects true (the problem"
+						      " as macros FGO_M, FGO_N, FGO_K, FGO_W: one compile a"
+						      " problem) or false, got %s", spec_json_type(item));
+			k->shape_macros = cJSON_IsTrue(item);
 		}
 	}
 	static const char *const required[] = { "name", "family", "source", "entry", "grid", "block" };

@@ -68,6 +68,8 @@ struct fgo_user_kernel {
 	struct user_tunable tunable[USER_TUNABLES_MAX];
 	struct user_expr rule[USER_RULES];
 	int modes;                         /* FGO_MODE compiles out a half: t_gemm, t_comm measured */
+	int shape_macros;                  /* the problem as macros (FGO_M, FGO_N, FGO_K, FGO_W):
+					      one compile a problem */
 	char hash[17];                     /* FNV-1a of the manifest and every source, hex */
 	char summary[512];
 	struct fgo_algo algo;              /* what algo_find(algorithm) returns */
@@ -102,6 +104,21 @@ long user_combos(const struct fgo_user_kernel *k);
  * FGO_OK, or FGO_EUSAGE with why when cfg's params are not k's. */
 int user_values(const struct fgo_user_kernel *k, const struct fgo_config *cfg, long long *v,
 		char *why, size_t len);
+
+/* The -D macros of cfg's compile in mode, on either backend: each
+ * tunable's macro, FGO_DTYPE, FGO_MODE and, with "shape_macros", FGO_M,
+ * FGO_N, FGO_K and FGO_W (long constants: the global problem and the
+ * world). The C and the GPU compiles both take them from here, so the
+ * contract's macros have one writer. Returns how many were written to out
+ * (at most USER_DEFINES_MAX), or -1 with why when cfg's params are not k's. */
+#define USER_DEFINES_MAX (USER_TUNABLES_MAX + 6)
+struct user_define {
+	const char *name;
+	long long value;
+	const char *suffix; /* "" or "L" (a long constant) */
+};
+int user_defines(const struct fgo_user_kernel *k, const struct fgo_config *cfg, int mode,
+		 struct user_define *out, char *why, size_t len);
 
 /* The launch of cfg: grid, block, shared memory bytes, flags and workspace
  * bytes; FGO_OK, or FGO_EUSAGE with why (an expression that cannot be

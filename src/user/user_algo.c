@@ -84,6 +84,26 @@ bad:
 	return FGO_EUSAGE;
 }
 
+int user_defines(const struct fgo_user_kernel *k, const struct fgo_config *cfg, int mode,
+		 struct user_define *out, char *why, size_t len)
+{
+	static const char *const shape[USER_FIXED_NAMES] = { "FGO_M", "FGO_N", "FGO_K", "FGO_W" };
+	long long v[USER_FIXED_NAMES + USER_TUNABLES_MAX];
+	int n = 0;
+	if (user_values(k, cfg, v, why, len) != FGO_OK)
+		return -1;
+	for (int i = 0; i < k->ntunables; i++)
+		out[n++] = (struct user_define){ k->tunable[i].macro, v[USER_FIXED_NAMES + i], "" };
+	out[n++] = (struct user_define){ "FGO_DTYPE", (long long)cfg->dtype, "" };
+	out[n++] = (struct user_define){ "FGO_MODE", mode, "" };
+	/* only when asked: a kernel without them compiles once for every
+	 * problem, and its cached objects keep their keys */
+	if (k->shape_macros)
+		for (int i = 0; i < USER_FIXED_NAMES; i++)
+			out[n++] = (struct user_define){ shape[i], v[i], "L" };
+	return n;
+}
+
 int user_launch_of(const struct fgo_user_kernel *k, const struct fgo_config *cfg,
 		   struct user_launch *l, char *why, size_t len)
 {

@@ -1,8 +1,9 @@
 /* user_cc.c: a user kernel's C form built for the CPU backend (user.h's
  * user_cc_build): compiled with the system compiler ($FGOBENCH_CC, else
  * cc) into a shared object in the kernel cache, keyed by a hash of the
- * compiler, its arguments (the tunables' macros, FGO_DTYPE, FGO_MODE), the
- * source and every header it may include, then loaded with dlopen. A
+ * compiler, its arguments (user_defines: the tunables' macros, FGO_DTYPE,
+ * FGO_MODE, the problem's with "shape_macros"), the source and every
+ * header it may include, then loaded with dlopen. A
  * compile error is cached too (KEY.err, the compiler's message), so the
  * ranks that find it say nothing more and nobody compiles it twice.
  *
@@ -30,7 +31,7 @@
 extern char **environ;
 
 #define LOG_MAX 16384 /* bytes of compiler output kept */
-#define ARGS_MAX (16 + 2 * USER_TUNABLES_MAX)
+#define ARGS_MAX (16 + 2 * USER_DEFINES_MAX)
 
 void user_cache_dir(char *out, size_t len)
 {
@@ -41,14 +42,25 @@ void user_cache_dir(char *out, size_t len)
 		snprintf(out, len, "%s/.cache/fgobench/user", home && *home ? home : "/tmp");
 }
 
-/* What this process loaded: one entry per kernel, tunables, dtype, mode. */
+/* What this process loaded: one entry per kernel, tunables, dtype, mode
+ * and, for a kernel with "shape_macros", problem. */
 struct loaded {
 	const struct fgo_user_kernel *k;
 	char params[FGO_PARAMS_MAX];
 	int dtype, mode;
+	long m, n, kk;
+	int world;
 	void *handle;
 	user_cpu_entry fn;
 };
+
+/* Whether entry e was compiled for cfg's problem: any problem, unless the
+ * kernel takes it as macros. */
+static int same_problem(const struct loaded *e, const struct fgo_config *cfg)
+{
+	return !e->k->shape_macros ||
+	       (e->m == cfg->m && e->n == cfg->n && e->kk == cfg->k && e->world == cfg->world);
+}
 static struct loaded *table;
 static size_t ntable, captable;
 
@@ -57,7 +69,7 @@ static struct loaded *loaded_find(const struct fgo_user_kernel *k, const struct 
 {
 	for (size_t i = 0; i < ntable; i++)
 		if (table[i].k == k && table[i].dtype == (int)cfg->dtype && table[i].mode == mode &&
-		    !strcmp(table[i].params, cfg->params))
+		    !strcmp(table[i].params, cfg->params) && same_problem(&table[i], cfg))
 			return &table[i];
 	return NULL;
 }
@@ -392,6 +404,10 @@ static int load(const struct fgo_user_kernel *k, const struct fgo_config *cfg, i
 	snprintf(e->params, sizeof e->params, "%s", cfg->params);
 	e->dtype = (int)cfg->dtype;
 	e->mode = mode;
+	e->m = cfg->m;
+	e->n = cfg->n;
+	e->kk = cfg->k;
+	e->world = cfg->world;
 	e->handle = h;
 	*(void **)&e->fn = sym;
 	*fn = e->fn;
@@ -405,9 +421,9 @@ int user_cc_build(const struct fgo_user_kernel *k, const struct fgo_config *cfg,
 	struct compiler cc;
 	char dir[PATH_MAX], inc[PATH_MAX + 32], srcdir[PATH_MAX], path[PATH_MAX + 32];
 	char defs[ARGS_MAX][64], *args[ARGS_MAX], key[17];
-	long long v[USER_FIXED_NAMES + USER_TUNABLES_MAX];
+	struct user_define d[USER_DEFINES_MAX];
 	uint64_t hh;
-	int nargs = 0, rc;
+	int nargs = 0, ndefs, rc;
 
 	if (have) {
 		*fn = have->fn;
@@ -415,7 +431,7 @@ int user_cc_build(const struct fgo_user_kernel *k, const struct fgo_config *cfg,
 	}
 	if ((rc = compiler_find(&cc, err, len)) != FGO_OK)
 		return FGO_EFAIL;
-	if ((rc = user_values(k, cfg, v, err, len)) != FGO_OK)
+	if ((ndefs = user_defines(k, cfg, mode, d, err, len)) < 0)
 		return FGO_EFAIL;
 	user_cache_dir(dir, sizeof dir);
 	if (headers_dir(dir, inc, sizeof inc, &hh, err, len) != FGO_OK)
@@ -428,18 +444,11 @@ int user_cc_build(const struct fgo_user_kernel *k, const struct fgo_config *cfg,
 	args[nargs++] = inc;
 	args[nargs++] = "-I";
 	args[nargs++] = srcdir;
-	for (int i = 0; i < k->ntunables; i++) {
-		snprintf(defs[nargs], sizeof defs[0], "-D%s=%lld", k->tunable[i].macro,
-			 v[USER_FIXED_NAMES + i]);
+	for (int i = 0; i < ndefs; i++) {
+		snprintf(defs[nargs], sizeof defs[0], "-D%s=%lld%s", d[i].name, d[i].value, d[i].suffix);
 		args[nargs] = defs[nargs];
 		nargs++;
 	}
-	snprintf(defs[nargs], sizeof defs[0], "-DFGO_DTYPE=%d", (int)cfg->dtype);
-	args[nargs] = defs[nargs];
-	nargs++;
-	snprintf(defs[nargs], sizeof defs[0], "-DFGO_MODE=%d", mode);
-	args[nargs] = defs[nargs];
-	nargs++;
 
 	/* the key: everything that changes the object */
 	uint64_t h = fnv1a64(cc.id, strlen(cc.id)) ^ hh * 3;

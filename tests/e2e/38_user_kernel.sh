@@ -1,5 +1,5 @@
 # 38_user_kernel.sh: a kernel engineer's own kernel end to end on the CPU
-# backend (issue 34): the two worked examples of kernels/user/ swept under
+# backend (issue 34): the three worked examples of kernels/user/ swept under
 # mpirun -np 2 (their C forms compiled by cc, validated against the
 # family's reference, timed against its baseline, stored as user:NAME),
 # best, show and regress on them (an edited copy swept by --kernel, as
@@ -38,6 +38,27 @@ check user-2.5 "show: the line that sweeps it again" \
 expect_exit user-3.1 0 mpi 2 sweep sweeps/user_tiled.json --tag tiled --quiet
 expect_eq user-3.2 "8 8" "$(sql "select count(*), sum(status = 'ok' and validated = 1) from runs
 	where algorithm = 'user:tiled_all_scatter'" | tr '|' ' ')"
+
+# ---- the shipped all_scatter through the contract (kernels/user/
+# shipped_all_scatter; its C form is the tiled example's schedule, included)
+# with the problem as macros ("shape_macros"): one object a problem, in a
+# cache of its own; trimmed to one warp count and residency, on two shapes ----
+mkdir -p "$T/ku/shipped_all_scatter" "$T/ku/tiled_all_scatter"
+cp kernels/user/shipped_all_scatter/shipped_all_scatter.* "$T/ku/shipped_all_scatter/"
+cp kernels/user/tiled_all_scatter/tiled_all_scatter.c "$T/ku/tiled_all_scatter/"
+sed -e 's/"BLK_N": \[64, 128\]/"BLK_N": [64]/' -e 's/"NUM_WARPS": \[4, 8\]/"NUM_WARPS": [4]/' \
+	-e 's/"CTAS_PER_SM": \[1, 2, 3, 4\]/"CTAS_PER_SM": [1]/' kernels/user/shipped_all_scatter/manifest.json \
+	>"$T/ku/shipped_all_scatter/manifest.json"
+printf '{"kernel": "ku/shipped_all_scatter/manifest.json", "dtype": "bf16", "world": 2,
+ "shapes": [[160, 256, 64], [96, 128, 32]], "iterations": 3, "warmup": 1}\n' >"$T/shipped.json"
+expect_exit user-3.3 0 env FGOBENCH_CACHE="$T/scache" mpirun --oversubscribe -np 2 "$FGO" sweep \
+	"$T/shipped.json" --tag shipped --quiet
+expect_eq user-3.4 "4 4 4" "$(sql "select count(*), sum(status = 'ok' and validated = 1),
+	sum(t_gemm_ms > 0 and t_comm_ms > 0) from runs where algorithm = 'user:shipped_all_scatter'" | tr '|' ' ')"
+# 2 tiles x 3 modes x 2 problems
+expect_eq user-3.5 12 "$(ls "$T/scache/user" | grep -c '\.so$')"
+expect_exit user-3.6 0 "$FGO" sweep sweeps/user_shipped.json --dry-run
+expect_err user-3.7 "96 configurations, 96 valid"
 
 # ---- regress pairs an edited kernel's runs with the ones before it ----
 mkdir -p "$T/k"

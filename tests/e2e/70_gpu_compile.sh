@@ -11,7 +11,7 @@
 #              a damaged cache entry (garbage, cut short, the old format, one
 #              byte, a symbolic link) compiled again and replaced, one note
 #              and traced kernels (compile --trace): their own entries;
-#              the GPU forms of kernels/user/'s two worked examples
+#              the GPU forms of kernels/user/'s three worked examples
 #   compile-3  with clang-19 (no ROCm): calibrate.hip and check.hip for gfx942
 #              and gfx90a (the families' kernels are compile-5's)
 #   compile-4  with HIP's headers and library (libamdhip64-dev): `make GPU=hip`,
@@ -182,6 +182,15 @@ EOF2
 	expect_exit compile-2.user.5 0 "$GFGO" compile sweeps/user_all_scatter.json --dtype fp16 \
 		--kernel kernels/user/tiled_all_scatter/manifest.json --cache "$T/ucache" --format csv -j 2
 	expect_eq compile-2.user.6 8 "$(user_built "$T/out")"
+
+	# the shipped all_scatter through the contract (kernels/user/
+	# shipped_all_scatter: an adapter around kernels/all_scatter_cta.h on the
+	# mma.sync core), the problem as macros (shape_macros): its 32 tunable
+	# sets at one shape, 3 modes each
+	expect_exit compile-2.user.7 0 "$GFGO" compile sweeps/user_shipped.json -m 128 -n 4096 -k 14336 \
+		--cache "$T/scache" --format csv -j 2
+	expect_eq compile-2.user.8 32 "$(user_built "$T/out")"
+	expect_eq compile-2.user.9 96 "$(find "$T/scache" -name '*.bin' | wc -l)"
 
 	# csv_pairs FILE: the distinct algorithm,dtype pairs that have a kernel
 	csv_pairs() { awk -F, 'NR > 1 && ($11 == "compiled" || $11 == "cached") {print $2 "," $3}' "$1" | sort -u | wc -l; }

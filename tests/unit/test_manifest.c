@@ -131,6 +131,23 @@ static void check_good(void)
 		"workspace %zu+%zu flags %zu+%zu heap %zu (family %zu)", lay.workspace_offset,
 		lay.workspace_bytes, lay.flags_offset, lay.flags_count, lay.heap_bytes,
 		flay.heap_bytes);
+	/* the macros of a compile: the tunables', FGO_DTYPE, FGO_MODE; the
+	 * problem's only with "shape_macros" */
+	struct user_define d[USER_DEFINES_MAX];
+	int nd = user_defines(k, c, 2, d, err, sizeof err);
+	T_CHECK("manifest-3.8", nd == 4 && !strcmp(d[0].name, "BM") && d[0].value == 64 &&
+					!strcmp(d[1].name, "TILE_N") && d[1].value == 16 &&
+					!strcmp(d[2].name, "FGO_DTYPE") && d[2].value == FGO_FP16 &&
+					!strcmp(d[3].name, "FGO_MODE") && d[3].value == 2,
+		"%d macros: %s", nd, err);
+	k->shape_macros = 1;
+	nd = user_defines(k, c, 0, d, err, sizeof err);
+	T_CHECK("manifest-3.9", nd == 8 && !strcmp(d[4].name, "FGO_M") && d[4].value == 100 &&
+					!strcmp(d[5].name, "FGO_N") && d[5].value == 64 &&
+					!strcmp(d[6].name, "FGO_K") && d[6].value == 32 &&
+					!strcmp(d[7].name, "FGO_W") && d[7].value == 2 && !strcmp(d[7].suffix, "L"),
+		"%d macros: %s", nd, err);
+	k->shape_macros = 0;
 	T_CHECK("manifest-3.3", algo->fused_only == 0 && algo->needs_comm && algo->manifest &&
 					!strcmp(algo->family, "all_scatter"),
 		"fused_only %d", algo->fused_only);
@@ -177,6 +194,7 @@ static const struct {
 	{ "manifest-4.14", "\"modes\": true\n", "\"modes\": true,\n", ":13:16:", "trailing comma" },
 	{ "manifest-4.15", "\"gpu\": \"k.cu\"", "\"cuda\": \"k.cu\"", ":4:27:", "unknown source \"cuda\"" },
 	{ "manifest-4.16", "\"headers\": [\"k.h\"]", "\"headers\": [\"k.h\"], \"name\": \"x\"", ":5:23:", "duplicate key \"name\"" },
+	{ "manifest-4.18", "\"modes\": true", "\"modes\": true, \"shape_macros\": \"yes\"", ":13:34:", "\"shape_macros\" expects true" },
 	{ "manifest-4.17", "[\"ceil_div(M, BM)\", \"ceil_div(N / W, BN)\"]", "[1, 2, 3, 4]", ":8:11:", "a list of 1 to 3" },
 };
 
