@@ -80,12 +80,17 @@ struct partial_out {
 	}
 };
 
+/* Fewer tiles than GEMM CTAs: the hybrid walk has no whole wave, every
+ * tile is a Stream-K tile (schedule.h), known when the kernel is compiled. */
+#define SK_ALL_STREAM_K \
+	((((long)M_ + BLK_M - 1) / BLK_M) * (((long)N_ + BLK_N - 1) / BLK_N) < (long)GEMM_SMS)
+
 /* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends;
- * where every tile is a Stream-K tile (no whole wave: M = 128, say), the
- * last of them with the consumers (wg_tail_team), as all_reduce does. Not
- * where whole waves come first: there the consumers' help cost 3-6% at
- * 4096 x 14336 x 4096 and 8192^3 on two and four H100s (A/B, two rounds),
- * where at M = 128 it saved 3-8%. */
+ * where every tile is a Stream-K tile (M = 128, say), the last of them with
+ * the consumers (wg_tail_team), as all_reduce does: 8% less time at
+ * M = 128 on two H100s. Compiled only there: where whole waves come first,
+ * the tail's code in the kernel, even never run, cost 2.6% at
+ * 4096 x 14336 x 4096 (A/B, two rounds each, two and four H100s). */
 struct last_wave_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
@@ -95,17 +100,17 @@ struct last_wave_side {
 	{
 		if (L->mode != MODE_FUSED)
 			return;
-		const long last = dp_tiles == 0 ? walk.last_end() : -1; /* -1: no tail */
+		const long last = SK_ALL_STREAM_K ? walk.last_end() : -1; /* -1: no tail */
 		walk.each_end([&](long tile) {
 			return tile < dp_tiles || tile == last ||
 			       sum_tile<team_depth<wg_side_team>::value>(t, L, g, tile);
 		});
-		if (last >= 0) /* even after a wait gave up: the team waits for us */
+		if (SK_ALL_STREAM_K && last >= 0) /* even after a wait gave up: the team waits */
 			tail_sum(wg_tail_team(), last);
 	}
 	template <class Walk> __device__ void tail(const struct wg_tail_team &t, const Walk &walk) const
 	{
-		if (L->mode == MODE_FUSED && dp_tiles == 0) {
+		if (SK_ALL_STREAM_K && L->mode == MODE_FUSED) {
 			const long last = walk.last_end();
 			if (last >= 0)
 				tail_sum(t, last);
