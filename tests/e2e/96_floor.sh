@@ -27,7 +27,9 @@ check floor-2.2 "calibrate printed the curve" grep -q "^read floor" "$T/out"
 expect_eq floor-2.3 "1 7" "$(sql "select count(distinct f.id), count(*) from read_floor_points p join read_floors f on f.id = p.floor_id" | tr '|' ' ')"
 expect_eq floor-2.4 "1048576 8388608" "$(sql "select min(bytes), max(bytes) from read_floor_points" | tr '|' ' ')"
 expect_eq floor-2.5 "cpu 5" "$(sql "select backend, repetitions from read_floors" | tr '|' ' ')"
-expect_eq floor-2.6 1 "$(sql "select (select max(seconds) from read_floor_points where bytes = 8388608) > 2 * (select max(seconds) from read_floor_points where bytes = 1048576)")"
+# 8 MiB reads slower than 1 MiB (not "twice as slow": on a CI machine whose
+# cores are shared, the 1 MiB point was once as slow as that)
+expect_eq floor-2.6 1 "$(sql "select (select max(seconds) from read_floor_points where bytes = 8388608) > (select max(seconds) from read_floor_points where bytes = 1048576)")"
 # monotone-ish: no size reads in under half the time of the size before it
 expect_eq floor-2.7 0 "$(sql "select count(*) from read_floor_points a join read_floor_points b on b.floor_id = a.floor_id and b.bytes = (select min(bytes) from read_floor_points c where c.bytes > a.bytes) where b.seconds < 0.5 * a.seconds")"
 expect_eq floor-2.8 1 "$(sql "select count(*) from read_floors f where exists (select 1 from ceilings c where c.machine = f.machine and c.backend = f.backend and c.what = 'memory_bw')")"
