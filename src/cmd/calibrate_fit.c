@@ -47,7 +47,11 @@ static void print_world_fit(const struct world_refit *r)
 		rate_text(f->coef[WT_LINK], terms[WT_LINK], sizeof terms[0]);
 	if (f->fitted & (1u << WT_TILE))
 		snprintf(terms[WT_TILE], sizeof terms[0], "%.3g", f->coef[WT_TILE]);
-	if (f->fitted & (1u << WT_WAIT))
+	/* the Stream-K forms' wait is one output tile's (predict_world.h) */
+	if ((f->fitted & (1u << WT_WAIT)) && world_copy_family(&c))
+		snprintf(terms[WT_WAIT], sizeof terms[0], "%.3g us a 128x128x8192 tile",
+			 f->coef[WT_WAIT]);
+	else if (f->fitted & (1u << WT_WAIT))
 		snprintf(terms[WT_WAIT], sizeof terms[0], "%.3g us", f->coef[WT_WAIT]);
 	if (f->fitted & (1u << WT_REDUCE))
 		rate_text(f->coef[WT_REDUCE], terms[WT_REDUCE], sizeof terms[0]);

@@ -120,7 +120,20 @@ int world_obs_of(const struct fgo_config *cfg, double gemm_ms, long units, struc
 	o->egress = cfg->world > 1 ? (cfg->world - 1) * algo->link_bytes(cfg) : 0;
 	o->reduced = reduced_elements(cfg) * (double)dtype_size(cfg->dtype);
 	o->units = units > 0 ? units : 1;
+	/* the Stream-K forms' exposed wait is one tile's (predict_world.h) */
+	if (world_copy_family(cfg) && cfg->blk_m > 0 && cfg->blk_n > 0) {
+		struct fgo_gemm_dims d;
+		algo_gemm_dims(algo, cfg, &d);
+		if (d.k > 0)
+			o->wait_basis = 1e-3 * ((double)cfg->blk_m * (double)cfg->blk_n * (double)d.k) /
+					(128.0 * 128.0 * 8192.0);
+	}
 	return 1;
+}
+
+double world_wait_basis(const struct world_obs *o)
+{
+	return o->wait_basis > 0 ? o->wait_basis : 1e-3;
 }
 
 void world_coef_default(double link_gbps, double mem_gbps, double c[WORLD_TERMS])
@@ -150,7 +163,7 @@ double world_time(const struct world_obs *o, const double c[WORLD_TERMS])
 	double g, l;
 	sides(o, c, &g, &l);
 	return fmax(g, l) + c[WT_TILE] * fmin(g, l) / (double)(o->units > 0 ? o->units : 1) +
-	       c[WT_WAIT] * 1e-3 + c[WT_REDUCE] * o->reduced * 1e-6;
+	       c[WT_WAIT] * world_wait_basis(o) + c[WT_REDUCE] * o->reduced * 1e-6;
 }
 
 void world_errors_of(const struct world_obs *o, size_t n, const double c[WORLD_TERMS],
@@ -186,7 +199,7 @@ static size_t rows_under(const struct world_obs *o, size_t n, const double c[WOR
 		row[WT_GEMM] = s ? 0 : o[i].gemm_ms;
 		row[WT_LINK] = s ? world_link_basis(&o[i]) : 0;
 		row[WT_TILE] = fmin(g, l) / (double)(o[i].units > 0 ? o[i].units : 1);
-		row[WT_WAIT] = 1e-3;
+		row[WT_WAIT] = world_wait_basis(&o[i]);
 		row[WT_REDUCE] = o[i].reduced * 1e-6;
 		for (int t = 0; t < WORLD_TERMS; t++)
 			nonzero[t] += row[t] > 0;

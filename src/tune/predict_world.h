@@ -105,7 +105,20 @@ struct world_obs {
 	 * side is c_link x copy_ms (c_link a factor on the comm-only time, 1
 	 * its default), not c_link x egress; 0: the bytes at the link's rate */
 	double copy_ms;
+	/* the wait's ms at c_wait 1; 0: 1 us (a fixed wait: flags, fences, the
+	 * first handshake). The Stream-K forms (world_obs_of): 1 us x one
+	 * output tile's MACs (blk_m x blk_n x the per-rank K) over a 128 x 128
+	 * x 8192 tile's, so c_wait reads as the us of such a tile: what stays
+	 * exposed after their GEMM is the last tile's K loop and its sum or
+	 * copy, which moves with the tile (H100, W=2: 18, 27, 46 us for 64x128,
+	 * 128x128, 128x256 at 128 x 4096 x 14336, 22, 31, 50 at 1024 rows),
+	 * not with the problem's size; a fixed wait fitted at M >= 1024 was 26
+	 * us too much at M = 128 */
+	double wait_basis;
 };
+
+/* The wait's ms at c_wait 1 of o (its wait_basis, else 1 us). */
+double world_wait_basis(const struct world_obs *o);
 
 /* cfg's obs at cfg->world from the per-rank GEMM's gemm_ms and units
  * (ms, comm_ms 0). 0 when the family is unknown or has no link bytes. */

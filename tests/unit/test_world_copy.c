@@ -4,7 +4,9 @@
  * comm_sms, exactly; with few runs only one CTA's rate is fitted; a family
  * without comm CTAs has no copy time; model_nnls_box holds a coefficient
  * at its lower bound; a fit of runs whose link side is their copy time
- * recovers the factor on it with the GEMM's held >= 1; world_rank ranks
+ * recovers the factor on it with the GEMM's held >= 1; their wait is one
+ * output tile's (it moves with the tile and the per-rank K, not with M),
+ * recovered from runs at M >= 1024 and right at M = 128; world_rank ranks
  * configurations stored at another W at q's. Table of cases, one line
  * each. */
 #include <math.h>
@@ -158,6 +160,59 @@ static void check_fit(void)
 	T_CHECK("fit-1.3", rc == FGO_OK && f.coef[WT_GEMM] == 1, "gemm x%g", f.coef[WT_GEMM]);
 }
 
+/* The Stream-K forms' wait is one output tile's MACs (predict_world.h):
+ * 1 us for a 128 x 128 x 8192 tile; the same at every M; 1 us for the
+ * families without comm CTAs. Fitted to runs at M >= 1024 only, it is
+ * right at M = 128, where a fixed wait fitted there was 26 us too much */
+static void check_wait(void)
+{
+	struct world_obs o, big[64];
+	struct fgo_config c = sk("sk_all_reduce", 2, 128, 4096, 14336, 128, 256, 16);
+	world_obs_of(&c, 0.05, world_units(&c), &o);
+	/* sk_all_reduce splits K: 128 x 256 x 7168 = 1.75 of the reference */
+	T_NEAR("wait-1.1", world_wait_basis(&o), 1.75e-3, 1e-12);
+	c = sk("sk_all_reduce", 2, 1024, 4096, 14336, 64, 128, 16);
+	world_obs_of(&c, 0.05, world_units(&c), &o);
+	T_NEAR("wait-1.2", world_wait_basis(&o), 0.4375e-3, 1e-12);
+	c = sk("sk_all_scatter", 2, 8192, 4096, 14336, 128, 128, 4); /* K whole */
+	world_obs_of(&c, 0.05, world_units(&c), &o);
+	T_NEAR("wait-1.3", world_wait_basis(&o), 1.75e-3, 1e-12);
+	c = sk("all_scatter", 2, 128, 4096, 14336, 128, 256, 0);
+	world_obs_of(&c, 0.05, world_units(&c), &o);
+	T_CHECK("wait-1.4", o.wait_basis == 0 && world_wait_basis(&o) == 1e-3, "basis %g",
+		world_wait_basis(&o));
+	/* runs at M >= 1024 (grid's last 27), a wait of 26 us a reference tile */
+	struct fgo_config cfg[64];
+	double ms[64];
+	size_t n = grid("sk_all_reduce", 2, cfg, ms), k = 0;
+	const double truth[WORLD_TERMS] = { 1.0, 1.05, 0.05, 26, 0 };
+	for (size_t i = 0; i < n; i++) {
+		if (cfg[i].m < 1024)
+			continue;
+		double g = 2e-3 * (double)cfg[i].m / 128 * (1 + 0.1 * (double)(i % 3));
+		world_obs_of(&cfg[i], g, world_units(&cfg[i]), &big[k]);
+		big[k].comm_ms = big[k].copy_ms = ms[i];
+		big[k].ms = world_time(&big[k], truth);
+		k++;
+	}
+	double def[WORLD_TERMS];
+	struct world_fit f;
+	world_coef_default(370, 3000, def);
+	int rc = world_fit(big, k, def, &f);
+	T_CHECK("wait-1.5", rc == FGO_OK && (f.fitted & (1u << WT_WAIT)) &&
+		fabs(f.coef[WT_WAIT] - 26) < 1e-2, "rc %d wait %g us", rc, f.coef[WT_WAIT]);
+	/* at M = 128 each tile's wait, exactly: 64 x 128 pays a quarter of 128 x 256 */
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (cfg[i].m != 128)
+			continue;
+		world_obs_of(&cfg[i], 2e-3, world_units(&cfg[i]), &o);
+		o.copy_ms = ms[i];
+		ok &= fabs(world_time(&o, f.coef) / world_time(&o, truth) - 1) < 1e-3;
+	}
+	T_CHECK("wait-1.6", ok, "a tile's wait at M = 128 off");
+}
+
 /* Configurations stored at W=2 only, ranked at W=4: each at W=4, its
  * copy time the W=2 model's at W=4's bytes */
 static void check_rank_other_world(void)
@@ -213,6 +268,7 @@ int main(void)
 	check_families();
 	check_box();
 	check_fit();
+	check_wait();
 	check_rank_other_world();
 	T_DONE();
 }
