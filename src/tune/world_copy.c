@@ -16,6 +16,14 @@ int world_copy_family(const struct fgo_config *cfg)
 	return a && a->comm_ctas == FGO_COMM_CTAS_REQUIRED && cfg->comm_sms > 0 && a->link_bytes;
 }
 
+int world_copy_pulls(const struct fgo_config *cfg)
+{
+	const struct fgo_algo *a = algo_find(cfg->algorithm);
+	/* the all-reduce form's comm CTAs sum the W ranks' work areas: they
+	 * read the peers' partials (sk_all_scatter's write into the peers) */
+	return world_copy_family(cfg) && a->family && !strcmp(a->family, "all_reduce");
+}
+
 int world_copy_columns(const struct fgo_config *cfg, double x[WORLD_COPY_TERMS])
 {
 	memset(x, 0, sizeof(double) * WORLD_COPY_TERMS);
@@ -28,8 +36,21 @@ int world_copy_columns(const struct fgo_config *cfg, double x[WORLD_COPY_TERMS])
 	/* ms at a coefficient of 1: us; ms per byte; per byte and CTA; per tile and CTA */
 	x[WC_LAT] = 1e-3;
 	x[WC_LINK] = egress;
-	x[WC_CTA] = egress / cfg->comm_sms;
-	x[WC_TILE] = egress / (cfg->comm_sms * tile);
+	/* One CTA's terms at W: a CTA that pulls (world_copy_pulls) loads a
+	 * tile from each of the W - 1 peers at once, independent remote
+	 * round trips in flight together, so its rate grows with its peers:
+	 * its share is one peer's bytes, E / (W - 1). A CTA that pushes posts
+	 * its stores (no round trip to wait on): its rate is its issue rate
+	 * at any W, its share the whole egress. The link term (c_link x E)
+	 * sees every byte either way: it is what holds many fast CTAs back
+	 * (the cap). At W = 2 (one peer) nothing changes. H100s, W = 2 -> 4:
+	 * sk_all_reduce's comm-only times grew 1.1-2.1x (the copy as E /
+	 * comm_sms said 3x; fitted at W = 2, 3 of its 45 runs at W = 4 came
+	 * within 25%, with this 35); sk_all_scatter's stayed at E (the
+	 * per-peer share said 0.68x of them, geomean). */
+	double share = world_copy_pulls(cfg) ? egress / (cfg->world - 1) : egress;
+	x[WC_CTA] = share / cfg->comm_sms;
+	x[WC_TILE] = share / (cfg->comm_sms * tile);
 	return 1;
 }
 

@@ -14,7 +14,9 @@
  *
  * E: one rank's egress, bytes ((W - 1) x the family's link bytes); c_link
  * the link's ms per byte (where the CTAs together reach it), c_cta one
- * CTA's, c_tile its fixed cost per tile. Linear in c, fitted by
+ * CTA's, c_tile its fixed cost per tile. Where the comm CTAs pull
+ * (world_copy_pulls) the c_cta and c_tile terms see E / (W - 1): a CTA
+ * loads from its W - 1 peers at once (issue 33). Linear in c, fitted by
  * non-negative least squares on relative error to a family's comm-only
  * times at one W. Pure, so tests feed it runs; world_rank.c fits it to
  * the runs it ranks from. */
@@ -40,6 +42,11 @@ struct world_copy {
 /* 1 when cfg's communication is its comm CTAs' alone (a Stream-K form,
  * comm_sms > 0): its link side is the copy time, not bytes at a rate. */
 int world_copy_family(const struct fgo_config *cfg);
+
+/* 1 when cfg's comm CTAs pull (load a tile from each of the W - 1 peers,
+ * the all-reduce form) rather than push (store into the peers): a
+ * pulling CTA's rate grows with its peers (world_copy.c's columns). */
+int world_copy_pulls(const struct fgo_config *cfg);
 
 /* The columns of cfg under the model above (x[WORLD_COPY_TERMS], ms per
  * unit coefficient). 0 when cfg is not a copy family or sends nothing. */

@@ -96,6 +96,41 @@ static void check_copy_model(void)
 		f.fitted);
 }
 
+/* Issue 33: extrapolating in W. sk_all_reduce's comm CTAs pull a tile
+ * from each of the W - 1 peers at once, so a CTA's share is one peer's
+ * bytes: its CTA and tile columns stay at W = 4 what they were at W = 2
+ * (the link column still 3x); sk_all_scatter's push, their share the
+ * whole egress (all three columns x 1.5: 3 peers of N/4 against 1 of
+ * N/2). A W = 2 model's W = 4 time: 1/3 of the per-CTA part plus 3x the
+ * link's. */
+static void check_peers(void)
+{
+	struct fgo_config r2 = sk("sk_all_reduce", 2, 4096, 4096, 14336, 128, 128, 16), r4 = r2;
+	struct fgo_config s2 = sk("sk_all_scatter", 2, 4096, 4096, 14336, 128, 128, 16), s4 = s2;
+	r4.world = s4.world = 4;
+	double a[WORLD_COPY_TERMS], b[WORLD_COPY_TERMS];
+	T_CHECK("peers-1.1", world_copy_pulls(&r2) && !world_copy_pulls(&s2), "pulls %d %d",
+		world_copy_pulls(&r2), world_copy_pulls(&s2));
+	world_copy_columns(&r2, a);
+	world_copy_columns(&r4, b);
+	T_NEAR("peers-1.2", b[WC_LINK] / a[WC_LINK], 3, 1e-12);
+	T_NEAR("peers-1.3", b[WC_CTA] / a[WC_CTA], 1, 1e-12);
+	T_NEAR("peers-1.4", b[WC_TILE] / a[WC_TILE], 1, 1e-12);
+	world_copy_columns(&s2, a);
+	world_copy_columns(&s4, b);
+	T_NEAR("peers-1.5", b[WC_LINK] / a[WC_LINK], 1.5, 1e-12);
+	T_NEAR("peers-1.6", b[WC_CTA] / a[WC_CTA], 1.5, 1e-12);
+	T_NEAR("peers-1.7", b[WC_TILE] / a[WC_TILE], 1.5, 1e-12);
+	/* a model: 10 GB/s a CTA, a 370 GB/s link */
+	struct world_copy m = { .fitted = 1, .coef = { 0, 1 / 370e6, 1 / 10e6, 0 } };
+	double e2 = 4096.0 * 4096 * 2, w2 = world_copy_ms(&m, &r2), w4 = world_copy_ms(&m, &r4);
+	T_NEAR("peers-2.1", w2, e2 / 370e6 + e2 / 16 / 10e6, 1e-9 * w2);
+	T_NEAR("peers-2.2", w4, 3 * e2 / 370e6 + e2 / 16 / 10e6, 1e-9 * w4);
+	/* not a copy family: no pulling */
+	struct fgo_config g = sk("all_reduce_one_shot", 4, 4096, 4096, 14336, 128, 128, 0);
+	T_CHECK("peers-3.1", !world_copy_pulls(&g), "all_reduce_one_shot");
+}
+
 static void check_families(void)
 {
 	struct fgo_config c = sk("sk_all_reduce", 2, 1024, 4096, 14336, 128, 128, 8);
@@ -266,6 +301,7 @@ int main(void)
 {
 	check_copy_model();
 	check_families();
+	check_peers();
 	check_box();
 	check_fit();
 	check_wait();
