@@ -22,17 +22,11 @@
 #define TWO_SHOT 0
 #endif
 
-/* Two-shot: the rank that sums tile. A CTA ends tiles b, b + G, b + 2G, ...
- * of the data-parallel walk (G = gridDim.x); with tile % W alone, and W
- * dividing G (132 CTAs, W = 2 or 4), every tile of a CTA had one owner, so
- * a rank's sums fell on the side warps of 1/W of its CTAs while the others
- * idled, and each of those had one tile's GEMM to sum a tile in. Adding
- * the wave (tile / G) turns the owner from one tile of a CTA to its next:
- * every CTA sums every W-th tile it ends; per wave each rank still owns
- * 1/W of the tiles. Every rank launches the same grid, so they agree. */
+/* Two-shot: the rank that sums tile (schedule.h: the owner turns with the
+ * wave of gridDim.x CTAs; every rank launches the same grid, so they agree). */
 __device__ __forceinline__ int owner_of(long tile)
 {
-	return (int)((tile + tile / (long)gridDim.x) % WORLD);
+	return sched_tile_owner_waved(tile, WORLD, (long)gridDim.x);
 }
 
 /* Whether this rank sums tile. */

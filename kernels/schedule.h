@@ -316,6 +316,22 @@ SCHED_FN int sched_tile_owner(long tile, int world)
 	return (int)(tile % world);
 }
 
+/* Two-shot on the GPU (kernels/all_reduce.hip): the rank that reduces tile
+ * `tile` when `ctas` CTAs walk the tiles data-parallel (tile c, c + ctas,
+ * ... to CTA c). With tile % world alone and world dividing ctas (132 CTAs
+ * at W = 2 or 4), every tile of a CTA had one owner, so a rank's sums fell
+ * on the side warps of 1/world of its CTAs (two-shot at W=4 took 1.7-1.8x
+ * the time it takes now). The owner turns with the wave by a shift s
+ * chosen so that one CTA's next tile, ctas + s further on, is the next
+ * owner ((ctas + s) % world == 1): every CTA reduces every world-th tile it
+ * ends, whatever the grid, and each wave is shared among the ranks as
+ * tile % world shares it. (At 132 CTAs and W = 2 or 4, s = 1.) */
+SCHED_FN int sched_tile_owner_waved(long tile, int world, long ctas)
+{
+	const long shift = ((1 - ctas % world) % world + world) % world;
+	return (int)((tile + tile / ctas * shift) % world);
+}
+
 /* Peer for step s (0..world-1) of rank: step 0 is the local shard and ranks
  * start on different peers, so no link is hit by everyone at once. */
 SCHED_FN int sched_peer(int rank, int world, int step)

@@ -145,6 +145,48 @@ static void check_dp_and_owner(void)
 		snprintf(id, sizeof id, "owner-balanced-w%d", w);
 		T_CHECK(id, hi - lo <= 1, "owners of 37 tiles: %ld..%ld per rank", lo, hi);
 	}
+
+	/* the waved owner: each wave of ctas tiles split as tile % world splits
+	 * it, and each CTA's tiles (c, c + ctas, ...) among every rank: W tiles
+	 * in a row of one CTA have W owners (132 CTAs and 1792 tiles: two-shot
+	 * at 4096 x 14336 x 4096 with 128x256 tiles) */
+	const int worlds[] = { 2, 4, 8 }, grids[] = { 132, 128, 33, 7 };
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++) {
+			const int w = worlds[i], ctas = grids[j];
+			const long tiles = 1792;
+			long per_wave_bad = 0, per_cta_bad = 0;
+			for (long w0 = 0; w0 + ctas <= tiles; w0 += ctas) {
+				long cnt[8] = { 0 }, plain[8] = { 0 };
+				for (long t = w0; t < w0 + ctas; t++) {
+					cnt[sched_tile_owner_waved(t, w, ctas)]++;
+					plain[sched_tile_owner(t, w)]++;
+				}
+				long lo = ctas, hi = 0, plo = ctas, phi = 0;
+				for (int r = 0; r < w; r++) {
+					lo = cnt[r] < lo ? cnt[r] : lo;
+					hi = cnt[r] > hi ? cnt[r] : hi;
+					plo = plain[r] < plo ? plain[r] : plo;
+					phi = plain[r] > phi ? plain[r] : phi;
+				}
+				per_wave_bad += hi - lo > phi - plo;
+			}
+			for (int c = 0; c < ctas; c++) {
+				int seen = 0;
+				for (long k = 0; k < w && c + k * ctas < tiles; k++)
+					seen |= 1 << sched_tile_owner_waved(c + k * ctas, w, ctas);
+				per_cta_bad += seen != (1 << w) - 1;
+			}
+			snprintf(id, sizeof id, "owner-waved-w%d-g%d", w, ctas);
+			T_CHECK(id, per_wave_bad == 0 && per_cta_bad == 0,
+				"%ld waves split worse than tile %% W, %ld CTAs whose first %d tiles miss an owner",
+				per_wave_bad, per_cta_bad, w);
+		}
+	/* what tile % W did: all of CTA 0's tiles on rank 0 at W=4, 132 CTAs */
+	int plain_seen = 0;
+	for (long k = 0; k < 4; k++)
+		plain_seen |= 1 << sched_tile_owner(k * 132, 4);
+	T_EQ_INT("owner-plain-one-rank", plain_seen, 1);
 }
 
 static void check_peer_and_chunks(void)

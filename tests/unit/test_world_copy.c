@@ -16,6 +16,7 @@
 #include "fgo.h"
 #include "model.h"
 #include "testlib.h"
+#include "world_fixture.h"
 #include "tune/predict_world.h"
 #include "tune/world_copy.h"
 #include "tune/world_rank.h"
@@ -253,15 +254,7 @@ static void check_wait(void)
 static void check_rank_other_world(void)
 {
 	struct world_gemm_model gm;
-	memset(&gm, 0, sizeof gm);
-	gm.machine.peak_tflops[FGO_BF16] = 900;
-	gm.machine.mem_gbps = 3000;
-	gm.machine.cus = 132;
-	gm.ncores = 1;
-	snprintf(gm.core[0], sizeof gm.core[0], "wgmma");
-	gm.coef[0][MT_LAUNCH] = 0.005;
-	gm.coef[0][MT_COMPUTE] = 1.5;
-	gm.coef[0][MT_MEMORY] = 1.1;
+	world_fixture_gemm_model(&gm);
 	struct fgo_config cfg[64];
 	double ms[64];
 	size_t n = grid("sk_all_scatter", 2, cfg, ms);

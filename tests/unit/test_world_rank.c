@@ -11,6 +11,7 @@
 
 #include "fgo.h"
 #include "testlib.h"
+#include "world_fixture.h"
 #include "tune/world_rank.h"
 
 static struct fgo_config cfg_of(long m, int blk_m, int blk_n, int stages)
@@ -41,15 +42,7 @@ struct truth {
 int main(void)
 {
 	struct world_gemm_model gm;
-	memset(&gm, 0, sizeof gm);
-	gm.machine.peak_tflops[FGO_BF16] = 900;
-	gm.machine.mem_gbps = 3000;
-	gm.machine.cus = 132;
-	gm.ncores = 1;
-	snprintf(gm.core[0], sizeof gm.core[0], "wgmma");
-	gm.coef[0][MT_LAUNCH] = 0.005;
-	gm.coef[0][MT_COMPUTE] = 1.5;
-	gm.coef[0][MT_MEMORY] = 1.1;
+	world_fixture_gemm_model(&gm);
 	const double c[WORLD_TERMS] = { 1.05, 1 / 150.0, 2.0, 4, 0 };
 	static const struct truth tr[] = {
 		{ 64, 64, 6, 1.30, 1.02, { 64, 128, 512, 1024 } },
