@@ -25,6 +25,7 @@ void config_defaults(struct fgo_config *cfg)
 	cfg->mma = 16;
 	cfg->gsize_m = 8;
 	cfg->split_k = 1;
+	cfg->cluster = 1;
 }
 
 static const char *const dtype_names[] = { "fp32", "fp16", "bf16" };
@@ -176,6 +177,19 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	if (cfg->deterministic && cfg->split_k <= 1 && cfg->gemm_sms <= 0)
 		INVALID("deterministic=1 fixes the order of split-K or Stream-K partial sums; this"
 			" walk has none (give split_k > 1 or gemm_sms > 0, or deterministic=0)");
+	if (cfg->cluster != 0 && cfg->cluster != 1 && cfg->cluster != 2 && cfg->cluster != 4)
+		INVALID("cluster=%d must be 1, 2 or 4 (CTAs of a thread block cluster)", cfg->cluster);
+	if (cfg->cluster > 1 && cfg->gemm_sms > 0)
+		INVALID("cluster=%d and gemm_sms=%d: a cluster's CTAs walk whole tiles or split-K"
+			" slices together; the Stream-K walk over gemm_sms CTAs takes cluster=1",
+			cfg->cluster, cfg->gemm_sms);
+	if (cfg->cluster > 1 && cfg->comm_sms > 0)
+		INVALID("cluster=%d and comm_sms=%d: the communication CTAs would split a cluster"
+			" (give comm_sms=0 or cluster=1)",
+			cfg->cluster, cfg->comm_sms);
+	if (cfg->cluster > 1 && algo->user)
+		INVALID("cluster=%d: a user kernel launches its own grid (cluster must be 1)",
+			cfg->cluster);
 	if (cfg->comm_sms > 0 && algo->comm_ctas == FGO_COMM_CTAS_NONE)
 		INVALID("%s has no communication CTAs (comm_sms=%d must be 0)", cfg->algorithm,
 			cfg->comm_sms);
@@ -197,6 +211,8 @@ void config_key(const struct fgo_config *cfg, char *key, size_t len)
 		n += (size_t)snprintf(key + n, len - n, "/sk%d", cfg->split_k);
 	if (cfg->deterministic && n < len)
 		n += (size_t)snprintf(key + n, len - n, "/det");
+	if (cfg->cluster > 1 && n < len) /* as split_k: older keys stay */
+		n += (size_t)snprintf(key + n, len - n, "/cl%d", cfg->cluster);
 	/* a user kernel's tunables, then the version of its sources: an edited
 	 * kernel is another configuration (regress pairs them without it) */
 	if (cfg->params[0] && n < len)
@@ -253,7 +269,9 @@ void config_reproduce_line(const struct fgo_config *cfg, char *out, size_t len)
 	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
 		n += snprintf(out + n, len - (size_t)n, " --split_k %d", cfg->split_k);
 	if (n > 0 && (size_t)n < len && cfg->deterministic)
-		snprintf(out + n, len - (size_t)n, " --deterministic 1");
+		n += snprintf(out + n, len - (size_t)n, " --deterministic 1");
+	if (n > 0 && (size_t)n < len && cfg->cluster > 1)
+		snprintf(out + n, len - (size_t)n, " --cluster %d", cfg->cluster);
 }
 
 double config_flops(const struct fgo_config *cfg)

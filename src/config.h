@@ -37,6 +37,9 @@ struct fgo_config {
 	int split_k;                       /* K cut into split_k slices per tile, summed in fp32 (1: none) */
 	int deterministic;                 /* 1: split-K / Stream-K partial sums added in a fixed order,
 					    * bitwise repeatable (0: as they arrive, atomics on the GPU) */
+	int cluster;                       /* CTAs per thread block cluster, stacked along M: their
+					    * tiles share a B panel, loaded once per cluster (TMA
+					    * multicast on the wgmma core); 1 (or 0): no cluster */
 	/* A user kernel's (algorithm "user:NAME", src/user/user.h): its
 	 * tunables' values as "NAME=V,NAME=V" in its manifest's order, and the
 	 * FNV-1a of its manifest and sources; "" for the built-in families.
@@ -59,6 +62,7 @@ struct fgo_config {
 #define FGO_GIVEN_SPLIT_K 64
 #define FGO_GIVEN_COMM_BLK 128 /* comm_blk_m or comm_blk_n */
 #define FGO_GIVEN_SMS 256      /* gemm_sms or comm_sms */
+#define FGO_GIVEN_CLUSTER 512
 /* The fields a default tile is: none of them given, the table may set the
  * tile (spec/defaults.h). */
 #define FGO_GIVEN_TILE                                                                    \
