@@ -54,6 +54,17 @@ SCHED_FN void sched_tile_coords(const struct sched_grid *g, int gsize_m, long ti
 	*tile_n = in_group / rows;
 }
 
+/* The inverse of sched_tile_coords: the launch-order index of tile
+ * (tile_m, tile_n). */
+SCHED_FN long sched_tile_index(const struct sched_grid *g, int gsize_m, long tile_m, long tile_n)
+{
+	long gs = gsize_m < 1 ? 1 : gsize_m;
+	long group = tile_m / gs, first_m = group * gs, rows = g->tiles_m - first_m;
+	if (rows > gs)
+		rows = gs;
+	return group * gs * g->tiles_n + tile_n * rows + (tile_m - first_m);
+}
+
 /* Data-parallel: CTA cta of ctas owns tiles cta, cta+ctas, ...; how many. */
 SCHED_FN long sched_dp_count(const struct sched_grid *g, int ctas, int cta)
 {
@@ -120,6 +131,10 @@ struct sched_walk {
 	long sk_tiles;  /* [dp_tiles, tiles): Stream-K */
 	long sk_pieces; /* > 0: every Stream-K tile in that many pieces; 0: even ranges */
 	int split;      /* split-K slices (1: none); excludes Stream-K */
+	/* clusters (sched_walk_make_clustered; cluster 1: none): `tiles` are
+	 * then cluster tiles, placed on the tile grid below */
+	int cluster, gsize_m;
+	struct sched_grid grid; /* one block's tiles */
 };
 
 struct sched_seg {
@@ -128,6 +143,8 @@ struct sched_seg {
 	int role;       /* enum sched_role */
 	int slice;      /* split-K: the slice (0 .. split - 1); else 0 */
 	int take_first, take_last; /* SCHED_TAKE_OVER: the CTAs that hand over the rest */
+	int ghost;      /* clusters: this rank's tile row lies past the grid; `tile` is
+			 * the tile of rank 0 of its cluster (same column and slice) */
 	long pos;       /* the walk's cursor (private) */
 };
 
@@ -156,6 +173,11 @@ SCHED_FN struct sched_walk sched_walk_make(long tiles, long k_iters, int ctas, i
 	w.sk_tiles = (w.split == 1 && streamk) ? sched_walk_sk_tiles(tiles, w.ctas, pure) : 0;
 	w.dp_tiles = tiles - w.sk_tiles;
 	w.sk_pieces = 0;
+	w.cluster = 1;
+	w.gsize_m = 1;
+	w.grid.tiles_m = w.grid.tiles = tiles;
+	w.grid.tiles_n = 1;
+	w.grid.k_iters = k_iters;
 	if (w.sk_tiles > 0 && w.sk_tiles <= w.ctas) {
 		w.sk_pieces = w.ctas / w.sk_tiles;
 		if (w.sk_pieces > k_iters) /* no empty pieces */
@@ -224,6 +246,7 @@ SCHED_FN void sched_walk_sk_seg(const struct sched_walk *w, long it, long end, s
 	s->slice = 0;
 	s->pos = -1 - it; /* negative: in the Stream-K range */
 	s->take_first = s->take_last = -1;
+	s->ghost = 0;
 	if (s->k0 > 0) {
 		s->role = SCHED_HAND_OVER;
 	} else if (s->k1 == w->k_iters) {
@@ -243,6 +266,7 @@ SCHED_FN void sched_walk_unit_seg(const struct sched_walk *w, long u, struct sch
 	s->pos = u;
 	s->role = SCHED_WHOLE;
 	s->take_first = s->take_last = -1;
+	s->ghost = 0;
 	if (w->split > 1) {
 		s->slice = (int)(u / w->tiles);
 		s->tile = u - s->slice * w->tiles;
@@ -255,10 +279,77 @@ SCHED_FN void sched_walk_unit_seg(const struct sched_walk *w, long u, struct sch
 	}
 }
 
+/* ---- Clusters: CTAs stacked along M that share B ----
+ *
+ * A walk made by sched_walk_make_clustered with cluster C > 1 runs over
+ * cluster tiles: C tile rows by one tile column of one block, in grouped
+ * order on the cluster grid (ceil(tiles_m / C) rows, groups of
+ * ceil(gsize_m / C) cluster rows, so a group covers the same tile rows).
+ * The clusters (CTAs c * C .. c * C + C - 1 are cluster c; CTAs past the
+ * last whole cluster have nothing) walk the cluster tiles as CTAs walk
+ * tiles: data-parallel, or split-K slice-major. Rank r of a cluster takes
+ * tile row tmc * C + r of each, so the C CTAs of a cluster compute one
+ * tile column over the same K slices in step, and each B panel they read
+ * can be loaded once for all of them (the wgmma core's TMA multicast). A
+ * rank whose row lies past the grid's last is a ghost for that segment
+ * (seg.ghost; seg.tile is rank 0's tile): on the GPU it still loads its
+ * share of B for the others and stores nothing; the CPU backend skips it.
+ * Segments carry real tile indices (grouped order on the tile grid, block
+ * by block), so the exchange, flags and epilogues are the same as without
+ * clusters. Stream-K over clusters is not a form (the host refuses it). */
+SCHED_FN struct sched_walk sched_walk_make_clustered(const struct sched_grid *g, long blocks,
+						     int gsize_m, int ctas, int split, int cluster)
+{
+	const long c = cluster < 1 ? 1 : cluster;
+	const long c_rows = sched_ceil_div(g->tiles_m, c);
+	struct sched_walk w = sched_walk_make(blocks * c_rows * g->tiles_n, g->k_iters, ctas, split, 0, 0);
+	w.cluster = (int)c;
+	w.gsize_m = gsize_m < 1 ? 1 : gsize_m;
+	w.grid = *g;
+	return w;
+}
+
+/* The unit segment *s of a clustered walk (its tile a cluster tile) placed
+ * on the tile grid for rank `rank` of the cluster. */
+SCHED_FN void sched_cluster_place(const struct sched_walk *w, int rank, struct sched_seg *s)
+{
+	struct sched_grid gc;
+	long q, u, tmc, tn, tm;
+	gc.tiles_m = sched_ceil_div(w->grid.tiles_m, w->cluster);
+	gc.tiles_n = w->grid.tiles_n;
+	gc.tiles = gc.tiles_m * gc.tiles_n;
+	gc.k_iters = w->grid.k_iters;
+	q = s->tile / gc.tiles;
+	u = s->tile - q * gc.tiles;
+	sched_tile_coords(&gc, (int)sched_ceil_div(w->gsize_m, w->cluster), u, &tmc, &tn);
+	tm = tmc * w->cluster + rank;
+	s->ghost = tm >= w->grid.tiles_m;
+	if (s->ghost)
+		tm = tmc * w->cluster;
+	s->tile = q * w->grid.tiles + sched_tile_index(&w->grid, w->gsize_m, tm, tn);
+}
+
+/* A clustered walk's first (next: after *s) segment of CTA cta. */
+SCHED_FN int sched_cluster_step(const struct sched_walk *w, int cta, struct sched_seg *s, int first)
+{
+	long units = w->split > 1 ? w->tiles * w->split : w->tiles;
+	long clusters = w->ctas / w->cluster, u;
+	if (cta < 0 || cta / w->cluster >= clusters)
+		return 0;
+	u = first ? cta / w->cluster : s->pos + clusters;
+	if (u >= units)
+		return 0;
+	sched_walk_unit_seg(w, u, s);
+	sched_cluster_place(w, cta % w->cluster, s);
+	return 1;
+}
+
 /* CTA cta's first segment: 1 and *s, or 0 when it has none. */
 SCHED_FN int sched_walk_first(const struct sched_walk *w, int cta, struct sched_seg *s)
 {
 	long units = w->split > 1 ? w->tiles * w->split : w->dp_tiles, b, e;
+	if (w->cluster > 1)
+		return sched_cluster_step(w, cta, s, 1);
 	if (cta < 0 || cta >= w->ctas)
 		return 0;
 	if (cta < units) {
@@ -278,6 +369,8 @@ SCHED_FN int sched_walk_first(const struct sched_walk *w, int cta, struct sched_
 SCHED_FN int sched_walk_next(const struct sched_walk *w, int cta, struct sched_seg *s)
 {
 	long units = w->split > 1 ? w->tiles * w->split : w->dp_tiles, b, e;
+	if (w->cluster > 1)
+		return sched_cluster_step(w, cta, s, 0);
 	if (s->pos >= 0 && s->pos + w->ctas < units) {
 		sched_walk_unit_seg(w, s->pos + w->ctas, s);
 		return 1;

@@ -221,7 +221,7 @@ static int ag_walk(const struct fgo_exec *ex, enum fgo_mode mode)
 			       sched_chunk_count(cfg->m / ex->world, chunk_rows(cfg)) };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : ag_walk_gemm,
 				    ag_walk_finish, NULL, NULL, NULL };
-	struct sched_walk w = kit_walk_of(cfg, L.g.tiles * ex->world, sched_ceil_div(cfg->k, cfg->blk_k));
+	struct sched_walk w = kit_walk_of(cfg, &L.g, ex->world);
 
 	return kit_walk_run(ex, &w, &ops, &L);
 }

@@ -164,7 +164,7 @@ static int ar_run(const struct fgo_exec *ex, enum fgo_mode mode, int two_shot)
 			       two_shot, 0, NULL };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : walk_gemm, walk_finish,
 				    NULL, NULL, &L.g };
-	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters);
+	struct sched_walk w = kit_walk_of(cfg, &L.g, 1);
 	int rc;
 
 	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);

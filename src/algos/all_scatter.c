@@ -206,7 +206,7 @@ static int as_walk_finish(void *ctx, long tile, const float *acc)
 static int as_walk(const struct fgo_exec *ex, enum fgo_mode mode, int push)
 {
 	struct as_launch L = { ex, as_grid(ex->cfg), push && mode != FGO_MODE_GEMM_ONLY };
-	struct sched_walk w = kit_walk_of(ex->cfg, L.g.tiles, L.g.k_iters);
+	struct sched_walk w = kit_walk_of(ex->cfg, &L.g, 1);
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : as_walk_gemm,
 				    as_walk_finish, NULL, NULL, &L.g };
 	return kit_walk_run(ex, &w, &ops, &L);

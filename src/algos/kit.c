@@ -261,10 +261,14 @@ void kit_fail(const struct fgo_exec *ex, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct sched_walk kit_walk_of(const struct fgo_config *cfg, long tiles, long k_iters)
+struct sched_walk kit_walk_of(const struct fgo_config *cfg, const struct sched_grid *g, long blocks)
 {
 	int streamk = kit_walk_streamk(cfg);
-	return sched_walk_make(tiles, k_iters, streamk ? cfg->gemm_sms : 1, cfg->split_k, streamk, 0);
+	if (cfg->cluster > 1 && !streamk) /* config_validate refuses Stream-K clusters */
+		return sched_walk_make_clustered(g, blocks, cfg->gsize_m, cfg->cluster, cfg->split_k,
+						 cfg->cluster);
+	return sched_walk_make(blocks * g->tiles, g->k_iters, streamk ? cfg->gemm_sms : 1,
+			       cfg->split_k, streamk, 0);
 }
 
 /* What kit_walk_run needs while it walks. */
@@ -434,8 +438,13 @@ int kit_walk_run(const struct fgo_exec *ex, const struct sched_walk *w,
 		rc = FGO_EFAIL;
 		goto out;
 	}
-	for (int c = 0; c < w->ctas; c++)
-		left += live[c] = (char)(first(w, c, &seg[c]) != 0);
+	for (int c = 0; c < w->ctas; c++) {
+		live[c] = (char)(first(w, c, &seg[c]) != 0);
+		/* a cluster's ghosts (kernels/schedule.h) have no tile here */
+		while (live[c] && seg[c].ghost)
+			live[c] = (char)(next(w, c, &seg[c]) != 0);
+		left += live[c];
+	}
 	while (left > 0 && rc == FGO_OK) {
 		long ran = 0;
 		for (int c = 0; c < w->ctas && rc == FGO_OK; c++) {
@@ -444,7 +453,10 @@ int kit_walk_run(const struct fgo_exec *ex, const struct sched_walk *w,
 			kit_trace_as(ex, c);
 			rc = seg_run(&R, c, &seg[c]);
 			ran++;
-			if (!(live[c] = (char)(next(w, c, &seg[c]) != 0)))
+			do
+				live[c] = (char)(next(w, c, &seg[c]) != 0);
+			while (live[c] && seg[c].ghost);
+			if (!live[c])
 				left--;
 		}
 		if (ran == 0 && rc == FGO_OK) {

@@ -114,12 +114,13 @@ int kit_flag_wait(const struct fgo_exec *ex, long flag_index);
 int kit_flag_ready_at(const struct fgo_exec *ex, int rank, long flag_index);
 int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index);
 
-/* The walk of cfg's GEMM over `tiles` tiles (BLOCKS x the tiles of one
- * block, in the family's order) of k_iters MAC iterations each, as the CPU
- * runs it: the hybrid Stream-K (kit_walk_streamk) over gemm_sms virtual
- * CTAs; else split_k slices (1: data-parallel) walked by one virtual CTA,
- * in the GPU's order. */
-struct sched_walk kit_walk_of(const struct fgo_config *cfg, long tiles, long k_iters);
+/* The walk of cfg's GEMM over `blocks` x the tiles of grid g (one block's,
+ * in the family's order), as the CPU runs it: the hybrid Stream-K
+ * (kit_walk_streamk) over gemm_sms virtual CTAs; else split_k slices (1:
+ * data-parallel) walked by one virtual CTA, or with cfg->cluster > 1 by one
+ * cluster of that many virtual CTAs (sched_walk_make_clustered: the GPU's
+ * tile order; kit_walk_run skips its ghost segments), in the GPU's order. */
+struct sched_walk kit_walk_of(const struct fgo_config *cfg, const struct sched_grid *g, long blocks);
 
 /* Tracing (kernels/trace.h), a no-op when ex->trace is NULL: one event of
  * the virtual CTA recording now, timestamped CLOCK_MONOTONIC. The walk

@@ -121,7 +121,7 @@ static int rs_run(const struct fgo_exec *ex, enum fgo_mode mode)
 			       mode != FGO_MODE_GEMM_ONLY, 0, NULL };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : rs_walk_gemm,
 				    rs_walk_finish, NULL, NULL, NULL };
-	struct sched_walk w = kit_walk_of(cfg, L.g.tiles * ex->world, L.g.k_iters);
+	struct sched_walk w = kit_walk_of(cfg, &L.g, ex->world);
 	int rc;
 
 	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);

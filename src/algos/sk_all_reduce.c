@@ -150,7 +150,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,
 				    sk_tile_finish, NULL, NULL, NULL };
-	struct sched_walk w = kit_walk_of(cfg, L.g.tiles, L.g.k_iters);
+	struct sched_walk w = kit_walk_of(cfg, &L.g, 1);
 	int rc = FGO_OK;
 
 	L.next = malloc(sizeof *L.next * (size_t)(L.comms > 0 ? L.comms : 1));

@@ -116,26 +116,33 @@ static int sums_zero(const struct rig *r)
 }
 
 static const char *const form_names[] = { "dp", "split", "hybrid", "pure", "split-det",
-					  "hybrid-det" };
+					  "hybrid-det", "cluster" };
 
-/* One walk, two launches (epochs 1 and 2), then comm-only: all right. */
-static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
+/* One walk, two launches (epochs 1 and 2), then comm-only: all right.
+ * Form 6: clusters of `cluster` CTAs over a column of `tiles` tile rows
+ * (ghosts where the rows run out), data-parallel or split-K. */
+static void check_walk_c(int form, long tiles, long k_iters, int ctas, int split, int cluster)
 {
 	struct rig r;
 	struct probe P;
 	struct sched_walk w;
 	struct kit_walk_ops ops = { fake_gemm, fake_finish, NULL, NULL, NULL };
 	char id[128];
-	int split_form = form == 1 || form == 4, streamk = form == 2 || form == 3 || form == 5;
+	int split_form = form == 1 || form == 4 || form == 6, streamk = form == 2 || form == 3 || form == 5;
 	int sms = streamk ? ctas : 0;
 
-	snprintf(id, sizeof id, "walk-%s-t%ld-k%ld-c%d-s%d", form_names[form], tiles, k_iters, ctas,
-		 split);
+	snprintf(id, sizeof id, "walk-%s-t%ld-k%ld-c%d-s%d-C%d", form_names[form], tiles, k_iters,
+		 ctas, split, cluster);
 	if (!rig_make(&r, tiles, split_form ? split : 1, sms, form >= 4)) {
 		T_CHECK(id, 0, "out of memory");
 		return;
 	}
-	w = sched_walk_make(tiles, k_iters, ctas, split_form ? split : 1, streamk, form == 3);
+	if (form == 6) {
+		const struct sched_grid g = sched_grid_make(tiles * BLK, BLK, k_iters * BLK, BLK, BLK, BLK);
+		w = sched_walk_make_clustered(&g, 1, 8, ctas, split, cluster);
+	} else {
+		w = sched_walk_make(tiles, k_iters, ctas, split_form ? split : 1, streamk, form == 3);
+	}
 	for (int launch = 1; launch <= 2; launch++) {
 		long holes = 0, twice = 0, unended = 0;
 		int rc;
@@ -177,6 +184,11 @@ static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
 	free(r.heap[0]);
 }
 
+static void check_walk(int form, long tiles, long k_iters, int ctas, int split)
+{
+	check_walk_c(form, tiles, k_iters, ctas, split, 1);
+}
+
 static void check_forms(void)
 {
 	static const long tile_counts[] = { 1, 2, 3, 5, 7, 12 };
@@ -191,6 +203,12 @@ static void check_forms(void)
 				check_walk(1, tiles, k, 4, split);
 				check_walk(4, tiles, k, 1, split);
 				check_walk(4, tiles, k, 4, split);
+			}
+			for (int cluster = 2; cluster <= 4; cluster *= 2) {
+				check_walk_c(6, tiles, k, cluster, 1, cluster);
+				check_walk_c(6, tiles, k, 3 * cluster, 1, cluster);
+				if (k >= 2)
+					check_walk_c(6, tiles, k, 2 * cluster + 1, 2, cluster);
 			}
 			for (int ctas = 1; ctas <= 8; ctas++) {
 				check_walk(2, tiles, k, ctas, 1);
@@ -309,24 +327,35 @@ static void check_walk_of(void)
 {
 	struct fgo_config c;
 	config_defaults(&c);
-	struct sched_walk w = kit_walk_of(&c, 10, 4);
+	/* 10 tiles (5 x 2) of 4 iterations */
+	const struct sched_grid g = sched_grid_make(5 * 16, 2 * 16, 4 * 16, 16, 16, 16);
+	struct sched_walk w = kit_walk_of(&c, &g, 1);
 	T_CHECK("walk-of-dp", w.ctas == 1 && w.split == 1 && w.sk_tiles == 0,
 		"ctas %d split %d sk_tiles %ld", w.ctas, w.split, w.sk_tiles);
 	c.split_k = 3;
-	w = kit_walk_of(&c, 10, 4);
+	w = kit_walk_of(&c, &g, 1);
 	T_CHECK("walk-of-split", w.ctas == 1 && w.split == 3 && w.sk_tiles == 0,
 		"ctas %d split %d sk_tiles %ld", w.ctas, w.split, w.sk_tiles);
 	c.split_k = 1;
 	c.gemm_sms = 4;
-	w = kit_walk_of(&c, 10, 4);
+	w = kit_walk_of(&c, &g, 1);
 	T_CHECK("walk-of-hybrid", w.ctas == 4 && w.dp_tiles == 8 && w.sk_tiles == 2,
 		"ctas %d dp_tiles %ld sk_tiles %ld", w.ctas, w.dp_tiles, w.sk_tiles);
 	/* the sk_* families walk the hybrid too: whole waves finish tiles
 	 * early, for their communication CTAs to send under the GEMM */
 	snprintf(c.algorithm, sizeof c.algorithm, "sk_all_scatter");
-	w = kit_walk_of(&c, 10, 4);
+	w = kit_walk_of(&c, &g, 1);
 	T_CHECK("walk-of-sk-hybrid", w.ctas == 4 && w.dp_tiles == 8 && w.sk_tiles == 2,
 		"ctas %d dp_tiles %ld sk_tiles %ld", w.ctas, w.dp_tiles, w.sk_tiles);
+	/* a cluster of 2: one cluster of 2 virtual CTAs over 3 x 2 cluster
+	 * tiles of two blocks, split 2 */
+	snprintf(c.algorithm, sizeof c.algorithm, "all_scatter");
+	c.gemm_sms = 0;
+	c.split_k = 2;
+	c.cluster = 2;
+	w = kit_walk_of(&c, &g, 2);
+	T_CHECK("walk-of-cluster", w.ctas == 2 && w.cluster == 2 && w.split == 2 && w.tiles == 12,
+		"ctas %d cluster %d split %d tiles %ld", w.ctas, w.cluster, w.split, w.tiles);
 }
 
 int main(void)
