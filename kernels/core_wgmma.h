@@ -69,6 +69,25 @@
 #define WG_B_BOX_BYTES (64 * 128)       /* one 64-column box of the B panel */
 #define WG_PART_BYTES FGO_WGMMA_STAGING_BYTES(WG_ROWS, BLK_N) /* a consumer's C staging */
 
+/* Thread block clusters (CLUSTER CTAs stacked along M, kernels/schedule.h's
+ * clustered walk): the CTAs of a cluster compute tiles of one column in
+ * step, so each B box of a slice is loaded by one of them (box j by rank
+ * j % CLUSTER) and multicast into every CTA's stage. A stage is then
+ * written by every producer of the cluster, so it is free only when every
+ * consumer of the cluster has freed it: the consumers arrive on the empty
+ * barrier of each CTA (WG_CONSUMERS x CLUSTER arrivals), a producer waits
+ * for its own, and before it exits for the last use of each stage, so no
+ * peer arrives on a CTA that has gone. */
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
+#if CLUSTER > 1
+#define WG_CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+#else
+#define WG_CLUSTER_DIMS
+#endif
+static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "a cluster of 1, 2 or 4 CTAs");
+
 static_assert(BLK_K == 64, "the wgmma core loads 64 16-bit elements (128 bytes) of K per slice");
 static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
 	      "one producer and one or two consumer warpgroups");
@@ -158,6 +177,42 @@ __device__ __forceinline__ void mbar_wait(unsigned int bar, unsigned int parity,
 	}
 }
 
+/* ---- clusters ---- */
+__device__ __forceinline__ unsigned int wg_cluster_rank(void)
+{
+	unsigned int r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+	return r;
+}
+/* Every thread of every CTA of the cluster: what each did before (its
+ * barriers' init) is visible to all after. */
+__device__ __forceinline__ void wg_cluster_sync(void)
+{
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+/* One arrival on the mbarrier at shared offset bar of CTA `rank` of the cluster. */
+__device__ __forceinline__ void mbar_arrive_remote(unsigned int bar, unsigned int rank)
+{
+	asm volatile("{\n.reg .b32 remote;\n"
+		     "mapa.shared::cluster.u32 remote, %0, %1;\n"
+		     "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
+		     "r"(rank)
+		     : "memory");
+}
+/* A consumer frees stage barrier bar: its own CTA's, or with clusters
+ * every CTA's of the cluster (each multicast into it). */
+__device__ __forceinline__ void wg_free_stage(unsigned int bar)
+{
+#if CLUSTER > 1
+#pragma unroll
+	for (unsigned int r = 0; r < CLUSTER; r++)
+		mbar_arrive_remote(bar, r);
+#else
+	mbar_arrive(bar);
+#endif
+}
+
 /* ---- TMA: a box of a 2-D tensor map into shared memory, completing on bar ---- */
 __device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_tmap *map, int inner,
 					    int outer, unsigned int bar)
@@ -165,6 +220,18 @@ __device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_t
 	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 		     " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
 		     "l"(map), "r"(inner), "r"(outer), "r"(bar)
+		     : "memory");
+}
+
+/* The same box into the same shared offset of every CTA of the cluster in
+ * `mask`, completing on the barrier at offset bar of each. */
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned int dst, const struct fgo_tmap *map,
+						      int inner, int outer, unsigned int bar,
+						      unsigned short mask)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+		     ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+		     "l"(map), "r"(inner), "r"(outer), "r"(bar), "h"(mask)
 		     : "memory");
 }
 
@@ -452,7 +519,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 	if (threadIdx.x == 0) {
 		for (int s = 0; s < NUM_STAGES; s++) {
 			mbar_init(full + 8 * s, 1);
-			mbar_init(empty + 8 * s, WG_CONSUMERS);
+			mbar_init(empty + 8 * s, WG_CONSUMERS * CLUSTER);
 		}
 		for (int c = 0; c < WG_CONSUMERS; c++) {
 			mbar_init(staged + 8 * c, 128);
@@ -461,7 +528,11 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		/* the barriers are visible to the TMA unit (the async proxy) */
 		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 	}
+#if CLUSTER > 1
+	wg_cluster_sync(); /* no peer loads into or arrives on a barrier before its init */
+#else
 	__syncthreads();
+#endif
 
 	if (wg == 0) {
 #if WG_CONSUMERS == 2
@@ -474,8 +545,8 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		if (t == 32) { /* the storer */
 			unsigned int phase = 0;
 			for (bool more = walk.first(sg); more; more = walk.next(sg)) {
-				if (!walk.ends(sg))
-					continue; /* handed over: nothing to store */
+				if (!walk.ends(sg) || sg.ghost)
+					continue; /* handed over, or a cluster's ghost: nothing to store */
 				const long v = sg.tile;
 				const int q = (int)(v / g.tiles);
 				long tm, tn;
@@ -511,24 +582,45 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			return;
 		int s = 0;
 		unsigned int phase = 0;
+#if CLUSTER > 1
+		const int rank = (int)wg_cluster_rank();
+#endif
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 			const int q = (int)(sg.tile / g.tiles);
 			long tm, tn;
 			sched_tile_coords(&g, GSIZE_M, sg.tile % g.tiles, &tm, &tn);
 			const struct fgo_tmap *map_a = in.map_a(q);
-			in.ready(q, tm); /* gave up: the launch is lost, and ends fast */
+			/* a ghost loads only its share of B, for the others */
+			if (!sg.ghost)
+				in.ready(q, tm); /* gave up: the launch is lost, and ends fast */
 			for (int k = (int)sg.k0; k < (int)sg.k1; k++) {
 				const unsigned int bar = full + 8 * s;
 				mbar_wait(empty + 8 * s, phase ^ 1, NUM_STAGES + s, watch);
-				mbar_expect_tx(bar, WG_A_BYTES + WG_B_BYTES);
-				tma_load_2d(sa + s * WG_A_BYTES, map_a, k * BLK_K, (int)(tm * BLK_M), bar);
+				mbar_expect_tx(bar, (sg.ghost ? 0 : WG_A_BYTES) + WG_B_BYTES);
+				if (!sg.ghost)
+					tma_load_2d(sa + s * WG_A_BYTES, map_a, k * BLK_K, (int)(tm * BLK_M), bar);
 #pragma unroll
 				for (int j = 0; j < BLK_N / 64; j++)
+#if CLUSTER > 1
+					if (j % CLUSTER == rank)
+						tma_load_2d_multicast(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
+								      (int)(tn * BLK_N + j * 64), k * BLK_K, bar,
+								      (unsigned short)((1u << CLUSTER) - 1));
+#else
 					tma_load_2d(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
 						    (int)(tn * BLK_N + j * 64), k * BLK_K, bar);
+#endif
 				wg_next_stage(&s, &phase);
 			}
 		}
+#if CLUSTER > 1
+		/* every consumer of the cluster has freed the last use of each
+		 * stage: none arrives here after this CTA exits */
+		for (int i = 0; i < NUM_STAGES; i++) {
+			mbar_wait(empty + 8 * s, phase ^ 1, NUM_STAGES + s, watch);
+			wg_next_stage(&s, &phase);
+		}
+#endif
 	} else {
 #if WG_CONSUMERS == 2
 		wg_setmaxnreg_inc<WG_CONSUMER_REGS(Side::producer_regs)>();
@@ -563,7 +655,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				wgmma_commit();
 				wgmma_wait<1>();
 				if (held >= 0 && t == 0)
-					mbar_arrive(empty + 8 * held);
+					wg_free_stage(empty + 8 * held);
 				held = s;
 				wg_next_stage(&s, &phase);
 			}
@@ -571,7 +663,9 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			wg_fence_acc(acc);
 			FGO_TRACE_IF(c == 0 && t == 0, 0, FGO_TR_GEMM | FGO_TR_END, sg.tile, tm, tn, sg.k0, sg.k1);
 			if (held >= 0 && t == 0)
-				mbar_arrive(empty + 8 * held);
+				wg_free_stage(empty + 8 * held);
+			if (sg.ghost) /* a cluster's ghost: its loads served the others */
+				continue;
 			if (!walk.ends(sg)) { /* another CTA ends this tile */
 				walk.hand_over(sg, c, acc);
 				continue;

@@ -15,7 +15,7 @@ struct store_to_c {
 	__device__ void publish(long) const {}
 };
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	FGO_TRACE_KERNEL(mode);

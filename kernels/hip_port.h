@@ -165,6 +165,7 @@ __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
+#include <string.h> /* memset */
 
 typedef cudaError_t hipError_t;
 typedef cudaStream_t hipStream_t;
@@ -250,6 +251,28 @@ static inline const char *fgo_cu_text(CUresult r)
 #define hipModuleLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, args, extra) \
 	cuLaunchKernel((f), (gx), (gy), (gz), (bx), (by), (bz), (smem), (CUstream)(stream), (args), (extra))
 #define hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cuOccupancyMaxActiveBlocksPerMultiprocessor
+/* How many clusters of `cluster` CTAs (the kernel's compile-time cluster
+ * dimension, __cluster_dims__) can be resident at once: the GPCs decide,
+ * not SMs / cluster. */
+static inline hipError_t fgo_max_active_clusters(CUfunction f, unsigned int threads, unsigned int smem,
+						 int cluster, int *clusters)
+{
+	CUlaunchAttribute a;
+	CUlaunchConfig c;
+	memset(&a, 0, sizeof a);
+	memset(&c, 0, sizeof c);
+	a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+	a.value.clusterDim.x = (unsigned int)cluster;
+	a.value.clusterDim.y = a.value.clusterDim.z = 1;
+	c.gridDimX = (unsigned int)cluster;
+	c.gridDimY = c.gridDimZ = 1;
+	c.blockDimX = threads;
+	c.blockDimY = c.blockDimZ = 1;
+	c.sharedMemBytes = smem;
+	c.attrs = &a;
+	c.numAttrs = 1;
+	return fgo_cu(cuOccupancyMaxActiveClusters(clusters, f, &c));
+}
 /* Kernels asking for more than 48 KiB of dynamic shared memory must say so. */
 #define fgo_func_max_dynamic_smem(f, bytes) \
 	cuFuncSetAttribute((f), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (bytes))
@@ -297,6 +320,18 @@ static inline hipError_t fgo_func_max_dynamic_smem(hipFunction_t f, int bytes)
 	return hipSuccess;
 }
 #define hipDeviceAttributeMaxSharedMemoryPerBlockOptin hipDeviceAttributeMaxSharedMemoryPerBlock
+/* No thread block clusters on AMD (gpu_shape_check refuses cluster > 1 off
+ * the wgmma core). */
+static inline hipError_t fgo_max_active_clusters(hipFunction_t f, unsigned int threads, unsigned int smem,
+						 int cluster, int *clusters)
+{
+	(void)f;
+	(void)threads;
+	(void)smem;
+	(void)cluster;
+	*clusters = 0;
+	return hipErrorNotSupported;
+}
 #define fgo_stream_write32(stream, ptr, value) hipStreamWriteValue32((stream), (ptr), (value), 0)
 #endif
 

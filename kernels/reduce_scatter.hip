@@ -101,7 +101,7 @@ struct sum_side {
 	}
 };
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	FGO_TRACE_KERNEL(mode);

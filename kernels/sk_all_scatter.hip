@@ -120,7 +120,7 @@ struct finished_out {
 	}
 };
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1) fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
+extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;

@@ -53,6 +53,9 @@
 #if SPLIT_K > 1 && STREAM_K
 #error "split-K and Stream-K exclude each other (the host refuses both)"
 #endif
+#if defined(CLUSTER) && CLUSTER > 1 && (STREAM_K || COMM_SMS > 0)
+#error "a cluster walks whole tiles or split-K slices, with no comm CTAs (the host refuses the rest)"
+#endif
 #ifndef DETERMINISTIC
 #define DETERMINISTIC 0
 #endif
@@ -173,7 +176,7 @@ struct wg_walk {
 		long last = -1;
 		struct sched_seg s;
 		for (bool more = first(s); more; more = next(s))
-			if (ends(s))
+			if (ends(s) && !s.ghost)
 				last = s.tile;
 		return last;
 	}
@@ -183,7 +186,7 @@ struct wg_walk {
 	{
 		struct sched_seg s;
 		for (bool more = first(s); more; more = next(s))
-			if (ends(s) && !fn(s.tile))
+			if (ends(s) && !s.ghost && !fn(s.tile))
 				return false;
 		return true;
 	}
@@ -317,8 +320,13 @@ __device__ __forceinline__ struct wg_walk wg_walk_make(const struct launch *L)
 	struct wg_walk walk;
 	walk.L = L;
 	walk.cta = (int)blockIdx.x;
+#if CLUSTER > 1 /* whole tiles or split-K slices, a cluster in step (schedule.h) */
+	walk.w = sched_walk_make_clustered(&g, BLOCKS, GSIZE_M, (int)gridDim.x - COMM_SMS, SPLIT_K,
+					   CLUSTER);
+#else
 	walk.w = sched_walk_make((long)BLOCKS * g.tiles, g.k_iters, (int)gridDim.x - COMM_SMS, SPLIT_K,
 				 STREAM_K != 0, 0); /* never every tile Stream-K (schedule.h's pure) */
+#endif
 #if SPLIT_K > 1 || STREAM_K
 	walk.xchg = (float *)(L->bases[L->rank] + XCHG_OFF);
 #else

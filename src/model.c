@@ -84,13 +84,16 @@ int model_terms(const struct fgo_config *cfg, const struct model_machine *m,
 	const double elt = (double)dtype_size(cfg->dtype);
 	const double tile_fp32 = (double)cfg->blk_m * cfg->blk_n * 4.0;
 	struct busiest b = { 0, 0, 0 };
+	const int cl = cfg->cluster > 1 ? cfg->cluster : 1;
 
 	if (walk_streamk(cfg)) {
 		busiest_streamk(cfg, tiles, g.k_iters, &b);
 	} else {
+		/* clusters walk cluster tiles (kernels/schedule.h), C tile rows
+		 * each, ghosts included, over the whole clusters the SMs hold */
 		int split = cfg->split_k > 1 ? cfg->split_k : 1;
-		double units = (double)tiles * split;
-		double waves = ceil(units / cus);
+		double units = (double)d.blocks * ceil((double)g.tiles_m / cl) * g.tiles_n * split;
+		double waves = ceil(units / (cus / cl > 0 ? cus / cl : 1));
 		b.iters = waves * ceil((double)g.k_iters / split);
 		b.units = waves;
 		b.handed = (double)tiles * (split - 1);
@@ -104,7 +107,9 @@ int model_terms(const struct fgo_config *cfg, const struct model_machine *m,
 	x[MT_LAUNCH] = 1;
 	x[MT_COMPUTE] = b.iters * flops_per_iter / ((peak > 0 ? peak : 100) * 1e12 / cus) * 1e3;
 	x[MT_MEMORY] = (a_elems + b_elems + c_elems) * elt * to_ms_mem;
-	x[MT_REUSE] = (a_elems * g.tiles_n + b_elems * g.tiles_m * d.blocks) * elt * to_ms_mem;
+	/* a cluster's CTAs load each B panel once for all of them (multicast) */
+	x[MT_REUSE] = (a_elems * g.tiles_n + b_elems * ceil((double)g.tiles_m / cl) * d.blocks) * elt *
+		      to_ms_mem;
 	x[MT_UNITS] = b.units * 1e-3;
 	x[MT_STALL] = b.iters / (cfg->num_stages > 0 ? cfg->num_stages : 1) * 1e-3;
 	x[MT_EXCHANGE] = 2.0 * b.handed * tile_fp32 * to_ms_mem;

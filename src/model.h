@@ -12,7 +12,8 @@
  *             share) at 1/cus of the dtype's matrix peak [1/efficiency]
  *   memory    A, B and C once (the per-rank GEMM of the family) at the
  *             memory bandwidth [1/efficiency]
- *   reuse     A read once per tile column and B once per tile row, at the
+ *   reuse     A read once per tile column and B once per tile row, or
+ *             once per cluster of tile rows (TMA multicast), at the
  *             memory bandwidth [the share that misses L2]
  *   units     the work units (tiles, K slices, Stream-K segments) of the
  *             busiest CTA, 1 us each [us of prologue/epilogue per unit]

@@ -284,6 +284,21 @@ static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 			snprintf(reason, len, "does not fit on an SM (%u threads, %u bytes of shared memory)",
 				 run->threads, run->smem);
 			rc = FGO_EUSAGE;
+		} else if (cfg->cluster > 1) {
+			/* whole clusters: a GPC holds clusters of its own SMs only */
+			int clusters = 0;
+			hipError_t r = fgo_max_active_clusters(run->main, run->threads, run->smem,
+								   cfg->cluster, &clusters);
+			if (r != hipSuccess || clusters < 1) {
+				snprintf(reason, len,
+					 "no cluster of %d CTAs (%u threads, %u bytes of shared memory) fits"
+					 " on this GPU (use cluster=1)",
+					 cfg->cluster, run->threads, run->smem);
+				rc = FGO_EUSAGE;
+			} else {
+				rc = gpu_grid_size(algo, cfg, (long)clusters * cfg->cluster, &run->grid,
+						   reason, len);
+			}
 		} else {
 			rc = gpu_grid_size(algo, cfg, (long)per_sm * ctx->sms, &run->grid, reason, len);
 		}

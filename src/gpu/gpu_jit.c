@@ -72,6 +72,9 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 		if (cfg->deterministic && at > 0 && (size_t)at < len)
 			at += snprintf(out + at, len - (size_t)at, " -DDETERMINISTIC=1");
 	}
+	/* only when asked, as DETERMINISTIC */
+	if (cfg->cluster > 1 && at > 0 && (size_t)at < len)
+		at += snprintf(out + at, len - (size_t)at, " -DCLUSTER=%d", cfg->cluster);
 	if (algo->gpu_variant && at > 0 && (size_t)at < len)
 		snprintf(out + at, len - (size_t)at, " -D%s=1", algo->gpu_variant);
 }

@@ -141,6 +141,10 @@ int gpu_shape_check(const struct fgo_config *cfg, const char *arch, int smem_lim
 	if (cfg->split_k > 1 && cfg->mma != FGO_MMA_WGMMA)
 		REFUSE("split_k=%d runs on the wgmma core (mma=wgmma) in this version; on mma=%s use"
 		       " split_k=1", cfg->split_k, mma_name(cfg->mma));
+	if (cfg->cluster > 1 && cfg->mma != FGO_MMA_WGMMA)
+		REFUSE("cluster=%d shares B panels through TMA multicast, which the wgmma core does"
+		       " (mma=wgmma, sm_90a); on mma=%s use cluster=1",
+		       cfg->cluster, mma_name(cfg->mma));
 	/* the hybrid Stream-K walk of the families that are not sk_* */
 	if (cfg->gemm_sms > 0 && cfg->mma != FGO_MMA_WGMMA && strncmp(cfg->algorithm, "sk_", 3) != 0)
 		REFUSE("Stream-K (gemm_sms=%d) of %s runs on the wgmma core (mma=wgmma) in this version;"
@@ -196,8 +200,14 @@ int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, lon
 	struct sched_grid t = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
 	/* split-K: a unit of work is one K slice of a tile; Stream-K
 	 * (gemm_sms > 0): gemm_sms GEMM CTAs share the tiles */
-	long tiles = t.tiles * d.blocks * (cfg->split_k > 1 ? cfg->split_k : 1), comm = cfg->comm_sms;
-	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms : (tiles < resident - comm ? tiles : resident - comm);
+	/* clusters (kernels/schedule.h): the units are cluster tiles, the
+	 * grid whole clusters; `resident` counts the CTAs of whole clusters */
+	const long cl = cfg->cluster > 1 ? cfg->cluster : 1;
+	long tiles = sched_ceil_div(t.tiles_m, cl) * t.tiles_n * d.blocks *
+		     (cfg->split_k > 1 ? cfg->split_k : 1),
+	     comm = cfg->comm_sms;
+	long gemm = cfg->gemm_sms > 0 ? cfg->gemm_sms
+				      : (tiles < (resident - comm) / cl ? tiles : (resident - comm) / cl) * cl;
 	int exchange = cfg->split_k > 1 || cfg->gemm_sms > 0;
 
 	if (gemm < 1)

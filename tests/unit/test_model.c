@@ -66,6 +66,25 @@ static void check_terms(void)
 	T_CHECK("terms-split-exchange", a[MT_EXCHANGE] == 0 && b[MT_EXCHANGE] > 0 &&
 		fabs(b[MT_EXCHANGE] - 2.0 * 16 * 3 * 64 * 64 * 4 / 3000e9 * 1e3) < 1e-12,
 		"exchange %g (none without split: %g)", b[MT_EXCHANGE], a[MT_EXCHANGE]);
+	/* a cluster of 2 along M: B's reuse term read once per two tile rows,
+	 * A's the same; 3 tile rows in 2 cluster rows (a ghost) over 66
+	 * clusters */
+	c = gemm(3 * 128, 128 * 64, 4096, 128, 128);
+	model_terms(&c, &m, a);
+	c.cluster = 2;
+	model_terms(&c, &m, b);
+	{
+		const double elt_ms = 2.0 / 3000e9 * 1e3, a_part = 3.0 * 128 * 4096 * 64 * elt_ms;
+		const double b_part = 4096.0 * 128 * 64 * elt_ms;
+		T_CHECK("terms-cluster-reuse",
+			fabs(a[MT_REUSE] - (a_part + 3 * b_part)) < 1e-12 &&
+				fabs(b[MT_REUSE] - (a_part + 2 * b_part)) < 1e-12,
+			"reuse %g without cluster (want %g), %g with (want %g)", a[MT_REUSE],
+			a_part + 3 * b_part, b[MT_REUSE], a_part + 2 * b_part);
+		/* 192 tiles: 2 waves of 132 CTAs; 128 cluster tiles on 66 clusters: 2 waves */
+		T_CHECK("terms-cluster-units", fabs(a[MT_UNITS] - 2e-3) < 1e-12 && fabs(b[MT_UNITS] - 2e-3) < 1e-12,
+			"units %g without cluster, %g with", a[MT_UNITS], b[MT_UNITS]);
+	}
 	/* more stages, less stall; padding costs compute */
 	c = gemm(128, 512, 8192, 64, 64);
 	c.num_stages = 8;
