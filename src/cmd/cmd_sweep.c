@@ -87,8 +87,21 @@ const char cmd_sweep_usage[] =
 	"  --trace-events N   events kept per CTA when tracing (default: enough for the\n"
 	"                     configuration on the CPU, 4096 on a GPU)\n";
 
+/* The tile with the split and the cluster where the key has them (/kS,
+ * /clN), so two items never read the same. */
+static const char *tile_cell(const struct fgo_config *c, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
+	if (n > 0 && (size_t)n < len && c->split_k != 1)
+		n += snprintf(out + n, len - (size_t)n, "/k%d", c->split_k);
+	if (n > 0 && (size_t)n < len && c->cluster > 1)
+		snprintf(out + n, len - (size_t)n, "/cl%d", c->cluster);
+	return out;
+}
+
 static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_format fmt)
 {
+	char tile[64];
 	static const char *const headers[] = { "item", "algorithm", "dtype", "world", "M", "N",
 					       "K", "tile", "stages", "warps", "mma", "gsize_m",
 					       "sms", "comm_tile", "valid", "reason" };
@@ -101,10 +114,8 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		view_problem_cells(t, c);
 		if (c->params[0]) /* a user kernel's own tunables */
 			table_add(t, "%s", c->params);
-		else if (c->split_k != 1)
-			table_add(t, "%dx%dx%d/k%d", c->blk_m, c->blk_n, c->blk_k, c->split_k);
 		else
-			table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
+			table_add(t, "%s", tile_cell(c, tile, sizeof tile));
 		if (c->params[0]) { /* the built-in tunables mean nothing to it */
 			for (int i = 0; i < 6; i++)
 				table_add(t, "%s", "");
