@@ -48,11 +48,12 @@ const char cmd_config_flags_help[] =
 	"  --deterministic D  1: the partial sums of split-K and Stream-K added in a fixed\n"
 	"                     order, so repeated launches give the same bits (checked);\n"
 	"                     0 (default): added as they arrive (atomics on the GPU)\n"
-	"  --cluster N        CTAs of a thread block cluster, stacked along M: their tiles\n"
-	"                     share each B panel, which TMA loads once per cluster and\n"
-	"                     multicasts (wgmma core, sm_90a); 1 (default), 2 or 4; not\n"
-	"                     with --gemm_sms > 0 or --comm_sms > 0; on the CPU backend\n"
-	"                     the same walk runs cluster by cluster\n"
+	"  --cluster N        CTAs of a thread block cluster, stacked along M: their\n"
+	"                     tiles share each B panel, which TMA loads once per\n"
+	"                     cluster and multicasts (wgmma core, sm_90a); 1 (default),\n"
+	"                     2 or 4; not with --gemm_sms > 0 (Stream-K) or\n"
+	"                     --comm_sms > 0; on the CPU backend the same walk runs\n"
+	"                     cluster by cluster\n"
 	"                     (each flag also takes --flag=value)\n";
 
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
