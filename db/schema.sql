@@ -107,7 +107,9 @@ CREATE TABLE runs (
     -- tunables NAME=V,... (config_key has /u:PARAMS)
     kernel_manifest TEXT,
     kernel_hash     TEXT,
-    kernel_params   TEXT
+    kernel_params   TEXT,
+    -- schema 8 (at the end, where ALTER TABLE ADD COLUMN puts it)
+    cluster         INTEGER NOT NULL DEFAULT 1 -- CTAs per thread block cluster (config_key says /clN when > 1)
 );
 CREATE INDEX runs_sweep ON runs(sweep_id);
 CREATE INDEX runs_shape ON runs(algorithm, dtype, world, m, n, k);

@@ -137,7 +137,7 @@ int cmd_finish_stdout(int rc);
  * same way: -m -n -k (or --m --n --k) --algorithm (read by cmd_algorithm)
  * --datatype --world --BLK_M --BLK_N --BLK_K
  * --num_stages --num_warps --mma --gsize_m --gemm_sms --comm_sms --comm_blk_m
- * --comm_blk_n. If argv[*i] is one of them, consumes it and its value,
+ * --comm_blk_n --split_k --deterministic --cluster. If argv[*i] is one of them, consumes it and its value,
  * stores into cfg, marks it in set and returns 1; returns 0 when argv[*i] is
  * not a config flag; FGO_EUSAGE (after a message) on a bad value. */
 int cmd_config_flag(const char *cmd, int argc, char **argv, int *i, struct fgo_config *cfg,

@@ -34,6 +34,15 @@ const char cmd_sweep_usage[] =
 	"(a problem's 'started' rows first); the sweep ends with a line saying\n"
 	"where the time went (load, inputs, validate, time, baseline, store).\n"
 	"\n"
+	"A sweep spec's keys (README \"Sweep specs\"; any case): name, description,\n"
+	"iterations, warmup, validate, baseline, config, kernel, blocks, shapes, and\n"
+	"the tunables, each a value, a list or a range {\"from\", \"to\", \"mul\" or\n"
+	"\"step\"}: algorithm, dtype, world, M, N, K, BLK_M, BLK_N, BLK_K, num_stages,\n"
+	"num_warps, mma, gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k,\n"
+	"deterministic and cluster; the configuration flags below of the same names\n"
+	"say what each means (cluster: 1, 2 or 4 CTAs of a thread block cluster; a\n"
+	"spec's 3 or 8 is refused with its position).\n"
+	"\n"
 	"Ctrl-C or SIGTERM stops a sweep cleanly: the runs finished are stored,\n"
 	"the runs in flight are abandoned (--resume runs them again), the sweep is\n"
 	"marked interrupted, and one line gives the runs stored and the command\n"
@@ -87,8 +96,21 @@ const char cmd_sweep_usage[] =
 	"  --trace-events N   events kept per CTA when tracing (default: enough for the\n"
 	"                     configuration on the CPU, 4096 on a GPU)\n";
 
+/* The tile with the split and the cluster where the key has them (/kS,
+ * /clN), so two items never read the same. */
+static const char *tile_cell(const struct fgo_config *c, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
+	if (n > 0 && (size_t)n < len && c->split_k != 1)
+		n += snprintf(out + n, len - (size_t)n, "/k%d", c->split_k);
+	if (n > 0 && (size_t)n < len && c->cluster > 1)
+		snprintf(out + n, len - (size_t)n, "/cl%d", c->cluster);
+	return out;
+}
+
 static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_format fmt)
 {
+	char tile[64];
 	static const char *const headers[] = { "item", "algorithm", "dtype", "world", "M", "N",
 					       "K", "tile", "stages", "warps", "mma", "gsize_m",
 					       "sms", "comm_tile", "valid", "reason" };
@@ -101,10 +123,8 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		view_problem_cells(t, c);
 		if (c->params[0]) /* a user kernel's own tunables */
 			table_add(t, "%s", c->params);
-		else if (c->split_k != 1)
-			table_add(t, "%dx%dx%d/k%d", c->blk_m, c->blk_n, c->blk_k, c->split_k);
 		else
-			table_add(t, "%dx%dx%d", c->blk_m, c->blk_n, c->blk_k);
+			table_add(t, "%s", tile_cell(c, tile, sizeof tile));
 		if (c->params[0]) { /* the built-in tunables mean nothing to it */
 			for (int i = 0; i < 6; i++)
 				table_add(t, "%s", "");

@@ -48,6 +48,12 @@ const char cmd_config_flags_help[] =
 	"  --deterministic D  1: the partial sums of split-K and Stream-K added in a fixed\n"
 	"                     order, so repeated launches give the same bits (checked);\n"
 	"                     0 (default): added as they arrive (atomics on the GPU)\n"
+	"  --cluster N        CTAs of a thread block cluster, stacked along M: their\n"
+	"                     tiles share each B panel, which TMA loads once per\n"
+	"                     cluster and multicasts (wgmma core, sm_90a); 1 (default),\n"
+	"                     2 or 4; not with --gemm_sms > 0 (Stream-K) or\n"
+	"                     --comm_sms > 0; on the CPU backend the same walk runs\n"
+	"                     cluster by cluster\n"
 	"                     (each flag also takes --flag=value)\n";
 
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
@@ -280,6 +286,7 @@ int cmd_finish_stdout(int rc)
 enum config_field {
 	F_M, F_N, F_K, F_ALGORITHM, F_DTYPE, F_WORLD, F_BLK_M, F_BLK_N, F_BLK_K, F_STAGES,
 	F_WARPS, F_MMA, F_GSIZE_M, F_GEMM_SMS, F_COMM_SMS, F_COMM_BLK_M, F_COMM_BLK_N, F_SPLIT_K, F_DETERMINISTIC,
+	F_CLUSTER,
 };
 
 static const struct config_flag {
@@ -310,6 +317,7 @@ static const struct config_flag {
 	{ "--comm_blk_n", F_COMM_BLK_N, 0, 4096 },
 	{ "--split_k", F_SPLIT_K, 1, FGO_SPLIT_K_MAX },
 	{ "--deterministic", F_DETERMINISTIC, 0, 1 },
+	{ "--cluster", F_CLUSTER, 0, 4 }, /* 3 passes here; config_validate says why not */
 };
 
 static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
@@ -333,6 +341,7 @@ static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,
 	case F_COMM_BLK_N: cfg->comm_blk_n = (int)v; set->comm_blk_n = 1; cfg->given |= FGO_GIVEN_COMM_BLK; break;
 	case F_SPLIT_K: cfg->split_k = (int)v; set->split_k = 1; cfg->given |= FGO_GIVEN_SPLIT_K; break;
 	case F_DETERMINISTIC: cfg->deterministic = (int)v; set->deterministic = 1; break;
+	case F_CLUSTER: cfg->cluster = (int)v; set->cluster = 1; cfg->given |= FGO_GIVEN_CLUSTER; break;
 	default: break;
 	}
 }

@@ -58,7 +58,8 @@ struct fgo_plan {
 struct fgo_config_mask {
 	unsigned algorithm : 1, dtype : 1, world : 1, m : 1, n : 1, k : 1, blk_m : 1, blk_n : 1,
 		blk_k : 1, num_stages : 1, num_warps : 1, mma : 1, gsize_m : 1, gemm_sms : 1,
-		comm_sms : 1, comm_blk_m : 1, comm_blk_n : 1, split_k : 1, deterministic : 1;
+		comm_sms : 1, comm_blk_m : 1, comm_blk_n : 1, split_k : 1, deterministic : 1,
+		cluster : 1;
 	/* --kernel MANIFEST: every configuration runs that user kernel
 	 * (src/user/user.h) over its tunables, in place of the file's
 	 * algorithm and tunables (a spec's "kernel" otherwise); NULL: none */

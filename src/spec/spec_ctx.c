@@ -30,6 +30,8 @@ const struct spec_field_info spec_fields[SF_COUNT] = {
 	[SF_COMM_SMS] = { "comm_sms", 0, INT_MAX }, [SF_COMM_BLK_M] = { "comm_blk_m", 0, INT_MAX },
 	[SF_COMM_BLK_N] = { "comm_blk_n", 0, INT_MAX }, [SF_SPLIT_K] = { "split_k", 1, INT_MAX },
 	[SF_DETERMINISTIC] = { "deterministic", 0, 1 },
+	/* 0, 1, 2 or 4: spec_json_int refuses the sizes between */
+	[SF_CLUSTER] = { "cluster", 0, 4 },
 };
 
 static int vfail(struct spec_ctx *c, int has_pos, size_t off, const char *fmt, va_list ap)
@@ -104,6 +106,7 @@ int spec_field_given(const struct fgo_config_mask *s, enum spec_field f)
 	case SF_COMM_BLK_N: return s->comm_blk_n;
 	case SF_SPLIT_K: return s->split_k;
 	case SF_DETERMINISTIC: return s->deterministic;
+	case SF_CLUSTER: return s->cluster;
 	default: return 0;
 	}
 }
@@ -126,6 +129,7 @@ static int *int_member(struct fgo_config *cfg, enum spec_field f)
 	case SF_COMM_BLK_N: return &cfg->comm_blk_n;
 	case SF_SPLIT_K: return &cfg->split_k;
 	case SF_DETERMINISTIC: return &cfg->deterministic;
+	case SF_CLUSTER: return &cfg->cluster;
 	default: return NULL;
 	}
 }
@@ -163,6 +167,7 @@ void spec_field_put(struct fgo_config *cfg, enum spec_field f, long v)
 	case SF_NUM_STAGES: cfg->given |= FGO_GIVEN_STAGES; break;
 	case SF_MMA: cfg->given |= FGO_GIVEN_MMA; break;
 	case SF_SPLIT_K: cfg->given |= FGO_GIVEN_SPLIT_K; break;
+	case SF_CLUSTER: cfg->given |= FGO_GIVEN_CLUSTER; break;
 	case SF_COMM_BLK_M: case SF_COMM_BLK_N: cfg->given |= FGO_GIVEN_COMM_BLK; break;
 	case SF_GEMM_SMS: case SF_COMM_SMS: cfg->given |= FGO_GIVEN_SMS; break;
 	default: break;
@@ -240,6 +245,11 @@ int spec_json_int(struct spec_ctx *c, const cJSON *v, const char *what, enum spe
 	double d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d))
 		return spec_fail_node(c, v, 0, "\"%s\" expects an integer, got %g", what, d);
+	/* a size no cluster has (3, 8) is a typo, not a configuration to list
+	 * as invalid; the bounds' words would not say which sizes there are */
+	if (f == SF_CLUSTER && d != 0 && d != 1 && d != 2 && d != 4)
+		return spec_fail_node(c, v, 0, "\"%s\" must be 1, 2 or 4 (CTAs of a thread block"
+				      " cluster; 0 also means none), got %.0f", what, d);
 	if (d < (double)fi->min)
 		return spec_fail_node(c, v, 0, "\"%s\" must be %s, got %.0f", what,
 				      fi->min > 0 ? "a positive integer" : ">= 0", d);

@@ -17,7 +17,7 @@
 #include "model.h"
 #include "trace/timeline.h"
 
-#define FGO_SCHEMA_VERSION 7
+#define FGO_SCHEMA_VERSION 8
 
 struct fgo_store;
 

@@ -19,12 +19,13 @@ static const char interrupted_reason[] =
 #define CONFIG_COLUMNS                                                                  \
 	"config_key, config_hash, algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k," \
 	" num_stages, num_warps, mma, gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k," \
-	" deterministic, kernel_manifest, kernel_hash, kernel_params"
+	" deterministic, kernel_manifest, kernel_hash, kernel_params, cluster"
 /* split_k and deterministic came later: they bind to ?40 and ?41, past
- * every statement's own numbers; a user kernel's columns to ?42 - ?44 */
+ * every statement's own numbers; a user kernel's columns to ?42 - ?44,
+ * cluster (schema 8) to ?45 */
 #define CONFIG_PARAMS                                                                        \
 	"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20," \
-	" ?40, ?41, ?42, ?43, ?44"
+	" ?40, ?41, ?42, ?43, ?44, ?45"
 
 /* Everything a finished run fills in, back to "not measured". */
 #define CLEAR_RESULTS                                                                    \
@@ -36,7 +37,7 @@ static const char interrupted_reason[] =
 	" t_bulk_ms = NULL, sm_clock_mhz = NULL, mem_clock_mhz = NULL, temp_c = NULL,"     \
 	" power_w = NULL"
 
-/* Binds the CONFIG_COLUMNS values to ?2..?20 and ?40..?44 (a user
+/* Binds the CONFIG_COLUMNS values to ?2..?20 and ?40..?45 (a user
  * kernel's manifest from its registered algorithm, NULL for the others). */
 static int bind_config(sqlite3_stmt *q, const struct fgo_config *c)
 {
@@ -57,7 +58,8 @@ static int bind_config(sqlite3_stmt *q, const struct fgo_config *c)
 	return b | sqlite3_bind_int(q, 40, c->split_k) | sqlite3_bind_int(q, 41, c->deterministic) |
 	       store_sql_bind_text(q, 42, manifest) |
 	       store_sql_bind_text(q, 43, c->source_hash[0] ? c->source_hash : NULL) |
-	       store_sql_bind_text(q, 44, c->params[0] ? c->params : NULL);
+	       store_sql_bind_text(q, 44, c->params[0] ? c->params : NULL) |
+	       sqlite3_bind_int(q, 45, c->cluster);
 }
 
 int store_sweep_begin(struct fgo_store *st, const struct fgo_sweep_info *in, int64_t *id,

@@ -47,7 +47,7 @@ static void kept_fields(const struct fgo_config *cfg, struct fgo_config_mask *se
 {
 	memset(set, 0, sizeof *set);
 	set->algorithm = set->dtype = set->world = set->m = set->n = set->k = 1;
-	set->gsize_m = set->deterministic = 1;
+	set->gsize_m = set->deterministic = set->cluster = 1;
 	set->blk_m = set->blk_n = set->blk_k = set->num_stages = set->num_warps =
 		(cfg->given & FGO_GIVEN_TILE) != 0;
 	set->mma = (cfg->given & FGO_GIVEN_MMA) != 0;

@@ -37,8 +37,8 @@ const char *tune_kind_name(enum tune_kind k);
 
 /* The tunables a configuration has besides its problem, in this order:
  * blk_m blk_n blk_k num_stages num_warps mma gsize_m gemm_sms comm_sms
- * comm_blk_m comm_blk_n split_k deterministic. */
-#define TUNE_DIMS 13
+ * comm_blk_m comm_blk_n split_k deterministic cluster. */
+#define TUNE_DIMS 14
 extern const char *const tune_dim_names[TUNE_DIMS];
 int tune_dim_get(const struct fgo_config *cfg, int dim);
 

@@ -13,6 +13,7 @@
 const char *const tune_dim_names[TUNE_DIMS] = {
 	"BLK_M", "BLK_N", "BLK_K", "num_stages", "num_warps", "mma", "gsize_m",
 	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic",
+	"cluster",
 };
 
 int tune_dim_get(const struct fgo_config *cfg, int dim)
@@ -20,7 +21,7 @@ int tune_dim_get(const struct fgo_config *cfg, int dim)
 	const int v[TUNE_DIMS] = { cfg->blk_m,    cfg->blk_n,   cfg->blk_k,    cfg->num_stages,
 				   cfg->num_warps, cfg->mma,    cfg->gsize_m,  cfg->gemm_sms,
 				   cfg->comm_sms, cfg->comm_blk_m, cfg->comm_blk_n, cfg->split_k,
-				   cfg->deterministic };
+				   cfg->deterministic, cfg->cluster };
 	return dim >= 0 && dim < TUNE_DIMS ? v[dim] : 0;
 }
 

@@ -55,7 +55,7 @@ static const char rows_sql[] =
 	"SELECT r.sweep_id, r.id, r.config_key, r.algorithm, r.dtype, r.world, r.m, r.n, r.k,"
 	" r.blk_m, r.blk_n, r.blk_k, r.num_stages, r.num_warps, r.mma, r.gsize_m,"
 	" r.gemm_sms, r.comm_sms, r.comm_blk_m, r.comm_blk_n, r.split_k, r.deterministic,"
-	" r.kernel_params, r.kernel_hash,"
+	" r.cluster, r.kernel_params, r.kernel_hash,"
 	" r.t_fused_ms, coalesce(r.t_baseline_ms, 0), coalesce(s.tag, '')"
 	" FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	" WHERE r.status = 'ok' AND r.t_fused_ms > 0"

@@ -163,7 +163,8 @@ static int roofline_ceilings(const struct plot_query *q, FILE *cmd, double *top)
 static const char roofline_sql[] = LATEST_CTE
 	"SELECT " VIEW_CONFIG_COLUMNS ", m * n * k, tflops_total FROM cur"
 	" ORDER BY algorithm, dtype, blk_m, blk_n, blk_k, num_stages, num_warps, mma, gsize_m,"
-	"   gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic, m * n * k";
+	"   gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic, cluster,"
+	"   m * n * k";
 
 /* The name of a configuration's block in the data file (safe for gnuplot
  * and for a reader restyling by hand: everything but the shape). */

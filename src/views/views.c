@@ -21,7 +21,7 @@ void view_config(sqlite3_stmt *st, int col, struct fgo_config *cfg)
 	int *tunables[] = { &cfg->blk_m,    &cfg->blk_n,    &cfg->blk_k,     &cfg->num_stages,
 			    &cfg->num_warps, &cfg->mma,     &cfg->gsize_m,   &cfg->gemm_sms,
 			    &cfg->comm_sms, &cfg->comm_blk_m, &cfg->comm_blk_n, &cfg->split_k,
-			    &cfg->deterministic };
+			    &cfg->deterministic, &cfg->cluster };
 	const char *algo = (const char *)sqlite3_column_text(st, col);
 	const char *dtype = (const char *)sqlite3_column_text(st, col + 1);
 
@@ -68,7 +68,8 @@ void view_problem_cells(struct fgo_table *t, const struct fgo_config *cfg)
 }
 
 /* What view_tile_text adds after the tile and the sm part: mma, the
- * communication tile, split_k, deterministic, each when not the default. */
+ * communication tile, split_k, deterministic, cluster, each when not the
+ * default. */
 static void tile_extras(const struct fgo_config *cfg, char *out, size_t len, int n)
 {
 	if (n > 0 && (size_t)n < len && cfg->mma != 16)
@@ -79,7 +80,9 @@ static void tile_extras(const struct fgo_config *cfg, char *out, size_t len, int
 	if (n > 0 && (size_t)n < len && cfg->split_k != 1)
 		n += snprintf(out + n, len - (size_t)n, " k%d", cfg->split_k);
 	if (n > 0 && (size_t)n < len && cfg->deterministic)
-		snprintf(out + n, len - (size_t)n, " det");
+		n += snprintf(out + n, len - (size_t)n, " det");
+	if (n > 0 && (size_t)n < len && cfg->cluster > 1) /* 0 and 1 are both no cluster */
+		snprintf(out + n, len - (size_t)n, " cl%d", cfg->cluster);
 }
 
 void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len)
@@ -111,8 +114,9 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 	int n = snprintf(out, len, "%dx%dx%d s%d w%d g%d sm%d+%d", cfg->blk_m, cfg->blk_n,
 			 cfg->blk_k, cfg->num_stages, cfg->num_warps, cfg->gsize_m, cfg->gemm_sms,
 			 cfg->comm_sms);
-	/* mma, the communication tile and split_k are part of the key: show them when
-	 * they are not the defaults, so two rows never read the same */
+	/* mma, the communication tile, split_k and cluster are part of the key:
+	 * show them when they are not the defaults, so two rows never read the
+	 * same */
 	tile_extras(cfg, out, len, n);
 }
 

@@ -10,13 +10,13 @@
 #include "config.h"
 #include "store/store.h"
 
-/* The 21 configuration columns of runs, in struct fgo_config order (a
+/* The 22 configuration columns of runs, in struct fgo_config order (a
  * user kernel's params and source hash last). */
 #define VIEW_CONFIG_COLUMNS                                                               \
 	"algorithm, dtype, world, m, n, k, blk_m, blk_n, blk_k, num_stages, num_warps, mma, " \
 	"gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k, deterministic, "      \
-	"kernel_params, kernel_hash"
-#define VIEW_CONFIG_NCOLS 21
+	"cluster, kernel_params, kernel_hash"
+#define VIEW_CONFIG_NCOLS 22
 
 /* Column col of st's row as text into out (len bytes; NULL reads as ""). */
 void view_text(sqlite3_stmt *st, int col, char *out, size_t len);

@@ -42,6 +42,7 @@ static void check_defaults(void)
 		c.comm_sms);
 	T_CHECK("defaults-comm-tile-zero", c.comm_blk_m == 0 && c.comm_blk_n == 0, "comm tile %dx%d",
 		c.comm_blk_m, c.comm_blk_n);
+	T_EQ_INT("defaults-cluster", c.cluster, 1);
 	char reason[FGO_REASON_MAX] = "";
 	T_CHECK("defaults-without-shape-invalid", config_validate(&c, reason, sizeof reason) == 1,
 		"defaults with M=N=K=0 validated");
@@ -295,6 +296,15 @@ static void check_validate_bad(void)
 	    ALGO("all_reduce_one_shot"); c.split_k = 5);
 	BAD("bad-ag-push-comm_blk_m", "comm_blk_m=128 exceeds",
 	    ALGO("all_gather_gemm_push"); c.m = 128; c.comm_blk_m = 128);
+	/* a cluster: 1, 2 or 4 CTAs, none taken by Stream-K or by communication */
+	BAD("bad-cluster-3", "cluster=3 must be 1, 2 or 4", c.cluster = 3);
+	BAD("bad-cluster-8", "cluster=8 must be 1, 2 or 4", c.cluster = 8);
+	BAD("bad-cluster-negative", "cluster=-1 must be 1, 2 or 4", c.cluster = -1);
+	BAD("bad-cluster-with-gemm_sms", "cluster=2 and gemm_sms=4: a cluster's CTAs walk whole tiles",
+	    c.cluster = 2; c.gemm_sms = 4);
+	BAD("bad-cluster-with-comm_sms",
+	    "cluster=4 and comm_sms=2: the communication CTAs would split a cluster",
+	    ALGO("all_reduce_one_shot"); c.cluster = 4; c.comm_sms = 2);
 #undef BAD
 #undef ALGO
 
@@ -330,11 +340,13 @@ static void mutate(struct fgo_config *c, int field)
 	case 14: c->comm_sms = 1; break;
 	case 15: c->comm_blk_m = 64; break;
 	case 16: c->comm_blk_n = 64; break;
+	case 17: c->cluster = 2; break;
 	}
 }
 static const char *const field_names[] = {
 	"algorithm", "dtype", "world", "m", "n", "k", "blk_m", "blk_n", "blk_k", "num_stages",
 	"num_warps", "mma", "gsize_m", "gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n",
+	"cluster",
 };
 
 static int is_hex16(const char *h)
@@ -415,6 +427,21 @@ static void check_key_and_hash(void)
 	config_key(&c1, ka, sizeof ka);
 	config_key(&c2, kb, sizeof kb);
 	T_CHECK("key-no-run-together", strcmp(ka, kb) != 0, "both keys are \"%s\"", ka);
+
+	/* A cluster is in the key only when there is one (> 1), so the keys of
+	 * the runs stored before it stay; 0 and 1 both mean none. */
+	struct fgo_config cl = a;
+	config_key(&cl, ka, sizeof ka);
+	T_CHECK("key-cluster-1-no-suffix", strstr(ka, "/cl") == NULL, "key \"%s\"", ka);
+	cl.cluster = 0;
+	config_key(&cl, kb, sizeof kb);
+	T_EQ_STR("key-cluster-0-is-1", kb, ka);
+	cl.cluster = 2;
+	config_key(&cl, kb, sizeof kb);
+	T_CONTAINS("key-cluster-2-suffix", kb, "/cl2");
+	cl.cluster = 4;
+	config_key(&cl, kb, sizeof kb);
+	T_CONTAINS("key-cluster-4-suffix", kb, "/cl4");
 
 	/* A short buffer is cut, never overrun. */
 	char tiny[8];
@@ -518,6 +545,32 @@ static void check_reproduce(void)
 		config_key(&back, back_key, sizeof back_key);
 		T_EQ_STR("reproduce-comm-roundtrip", back_key, key);
 	}
+
+	/* a cluster: --cluster N only when there is one, and it parses back */
+	struct fgo_config cl = good();
+	snprintf(cl.algorithm, sizeof cl.algorithm, "gemm");
+	config_reproduce_line(&cl, line, sizeof line);
+	T_CHECK("reproduce-no-cluster", strstr(line, "--cluster") == NULL, "line \"%s\"", line);
+	cl.cluster = 2;
+	expect_valid("valid-cluster-2", &cl);
+	config_reproduce_line(&cl, line, sizeof line);
+	T_CONTAINS("reproduce-cluster", line, " --cluster 2");
+	rc = parse_back(line, &back, bad, sizeof bad);
+	T_CHECK("reproduce-cluster-parses", rc == 0 && back.cluster == 2 &&
+						    (back.given & FGO_GIVEN_CLUSTER),
+		"%s: \"%s\" (cluster %d)", rc ? bad : "parsed", line, back.cluster);
+	if (rc == 0) {
+		config_key(&cl, key, sizeof key);
+		config_key(&back, back_key, sizeof back_key);
+		T_EQ_STR("reproduce-cluster-roundtrip", back_key, key);
+	}
+	/* no size past 4 gets through the flag (3 does: config_validate says why) */
+	char *flag8[] = { "run", "--cluster", "8", NULL };
+	struct fgo_config_mask set8;
+	memset(&set8, 0, sizeof set8);
+	int at = 1;
+	T_EQ_INT("flag-cluster-8-refused", cmd_config_flag("run", 3, flag8, &at, &back, &set8),
+		 FGO_EUSAGE);
 
 	/* every family and dtype round-trips */
 	long fails = 0;

@@ -584,9 +584,70 @@ static void check_invalid_reasons(void)
 	T_EQ_INT("reasons-none-invalid", invalid, 0);
 }
 
+/* "cluster": a value or a list like every tunable, marked given, in the
+ * key; a flag overrides it; a size no cluster has is refused at its
+ * position; a cluster with Stream-K stays in the plan as invalid. */
+static void check_cluster(void)
+{
+	struct fgo_plan p;
+	if (parse_ok("cluster-parse", "t.json", "{\"algorithm\": \"gemm\", " SHAPE256 ", \"cluster\": 2}",
+		     NULL, NULL, &p)) {
+		char key[FGO_KEY_MAX] = "";
+		if (p.count == 1)
+			config_key(&p.items[0].cfg, key, sizeof key);
+		T_CHECK("cluster-value", p.count == 1 && p.items[0].cfg.cluster == 2 &&
+						 (p.items[0].cfg.given & FGO_GIVEN_CLUSTER) && p.items[0].valid,
+			"%zu items, cluster %d", p.count, p.count ? p.items[0].cfg.cluster : -1);
+		T_CONTAINS("cluster-in-key", key, "/cl2");
+		plan_free(&p);
+	}
+	if (parse_ok("cluster-absent-parse", "t.json", "{\"algorithm\": \"gemm\", " SHAPE256 "}", NULL,
+		     NULL, &p)) {
+		T_CHECK("cluster-absent-default", p.count == 1 && p.items[0].cfg.cluster == 1 &&
+							  !(p.items[0].cfg.given & FGO_GIVEN_CLUSTER),
+			"cluster %d given %#x", p.count ? p.items[0].cfg.cluster : -1,
+			p.count ? p.items[0].cfg.given : 0u);
+		plan_free(&p);
+	}
+	const char *list = "{\"algorithm\": \"gemm\", " SHAPE256 ", \"Cluster\": [1, 2, 4]}";
+	if (parse_ok("cluster-list-parse", "t.json", list, NULL, NULL, &p)) {
+		T_CHECK("cluster-list", p.count == 3 && p.items[0].cfg.cluster == 1 &&
+						p.items[1].cfg.cluster == 2 && p.items[2].cfg.cluster == 4,
+			"%zu items", p.count);
+		plan_free(&p);
+	}
+	struct fgo_config base;
+	struct fgo_config_mask mask;
+	config_defaults(&base);
+	base.cluster = 4;
+	memset(&mask, 0, sizeof mask);
+	mask.cluster = 1;
+	if (parse_ok("cluster-override-parse", "t.json", list, &base, &mask, &p)) {
+		T_CHECK("cluster-override", p.count == 1 && p.items[0].cfg.cluster == 4,
+			"%zu items, cluster %d", p.count, p.count ? p.items[0].cfg.cluster : -1);
+		plan_free(&p);
+	}
+	if (parse_ok("cluster-stream-k-parse", "t.json",
+		     "{\"algorithm\": \"gemm\", " SHAPE256 ", \"cluster\": 2, \"gemm_sms\": 4}", NULL,
+		     NULL, &p)) {
+		T_CHECK("cluster-stream-k-invalid", p.count == 1 && !p.items[0].valid &&
+							    strstr(p.items[0].reason, "cluster=2 and gemm_sms=4"),
+			"%zu items, reason \"%s\"", p.count, p.count ? p.items[0].reason : "");
+		plan_free(&p);
+	}
+	expect_error("cluster-3", "t.json", "{\"algorithm\": \"gemm\", " SHAPE256 ",\n \"cluster\": 3}",
+		     "t.json:2:13: ", "\"cluster\" must be 1, 2 or 4 (CTAs of a thread block cluster");
+	expect_error("cluster-list-8", "t.json",
+		     "{\"algorithm\": \"gemm\", " SHAPE256 ",\n \"cluster\": [1, 8]}", "t.json:2:17: ",
+		     "got 8");
+	expect_error("cluster-string", "t.json", "{\"algorithm\": \"gemm\", " SHAPE256 ",\n \"cluster\": \"2\"}",
+		     "t.json:2:13: ", "\"cluster\" expects an integer, got a string");
+}
+
 int main(void)
 {
 	check_invalid_reasons();
+	check_cluster();
 	check_value_list_range();
 	check_product_and_blocks();
 	check_keys_and_settings();

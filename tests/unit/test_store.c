@@ -1,8 +1,11 @@
 /* test_store.c: the SQLite store (store.h) in a temporary directory: a new
  * store's schema and meta, a sweep and its runs written and read back column
- * by column with sqlite3, resume (find + reopen), ceilings and reopening.
+ * by column with sqlite3 (a cluster's read back as the views read it),
+ * resume (find + reopen), ceilings and reopening.
  * The refusals are in test_store_refuse.c. */
 #include "store_fixture.h"
+
+#include "views/views.h"
 static void check_new_store(const char *path, struct fgo_store **out)
 {
 	char err[512] = "";
@@ -91,6 +94,7 @@ static void check_config_columns(sqlite3 *db, const char *prefix, int64_t run,
 		{ "blk_m", "64" }, { "blk_n", "32" }, { "blk_k", "32" }, { "num_stages", "3" },
 		{ "num_warps", "8" }, { "mma", "16" }, { "gsize_m", "6" }, { "gemm_sms", "100" },
 		{ "comm_sms", "32" }, { "comm_blk_m", "16" }, { "comm_blk_n", "128" },
+		{ "cluster", "1" },
 	};
 	snprintf(cols[0].want, sizeof cols[0].want, "'%s'", key);
 	snprintf(cols[1].want, sizeof cols[1].want, "'%s'", hash);
@@ -561,6 +565,44 @@ static void check_ceilings(struct fgo_store *st)
 	T_EQ_INT("ceiling-refused-nothing-stored", count(db, "SELECT count(*) FROM ceilings"), before);
 }
 
+/* cluster (schema 8) in its own column, read back by the views
+ * (view_config) into a configuration with the key it was stored under. */
+static void check_cluster(struct fgo_store *st, int64_t sweep)
+{
+	char err[512] = "", id[64], key[FGO_KEY_MAX], back_key[FGO_KEY_MAX];
+	sqlite3 *db = store_db(st);
+	struct fgo_config cfg[3] = { config_m(2048), config_m(2048), config_m(2048) };
+	cfg[1].cluster = 2;
+	cfg[2].cluster = 4;
+	for (int i = 0; i < 3; i++) {
+		int64_t run = 0;
+		int rc = store_run_started(st, sweep, &cfg[i], 10, 3, &run, err, sizeof err);
+		snprintf(id, sizeof id, "cluster-%d-stored", cfg[i].cluster);
+		T_CHECK(id, rc == FGO_OK && run > 0, "rc %d: %s", rc, err);
+		snprintf(id, sizeof id, "cluster-%d-column", cfg[i].cluster);
+		char want[8];
+		snprintf(want, sizeof want, "%d", cfg[i].cluster);
+		col_is(db, id, "runs", run, "cluster", want);
+		sqlite3_stmt *q = NULL;
+		struct fgo_config back;
+		memset(&back, 0, sizeof back);
+		if (sqlite3_prepare_v2(db, "SELECT " VIEW_CONFIG_COLUMNS ", config_key FROM runs"
+					   " WHERE id = ?1", -1, &q, NULL) == SQLITE_OK &&
+		    sqlite3_bind_int64(q, 1, run) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
+			view_config(q, 0, &back);
+			view_text(q, VIEW_CONFIG_NCOLS, key, sizeof key);
+		} else {
+			key[0] = 0;
+		}
+		sqlite3_finalize(q);
+		config_key(&back, back_key, sizeof back_key);
+		snprintf(id, sizeof id, "cluster-%d-read-back", cfg[i].cluster);
+		T_EQ_INT(id, back.cluster, cfg[i].cluster);
+		snprintf(id, sizeof id, "cluster-%d-key-read-back", cfg[i].cluster);
+		T_EQ_STR(id, back_key, key);
+	}
+}
+
 /* Closing and opening again (both modes) keeps every row; reading never
  * changes the file. */
 static void check_reopen(const char *path, struct fgo_store *st)
@@ -636,6 +678,7 @@ int main(void)
 		check_runs(st, sweep, &started);
 		check_resume(st, sweep, started);
 		check_ceilings(st);
+		check_cluster(st, sweep);
 		check_reopen(path, st);
 	}
 	fixture_end();

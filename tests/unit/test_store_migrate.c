@@ -6,7 +6,8 @@
  * with the same tables, columns and indexes as a new store, takes the new
  * columns, 'bulk' samples and ceiling details; a schema-5 store upgraded
  * to 6 keeps its fits and predictions and takes collective curves and
- * multi-GPU fits; a migration that fails leaves the store at version 1; a
+ * multi-GPU fits; schema-5 and schema-7 stores read every run as cluster
+ * 1, upgraded or read through a copy; a migration that fails leaves the store at version 1; a
  * newer store is refused. */
 #include "store_fixture.h"
 
@@ -90,6 +91,24 @@ static char *read_text(const char *path)
 static int make_v1_store(const char *path, const char *schema)
 {
 	return raw_sql(path, schema) != SQLITE_OK || raw_sql(path, v1_data) != SQLITE_OK;
+}
+
+/* A store at schema version v at path: schema 1 with v1_data, then
+ * migrations 2 to v as the files hold them; 0 on success. */
+static int make_store_at(const char *path, const char *schema, int v)
+{
+	int bad = make_v1_store(path, schema);
+	for (int i = 2; !bad && i <= v; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "db/migrations/%d.sql", i);
+		char *m = read_text(name);
+		bad = !m || raw_sql(path, m) != SQLITE_OK;
+		free(m);
+	}
+	char sql[128];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d; UPDATE meta SET value = '%d' WHERE"
+		 " key = 'schema_version'", v, v);
+	return bad || raw_sql(path, sql) != SQLITE_OK;
 }
 
 /* Every row of a table as text (the schema-1 columns only), so a dump
@@ -404,67 +423,79 @@ static void check_from_v3(const char *schema, const char *fresh_shape)
 	free(ceil_before);
 }
 
-/* A schema-5 store (schema 1 and migrations 2 to 5) upgraded by a writer
- * to the current schema (6 added a user kernel's columns): every row kept, the same shape as a new store, the three
- * columns of a user kernel NULL for the runs before, and a user kernel's
- * run then stored with its params and source hash. */
-static void check_from_v5_user(const char *schema, const char *fresh_shape)
+/* A schema-V store (schema 1 and migrations 2 to V; V = 5 and 7) read
+ * through an upgraded copy, then upgraded by a writer to the current
+ * schema (6 added a user kernel's columns, 8 the cluster): every row kept,
+ * the same shape as a new store, the three columns of a user kernel NULL
+ * and cluster 1 for the runs before (none had a cluster), both read and
+ * upgraded; a user kernel's run then stored with its params and source
+ * hash, and a run with a cluster found again by its key. */
+static void check_runs_from(const char *schema, const char *fresh_shape, int v)
 {
-	char p[512], err[512] = "";
-	int made = 0;
-	in_tmp(p, sizeof p, "v5u-user.db");
-	if (make_v1_store(p, schema) == 0) {
-		made = 1;
-		for (int v = 2; v <= 5 && made; v++) {
-			char name[64];
-			snprintf(name, sizeof name, "db/migrations/%d.sql", v);
-			char *m = read_text(name);
-			made = m && !raw_sql(p, m);
-			free(m);
-		}
-	}
-	if (!made || raw_sql(p, "PRAGMA user_version = 5; UPDATE meta SET value = '5' WHERE key ="
-				" 'schema_version'")) {
-		T_CHECK("v5u-made", 0, "cannot make a schema-5 store at %s", p);
+	char p[512], err[512] = "", name[64];
+#define ID(what) (snprintf(name, sizeof name, "v%du-%s", v, what), name)
+	snprintf(name, sizeof name, "v%du-user.db", v);
+	in_tmp(p, sizeof p, name);
+	if (make_store_at(p, schema, v)) {
+		T_CHECK(ID("made"), 0, "cannot make a schema-%d store at %s", v, p);
 		return;
 	}
 	sqlite3 *raw = NULL;
 	sqlite3_open(p, &raw);
 	char *runs_before = dump(raw, 2);
+	long long runs = count(raw, "SELECT count(*) FROM runs");
 	sqlite3_close(raw);
 	struct fgo_store *st = NULL;
-	int rc = store_open(p, FGO_STORE_WRITE, &st, err, sizeof err);
-	T_CHECK("v5u-write-opens", rc == FGO_OK && st, "rc %d: %s", rc, err);
+	int rc = store_open(p, FGO_STORE_READ, &st, err, sizeof err);
+	T_CHECK(ID("read-opens"), rc == FGO_OK && st, "rc %d: %s", rc, err);
+	if (st)
+		T_EQ_INT(ID("read-runs-cluster-1"),
+			 count(store_db(st), "SELECT count(*) FROM runs WHERE cluster = 1"), runs);
+	store_close(st);
+	st = NULL;
+	rc = store_open(p, FGO_STORE_WRITE, &st, err, sizeof err);
+	T_CHECK(ID("write-opens"), rc == FGO_OK && st, "rc %d: %s", rc, err);
 	if (st) {
 		sqlite3 *db = store_db(st);
-		T_EQ_INT("v5u-upgraded-user-version", q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
+		T_EQ_INT(ID("upgraded-user-version"), q_int(db, "PRAGMA user_version"), FGO_SCHEMA_VERSION);
 		char *runs_after = dump(db, 2), *mine = shape(db);
-		T_EQ_STR("v5u-upgraded-keeps-runs", runs_after, runs_before);
-		T_EQ_STR("v5u-upgraded-shape-is-new-store", mine ? mine : "(none)", fresh_shape);
-		T_EQ_INT("v5u-upgraded-kernel-columns-null",
+		T_EQ_STR(ID("upgraded-keeps-runs"), runs_after, runs_before);
+		T_EQ_STR(ID("upgraded-shape-is-new-store"), mine ? mine : "(none)", fresh_shape);
+		T_EQ_INT(ID("upgraded-kernel-columns-null"),
 			 q_int(db, "SELECT count(*) FROM runs WHERE kernel_manifest IS NULL AND"
 				   " kernel_hash IS NULL AND kernel_params IS NULL"),
 			 q_int(db, "SELECT count(*) FROM runs"));
+		T_CHECK(ID("upgraded-runs-cluster-1"), runs > 0 &&
+			count(db, "SELECT count(*) FROM runs WHERE cluster = 1") == runs, "of %lld runs", runs);
 		free(runs_after);
 		free(mine);
 		struct fgo_config c;
-		int64_t id = 0;
+		int64_t id = 0, found = 0;
 		config_defaults(&c);
 		c.m = c.n = c.k = 64;
 		snprintf(c.algorithm, sizeof c.algorithm, "user:mine");
 		snprintf(c.params, sizeof c.params, "BLOCK_M=64,BLOCK_N=32");
 		snprintf(c.source_hash, sizeof c.source_hash, "0123456789abcdef");
 		rc = store_run_started(st, 1, &c, 3, 1, &id, err, sizeof err);
-		T_CHECK("v5u-upgraded-user-run", rc == FGO_OK && id > 0, "rc %d: %s", rc, err);
+		T_CHECK(ID("upgraded-user-run"), rc == FGO_OK && id > 0, "rc %d: %s", rc, err);
 		char sql[256];
 		snprintf(sql, sizeof sql, "SELECT kernel_params || ' ' || kernel_hash || ' ' ||"
 			 " coalesce(kernel_manifest, '-') || ' ' || (config_key LIKE '%%/src:0123456789abcdef')"
 			 " FROM runs WHERE id = %lld", (long long)id);
-		T_EQ_STR("v5u-upgraded-user-columns", q_text(db, "%s", sql),
+		T_EQ_STR(ID("upgraded-user-columns"), q_text(db, "%s", sql),
 			 "BLOCK_M=64,BLOCK_N=32 0123456789abcdef - 1");
+		int status = -1;
+		c = config_m(4096);
+		c.cluster = 2;
+		rc = store_run_started(st, 1, &c, 3, 1, &id, err, sizeof err) ||
+		     store_run_lookup(st, 1, &c, &status, &found, err, sizeof err);
+		T_CHECK(ID("upgraded-cluster-run"), rc == FGO_OK && id > 0 && found == id,
+			"rc %d run %lld found %lld: %s", rc, (long long)id, (long long)found, err);
+		col_is(db, ID("upgraded-cluster-column"), "runs", id, "cluster", "2");
 		store_close(st);
 	}
 	free(runs_before);
+#undef ID
 }
 
 /* A schema-5 store (schema 1 and migrations 2 to 5 as the files hold them)
@@ -477,18 +508,8 @@ static void check_from_v5(const char *schema, const char *fresh_shape)
 {
 	char p[512], err[512] = "";
 	in_tmp(p, sizeof p, "v5.db");
-	int made = make_v1_store(p, schema) == 0;
-	for (int v = 2; made && v <= 5; v++) {
-		char name[64];
-		snprintf(name, sizeof name, "db/migrations/%d.sql", v);
-		char *m = read_text(name);
-		made = m && raw_sql(p, m) == SQLITE_OK;
-		free(m);
-	}
-	made = made &&
-	       raw_sql(p, "PRAGMA user_version = 5; UPDATE meta SET value = '5' WHERE key ="
-			  " 'schema_version';"
-			  "INSERT INTO model_fits (machine, backend, core, source, runs, rms_rel_err,"
+	int made = make_store_at(p, schema, 5) == 0 &&
+	       raw_sql(p, "INSERT INTO model_fits (machine, backend, core, source, runs, rms_rel_err,"
 			  " median_rel_err, max_rel_err, c_launch, c_compute, c_memory, c_reuse, c_units,"
 			  " c_stall, c_exchange, c_comm, peak_fp32, peak_fp16, peak_bf16, memory_gbps,"
 			  " link_gbps, cus, fitted_at) VALUES ('node-1', 'gpu', 'wgmma', 'fit', 20, 0.1,"
@@ -661,7 +682,8 @@ int main(void)
 		check_upgrade(path, before, fresh_shape ? fresh_shape : "(no new store)");
 		check_from_v3(schema, fresh_shape ? fresh_shape : "(no new store)");
 		check_from_v5(schema, fresh_shape ? fresh_shape : "(no new store)");
-		check_from_v5_user(schema, fresh_shape ? fresh_shape : "(no new store)");
+		check_runs_from(schema, fresh_shape ? fresh_shape : "(no new store)", 5);
+		check_runs_from(schema, fresh_shape ? fresh_shape : "(no new store)", 7);
 		free(fresh_shape);
 		for (size_t i = 0; i < FGO_ARRAY_SIZE(v1_tables); i++)
 			free(before[i]);
