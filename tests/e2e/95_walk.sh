@@ -7,6 +7,9 @@
 # split_k past the BLK_K slices of a K-sharded family's K/W. Deterministic
 # sums (split-K and Stream-K, their slots added in a fixed order) run,
 # validate twice and key apart; refused where the walk has no partial sums.
+# Clusters (cluster 2, 4: CTAs stacked along M walk a tile column in step,
+# ghosts past the last tile row) run every family but the sk_* ones,
+# data-parallel and split-K, and validate; refused with Stream-K.
 . tests/e2e/lib.sh
 
 spec=tests/e2e/walk.json
@@ -66,3 +69,21 @@ check walk-5.6 "run --deterministic 1 stores the run ok under the /det key" \
 "$FGO" best --algorithm reduce_scatter --world 2 -m 34 --reproduce >"$T/best.txt" 2>&1
 check walk-5.7 "best's reproduce line carries --deterministic 1" grep -q -- '--split_k 3 --deterministic 1' "$T/best.txt"
 expect_exit walk-5.8 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --deterministic 2
+
+# clusters: the clustered walk of every family validates, keys apart, and
+# is refused with Stream-K and where the size is not 1, 2 or 4
+expect_eq walk-6.1 "2/1 2/3 4/1 4/3" "$(sql "select group_concat(v, ' ') from (select distinct
+	cluster || '/' || split_k as v from runs where cluster > 1 and status = 'ok' and validated = 1
+	and algorithm = 'all_scatter' and world = 2 order by cluster, split_k)")"
+for a in $families; do
+	expect_eq "walk-6.2.$a" 8 "$(sql "select count(*) from runs where algorithm = '$a' and cluster = 2
+		and status = 'ok' and validated = 1")"
+done
+expect_eq walk-6.3 0 "$(sql "select count(*) from runs where cluster > 1 and config_key not like '%/cl' || cluster")"
+expect_eq walk-6.4 1 "$(sql "select count(*) from runs where status = 'invalid' and
+	reason like 'cluster=2 and gemm_sms=5: a cluster''s CTAs walk whole tiles or split-K slices together%'")"
+expect_exit walk-6.5 0 mpi 2 run --algorithm reduce_scatter --world 2 -m 36 -n 96 -k 200 --BLK_M 16 \
+	--BLK_N 32 --BLK_K 16 --split_k 3 --cluster 2
+"$FGO" best --algorithm reduce_scatter --world 2 -m 36 --reproduce >"$T/best-cl.txt" 2>&1
+check walk-6.6 "best's reproduce line carries --cluster 2" grep -q -- '--split_k 3 --cluster 2' "$T/best-cl.txt"
+expect_exit walk-6.7 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --cluster 3
