@@ -191,12 +191,15 @@ __device__ __forceinline__ void wg_cluster_sync(void)
 	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
 		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
-/* One arrival on the mbarrier at shared offset bar of CTA `rank` of the cluster. */
+/* One arrival on the mbarrier at shared offset bar of CTA `rank` of the
+ * cluster. The default release (.cta) is enough for a stage its consumers
+ * have only read: a release at cluster scope waited, on every slice, for
+ * what the thread had in flight (clusters ran 2-4x slower with it). */
 __device__ __forceinline__ void mbar_arrive_remote(unsigned int bar, unsigned int rank)
 {
 	asm volatile("{\n.reg .b32 remote;\n"
 		     "mapa.shared::cluster.u32 remote, %0, %1;\n"
-		     "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
+		     "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
 		     "r"(rank)
 		     : "memory");
 }
