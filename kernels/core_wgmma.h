@@ -86,7 +86,16 @@
 #else
 #define WG_CLUSTER_DIMS
 #endif
-static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4, "a cluster of 1, 2 or 4 CTAs");
+/* A cluster that holds the K slices of one tile instead (split_k = cluster:
+ * kernels/wgmma_cluster_k.h): each CTA loads its own slice, no multicast. */
+#if CLUSTER > 1 && defined(SPLIT_K) && SPLIT_K == CLUSTER
+#define WG_CLUSTER_K 1
+#define WG_MULTICAST 0
+#else
+#define WG_CLUSTER_K 0
+#define WG_MULTICAST (CLUSTER > 1)
+#endif
+static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8, "a cluster of 1, 2, 4 or 8 CTAs");
 
 static_assert(BLK_K == 64, "the wgmma core loads 64 16-bit elements (128 bytes) of K per slice");
 static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
@@ -207,7 +216,7 @@ __device__ __forceinline__ void mbar_arrive_remote(unsigned int bar, unsigned in
  * every CTA's of the cluster (each multicast into it). */
 __device__ __forceinline__ void wg_free_stage(unsigned int bar)
 {
-#if CLUSTER > 1
+#if WG_MULTICAST
 #pragma unroll
 	for (unsigned int r = 0; r < CLUSTER; r++)
 		mbar_arrive_remote(bar, r);
@@ -313,6 +322,25 @@ __device__ __forceinline__ unsigned int wg_smem_base(void)
 {
 	extern __shared__ __align__(1024) unsigned char wg_smem[];
 	return (wg_smem_addr(wg_smem) + 1023u) & ~1023u;
+}
+
+/* After the stage ring, the C staging area and the barriers (full[],
+ * empty[], staged[2], freed[2]): the cluster-K area
+ * (kernels/wgmma_cluster_k.h; tile_shape.h's FGO_WGMMA_CLUSTER_K_BYTES). */
+__device__ __forceinline__ unsigned int wg_k_area(void)
+{
+	return wg_smem_base() + NUM_STAGES * (WG_A_BYTES + WG_B_BYTES) + WG_CONSUMERS * WG_PART_BYTES +
+	       16 * NUM_STAGES + 32;
+}
+/* Its barriers, k_full[c] and k_empty[c] (8 bytes each, two consumers'
+ * room); the slots follow them. */
+__device__ __forceinline__ unsigned int wg_k_full(int c)
+{
+	return wg_k_area() + 8 * c;
+}
+__device__ __forceinline__ unsigned int wg_k_empty(int c)
+{
+	return wg_k_area() + 16 + 8 * c;
 }
 
 /* The ring position after stage *s: the next stage, and the barrier
@@ -522,11 +550,15 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 	if (threadIdx.x == 0) {
 		for (int s = 0; s < NUM_STAGES; s++) {
 			mbar_init(full + 8 * s, 1);
-			mbar_init(empty + 8 * s, WG_CONSUMERS * CLUSTER);
+			mbar_init(empty + 8 * s, WG_CONSUMERS * (WG_MULTICAST ? CLUSTER : 1));
 		}
 		for (int c = 0; c < WG_CONSUMERS; c++) {
 			mbar_init(staged + 8 * c, 128);
 			mbar_init(freed + 8 * c, 1);
+#if WG_CLUSTER_K
+			mbar_init(wg_k_full(c), (CLUSTER - 1) * 128);
+			mbar_init(wg_k_empty(c), 1);
+#endif
 		}
 		/* the barriers are visible to the TMA unit (the async proxy) */
 		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -585,7 +617,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			return;
 		int s = 0;
 		unsigned int phase = 0;
-#if CLUSTER > 1
+#if WG_MULTICAST
 		const int rank = (int)wg_cluster_rank();
 #endif
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
@@ -604,7 +636,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 					tma_load_2d(sa + s * WG_A_BYTES, map_a, k * BLK_K, (int)(tm * BLK_M), bar);
 #pragma unroll
 				for (int j = 0; j < BLK_N / 64; j++)
-#if CLUSTER > 1
+#if WG_MULTICAST
 					if (j % CLUSTER == rank)
 						tma_load_2d_multicast(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
 								      (int)(tn * BLK_N + j * 64), k * BLK_K, bar,
@@ -616,7 +648,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				wg_next_stage(&s, &phase);
 			}
 		}
-#if CLUSTER > 1
+#if WG_MULTICAST
 		/* every consumer of the cluster has freed the last use of each
 		 * stage: none arrives here after this CTA exits */
 		for (int i = 0; i < NUM_STAGES; i++) {
@@ -680,6 +712,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			mbar_arrive(staged + 8 * c);
 			tile_phase ^= 1;
 		}
+		walk.drain(c); /* clusters of K slices: the leader has read this CTA's last slot */
 		side.tail(wg_tail_team(), walk);
 	}
 }

@@ -132,8 +132,9 @@ struct sched_walk {
 	long sk_pieces; /* > 0: every Stream-K tile in that many pieces; 0: even ranges */
 	int split;      /* split-K slices (1: none); excludes Stream-K */
 	/* clusters (sched_walk_make_clustered; cluster 1: none): `tiles` are
-	 * then cluster tiles, placed on the tile grid below */
-	int cluster, gsize_m;
+	 * then cluster tiles, placed on the tile grid below, or with cluster_k
+	 * tiles whose split slices are the cluster's CTAs */
+	int cluster, cluster_k, gsize_m;
 	struct sched_grid grid; /* one block's tiles */
 };
 
@@ -174,6 +175,7 @@ SCHED_FN struct sched_walk sched_walk_make(long tiles, long k_iters, int ctas, i
 	w.dp_tiles = tiles - w.sk_tiles;
 	w.sk_pieces = 0;
 	w.cluster = 1;
+	w.cluster_k = 0;
 	w.gsize_m = 1;
 	w.grid.tiles_m = w.grid.tiles = tiles;
 	w.grid.tiles_n = 1;
@@ -296,14 +298,22 @@ SCHED_FN void sched_walk_unit_seg(const struct sched_walk *w, long u, struct sch
  * share of B for the others and stores nothing; the CPU backend skips it.
  * Segments carry real tile indices (grouped order on the tile grid, block
  * by block), so the exchange, flags and epilogues are the same as without
- * clusters. Stream-K over clusters is not a form (the host refuses it). */
+ * clusters. Stream-K over clusters is not a form (the host refuses it).
+ *
+ * With split = C (cluster_k), a cluster holds the C split-K slices of one
+ * tile instead: the clusters walk the tiles data-parallel, rank r computes
+ * slice r, and rank C - 1, whose slice is the last, ends the tile (on the
+ * GPU the others' partial sums reach it through distributed shared memory,
+ * kernels/wgmma_cluster_k.h; the CPU backend's exchange is split-K's). */
 SCHED_FN struct sched_walk sched_walk_make_clustered(const struct sched_grid *g, long blocks,
 						     int gsize_m, int ctas, int split, int cluster)
 {
 	const long c = cluster < 1 ? 1 : cluster;
-	const long c_rows = sched_ceil_div(g->tiles_m, c);
+	const int k_mode = c > 1 && split == c;
+	const long c_rows = k_mode ? g->tiles_m : sched_ceil_div(g->tiles_m, c);
 	struct sched_walk w = sched_walk_make(blocks * c_rows * g->tiles_n, g->k_iters, ctas, split, 0, 0);
 	w.cluster = (int)c;
+	w.cluster_k = k_mode;
 	w.gsize_m = gsize_m < 1 ? 1 : gsize_m;
 	w.grid = *g;
 	return w;
@@ -332,13 +342,23 @@ SCHED_FN void sched_cluster_place(const struct sched_walk *w, int rank, struct s
 /* A clustered walk's first (next: after *s) segment of CTA cta. */
 SCHED_FN int sched_cluster_step(const struct sched_walk *w, int cta, struct sched_seg *s, int first)
 {
-	long units = w->split > 1 ? w->tiles * w->split : w->tiles;
+	long units = w->split > 1 && !w->cluster_k ? w->tiles * w->split : w->tiles;
 	long clusters = w->ctas / w->cluster, u;
 	if (cta < 0 || cta / w->cluster >= clusters)
 		return 0;
 	u = first ? cta / w->cluster : s->pos + clusters;
 	if (u >= units)
 		return 0;
+	if (w->cluster_k) { /* tile u, slice = rank */
+		s->pos = u;
+		s->tile = u;
+		s->role = SCHED_WHOLE;
+		s->take_first = s->take_last = -1;
+		s->ghost = 0;
+		s->slice = cta % w->cluster;
+		sched_splitk_range(w->k_iters, w->split, s->slice, &s->k0, &s->k1);
+		return 1;
+	}
 	sched_walk_unit_seg(w, u, s);
 	sched_cluster_place(w, cta % w->cluster, s);
 	return 1;

@@ -52,4 +52,10 @@
 	((stages) * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn) + 16) +      \
 	 FGO_WGMMA_STAGING_BYTES(bm, bn) + 32 + 1024)
 
+/* With clusters that hold a tile's K slices (split_k = cluster, kernels/
+ * wgmma_cluster_k.h): the last slice's CTA keeps a slot for each other
+ * slice, the whole tile in fp32, and a full and an empty barrier per
+ * consumer (two). */
+#define FGO_WGMMA_CLUSTER_K_BYTES(bm, bn, cluster) (((cluster) - 1) * (bm) * (bn) * 4 + 32)
+
 #endif

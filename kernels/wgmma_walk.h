@@ -129,6 +129,8 @@ __device__ __forceinline__ void wg_sum_take(float4 *sum, float (&acc)[WG_ACC], l
 	}
 }
 
+#include "wgmma_cluster_k.h" /* WG_CLUSTER_K: a cluster holds a tile's K slices */
+
 /* One consumer warpgroup as a team: named barrier 3 + c over its 128
  * threads (1 and 2 are the side warps' and the consumers'). */
 struct wg_one_consumer_team {
@@ -170,6 +172,10 @@ struct wg_walk {
 		return (long)M_ - tm * BLK_M - (long)c * WG_ROWS;
 	}
 
+#if !WG_CLUSTER_K
+	__device__ void drain(int) const {} /* nothing of this CTA's is another's */
+#endif
+
 	/* The last tile this CTA ends (-1: none). */
 	__device__ long last_end() const
 	{
@@ -191,7 +197,47 @@ struct wg_walk {
 		return true;
 	}
 
-#if SPLIT_K > 1
+#if WG_CLUSTER_K
+	/* the i-th tile of this CTA's cluster uses phase i of the slot barriers */
+	__device__ unsigned int k_parity(const struct sched_seg &s) const
+	{
+		return (unsigned int)(((s.pos - cta / CLUSTER) / (w.ctas / CLUSTER)) & 1);
+	}
+	__device__ struct wg_watch k_watch() const
+	{
+		struct wg_watch x;
+		x.status = L->status;
+		x.timeout_ns = L->timeout_ns;
+		return x;
+	}
+	/* slice s.slice (= this CTA's rank) into the leader's slot */
+	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
+	{ /* traced by consumer 0's lane 0 */
+		FGO_TRACE_IF(c == 0 && threadIdx.x % 128 == 0, 0, FGO_TR_HANDOVER, s.tile, s.k0, s.k1, -1, -1);
+		wg_k_hand_over(s.slice, c, acc, rows_in(s.tile, c), k_parity(s), k_watch());
+		FGO_TRACE_IF(c == 0 && threadIdx.x % 128 == 0, 0, FGO_TR_HANDOVER | FGO_TR_END, s.tile, s.k0,
+			     s.k1, -1, -1);
+	}
+	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
+	{
+		FGO_TRACE_IF(c == 0 && threadIdx.x % 128 == 0, 0, FGO_TR_TAKEOVER, s.tile, 0, s.slice, -1, -1);
+		wg_k_take_over(c, acc, rows_in(s.tile, c), k_parity(s), k_watch());
+		FGO_TRACE_IF(c == 0 && threadIdx.x % 128 == 0, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, 0,
+			     s.slice, -1, -1);
+	}
+	/* a slice before the last: the leader has read the last slot it wrote */
+	__device__ void drain(int c) const
+	{
+		struct sched_seg s;
+		long n = 0;
+		if (cta % CLUSTER == CLUSTER - 1)
+			return;
+		for (bool more = first(s); more; more = next(s))
+			n++;
+		if (n > 0)
+			mbar_wait(wg_k_empty(c), (unsigned int)((n - 1) & 1), WG_BAR_K_EMPTY + c, k_watch());
+	}
+#elif SPLIT_K > 1
 	/* consumer c's sum of tile v, as this thread's float4s: its
 	 * accumulators 4e .. 4e + 3 at [e * 128] */
 	__device__ float4 *sum_of(long v, int c) const

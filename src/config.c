@@ -177,8 +177,16 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	if (cfg->deterministic && cfg->split_k <= 1 && cfg->gemm_sms <= 0)
 		INVALID("deterministic=1 fixes the order of split-K or Stream-K partial sums; this"
 			" walk has none (give split_k > 1 or gemm_sms > 0, or deterministic=0)");
-	if (cfg->cluster != 0 && cfg->cluster != 1 && cfg->cluster != 2 && cfg->cluster != 4)
-		INVALID("cluster=%d must be 1, 2 or 4 (CTAs of a thread block cluster)", cfg->cluster);
+	if (cfg->cluster != 0 && cfg->cluster != 1 && cfg->cluster != 2 && cfg->cluster != 4 &&
+	    cfg->cluster != 8)
+		INVALID("cluster=%d must be 1, 2, 4 or 8 (CTAs of a thread block cluster)", cfg->cluster);
+	/* a cluster holds what its CTAs share: tile rows and their B panels
+	 * (split_k 1), or the K slices of one tile (kernels/schedule.h) */
+	if (cfg->cluster > 1 && cfg->split_k > 1 && cfg->split_k != cfg->cluster)
+		INVALID("split_k=%d and cluster=%d: with split_k > 1 a cluster holds the K slices of"
+			" one tile, summed on chip (give split_k = cluster, or cluster=1 to sum them"
+			" through L2)",
+			cfg->split_k, cfg->cluster);
 	if (cfg->cluster > 1 && cfg->gemm_sms > 0)
 		INVALID("cluster=%d and gemm_sms=%d: a cluster's CTAs walk whole tiles or split-K"
 			" slices together; the Stream-K walk over gemm_sms CTAs takes cluster=1",

@@ -92,11 +92,14 @@ int model_terms(const struct fgo_config *cfg, const struct model_machine *m,
 		/* clusters walk cluster tiles (kernels/schedule.h), C tile rows
 		 * each, ghosts included, over the whole clusters the SMs hold */
 		int split = cfg->split_k > 1 ? cfg->split_k : 1;
-		double units = (double)d.blocks * ceil((double)g.tiles_m / cl) * g.tiles_n * split;
+		const int k_cluster = cl > 1 && split == cl; /* a cluster holds a tile's slices */
+		double units = k_cluster ? (double)tiles
+					 : (double)d.blocks * ceil((double)g.tiles_m / cl) * g.tiles_n * split;
 		double waves = ceil(units / (cus / cl > 0 ? cus / cl : 1));
 		b.iters = waves * ceil((double)g.k_iters / split);
 		b.units = waves;
-		b.handed = (double)tiles * (split - 1);
+		/* summed on chip: nothing through memory */
+		b.handed = k_cluster ? 0 : (double)tiles * (split - 1);
 	}
 	double peak = m->peak_tflops[cfg->dtype >= 0 && cfg->dtype < 3 ? cfg->dtype : 0];
 	double flops_per_iter = 2.0 * cfg->blk_m * cfg->blk_n * cfg->blk_k;

@@ -48,12 +48,14 @@ const char cmd_config_flags_help[] =
 	"  --deterministic D  1: the partial sums of split-K and Stream-K added in a fixed\n"
 	"                     order, so repeated launches give the same bits (checked);\n"
 	"                     0 (default): added as they arrive (atomics on the GPU)\n"
-	"  --cluster N        CTAs of a thread block cluster, stacked along M: their\n"
-	"                     tiles share each B panel, which TMA loads once per\n"
-	"                     cluster and multicasts (wgmma core, sm_90a); 1 (default),\n"
-	"                     2 or 4; not with --gemm_sms > 0 (Stream-K) or\n"
-	"                     --comm_sms > 0; on the CPU backend the same walk runs\n"
-	"                     cluster by cluster\n"
+	"  --cluster N        CTAs of a thread block cluster (wgmma core, sm_90a): 1\n"
+	"                     (default), 2, 4 or 8. With --split_k 1 they are stacked\n"
+	"                     along M and share each B panel, which TMA loads once per\n"
+	"                     cluster and multicasts; with --split_k N they are the N\n"
+	"                     K slices of one tile, summed in distributed shared memory\n"
+	"                     (split_k must then equal N). Not with --gemm_sms > 0\n"
+	"                     (Stream-K) or --comm_sms > 0; on the CPU backend the same\n"
+	"                     walk runs cluster by cluster\n"
 	"                     (each flag also takes --flag=value)\n";
 
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
@@ -317,7 +319,7 @@ static const struct config_flag {
 	{ "--comm_blk_n", F_COMM_BLK_N, 0, 4096 },
 	{ "--split_k", F_SPLIT_K, 1, FGO_SPLIT_K_MAX },
 	{ "--deterministic", F_DETERMINISTIC, 0, 1 },
-	{ "--cluster", F_CLUSTER, 0, 4 }, /* 3 passes here; config_validate says why not */
+	{ "--cluster", F_CLUSTER, 0, 8 }, /* 3 passes here; config_validate says why not */
 };
 
 static void set_int_field(struct fgo_config *cfg, struct fgo_config_mask *set,

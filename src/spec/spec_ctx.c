@@ -30,8 +30,8 @@ const struct spec_field_info spec_fields[SF_COUNT] = {
 	[SF_COMM_SMS] = { "comm_sms", 0, INT_MAX }, [SF_COMM_BLK_M] = { "comm_blk_m", 0, INT_MAX },
 	[SF_COMM_BLK_N] = { "comm_blk_n", 0, INT_MAX }, [SF_SPLIT_K] = { "split_k", 1, INT_MAX },
 	[SF_DETERMINISTIC] = { "deterministic", 0, 1 },
-	/* 0, 1, 2 or 4: spec_json_int refuses the sizes between */
-	[SF_CLUSTER] = { "cluster", 0, 4 },
+	/* 0, 1, 2, 4 or 8: spec_json_int refuses the sizes between */
+	[SF_CLUSTER] = { "cluster", 0, 8 },
 };
 
 static int vfail(struct spec_ctx *c, int has_pos, size_t off, const char *fmt, va_list ap)
@@ -245,10 +245,10 @@ int spec_json_int(struct spec_ctx *c, const cJSON *v, const char *what, enum spe
 	double d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d))
 		return spec_fail_node(c, v, 0, "\"%s\" expects an integer, got %g", what, d);
-	/* a size no cluster has (3, 8) is a typo, not a configuration to list
+	/* a size no cluster has (3, 16) is a typo, not a configuration to list
 	 * as invalid; the bounds' words would not say which sizes there are */
-	if (f == SF_CLUSTER && d != 0 && d != 1 && d != 2 && d != 4)
-		return spec_fail_node(c, v, 0, "\"%s\" must be 1, 2 or 4 (CTAs of a thread block"
+	if (f == SF_CLUSTER && d != 0 && d != 1 && d != 2 && d != 4 && d != 8)
+		return spec_fail_node(c, v, 0, "\"%s\" must be 1, 2, 4 or 8 (CTAs of a thread block"
 				      " cluster; 0 also means none), got %.0f", what, d);
 	if (d < (double)fi->min)
 		return spec_fail_node(c, v, 0, "\"%s\" must be %s, got %.0f", what,

@@ -8,8 +8,9 @@
 # sums (split-K and Stream-K, their slots added in a fixed order) run,
 # validate twice and key apart; refused where the walk has no partial sums.
 # Clusters (cluster 2, 4: CTAs stacked along M walk a tile column in step,
-# ghosts past the last tile row) run every family but the sk_* ones,
-# data-parallel and split-K, and validate; refused with Stream-K.
+# ghosts past the last tile row; with split_k = cluster the CTAs are a
+# tile's K slices) run every family but the sk_* ones and validate; refused
+# with Stream-K and with split_k > 1 of another size.
 . tests/e2e/lib.sh
 
 spec=tests/e2e/walk.json
@@ -32,7 +33,8 @@ for a in $families; do
 	for w in 1 2; do
 		expect_eq "walk-3.$a.w$w" "1/0 1/3 1/5 1/7 2/0 3/0" "$(sql "select group_concat(v, ' ') from
 			(select distinct split_k || '/' || gemm_sms as v from runs where algorithm = '$a'
-			 and world = $w and status = 'ok' and validated = 1 order by split_k, gemm_sms)")"
+			 and world = $w and status = 'ok' and validated = 1 and cluster = 1
+			 order by split_k, gemm_sms)")"
 	done
 	check "walk-3.$a.m1000" "$a ran M=1000 Stream-K and split" [ "$(sql "select count(*) from runs
 		where algorithm = '$a' and m = 1000 and status = 'ok' and (split_k = 3 or gemm_sms = 7)")" -ge 2 ]
@@ -71,8 +73,8 @@ check walk-5.7 "best's reproduce line carries --deterministic 1" grep -q -- '--s
 expect_exit walk-5.8 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --deterministic 2
 
 # clusters: the clustered walk of every family validates, keys apart, and
-# is refused with Stream-K and where the size is not 1, 2 or 4
-expect_eq walk-6.1 "2/1 2/3 4/1 4/3" "$(sql "select group_concat(v, ' ') from (select distinct
+# is refused with Stream-K and where the size is not 1, 2, 4 or 8
+expect_eq walk-6.1 "2/1 2/2 4/1 4/4" "$(sql "select group_concat(v, ' ') from (select distinct
 	cluster || '/' || split_k as v from runs where cluster > 1 and status = 'ok' and validated = 1
 	and algorithm = 'all_scatter' and world = 2 order by cluster, split_k)")"
 for a in $families; do
@@ -83,7 +85,9 @@ expect_eq walk-6.3 0 "$(sql "select count(*) from runs where cluster > 1 and con
 expect_eq walk-6.4 1 "$(sql "select count(*) from runs where status = 'invalid' and
 	reason like 'cluster=2 and gemm_sms=5: a cluster''s CTAs walk whole tiles or split-K slices together%'")"
 expect_exit walk-6.5 0 mpi 2 run --algorithm reduce_scatter --world 2 -m 36 -n 96 -k 200 --BLK_M 16 \
-	--BLK_N 32 --BLK_K 16 --split_k 3 --cluster 2
+	--BLK_N 32 --BLK_K 16 --split_k 2 --cluster 2
 "$FGO" best --algorithm reduce_scatter --world 2 -m 36 --reproduce >"$T/best-cl.txt" 2>&1
-check walk-6.6 "best's reproduce line carries --cluster 2" grep -q -- '--split_k 3 --cluster 2' "$T/best-cl.txt"
+check walk-6.6 "best's reproduce line carries --cluster 2" grep -q -- '--split_k 2 --cluster 2' "$T/best-cl.txt"
 expect_exit walk-6.7 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --cluster 3
+expect_eq walk-6.8 1 "$(sql "select count(*) from runs where status = 'invalid' and
+	reason like 'split_k=3 and cluster=2: with split_k > 1 a cluster holds the K slices of one tile%'")"

@@ -4,8 +4,10 @@
  * once; the C CTAs of a cluster walk the same tile column, block and K
  * slices in step (what lets one B panel serve them all), rank r on tile
  * row tmc * C + r; ghosts exactly where that row lies past the grid; no
- * work for CTAs past the last whole cluster. And sched_tile_index inverts
- * sched_tile_coords. */
+ * work for CTAs past the last whole cluster. With split = cluster (the
+ * cluster holds a tile's K slices): every rank of a cluster on the same
+ * tile, rank r on slice r, the last rank ending it, each iteration once.
+ * And sched_tile_index inverts sched_tile_coords. */
 #include <stdlib.h>
 
 #include "fgo.h"
@@ -110,6 +112,53 @@ static void check_one(long tm_tiles, long tn_tiles, long blocks, int gsize, int 
 	free(lists);
 }
 
+static void check_one_k(long tm_tiles, long tn_tiles, long blocks, int ctas, int cluster)
+{
+	struct sched_grid g = sched_grid_make(tm_tiles * 64 - 3, tn_tiles * 64, 11 * 64, 64, 64, 64);
+	struct sched_walk w = sched_walk_make_clustered(&g, blocks, 8, ctas, cluster, cluster);
+	const long tiles = blocks * g.tiles, kt = g.k_iters;
+	char *done = calloc((size_t)(tiles * kt), 1);
+	int *ended = calloc((size_t)tiles, sizeof *ended);
+	struct seg_list *lists = malloc(sizeof *lists * (size_t)cluster);
+	long bad = 0, dup = 0, step = 0, missing = 0, ends_bad = 0;
+	char id[96];
+
+	for (int c0 = 0; c0 + cluster <= ctas; c0 += cluster) {
+		for (int r = 0; r < cluster; r++)
+			walk_of(&w, c0 + r, &lists[r]);
+		for (int r = 0; r < cluster; r++) {
+			step += lists[r].n != lists[0].n;
+			for (long i = 0; i < lists[r].n && i < lists[0].n; i++) {
+				const struct sched_seg *s = &lists[r].s[i];
+				if (s->tile < 0 || s->tile >= tiles || s->k0 < 0 || s->k1 > kt || s->k0 >= s->k1 ||
+				    s->ghost) {
+					bad++;
+					continue;
+				}
+				step += s->tile != lists[0].s[i].tile || s->slice != r;
+				for (long k = s->k0; k < s->k1; k++)
+					dup += done[s->tile * kt + k]++ != 0;
+				if (sched_seg_ends(&w, s)) {
+					ended[s->tile]++;
+					bad += r != cluster - 1;
+				}
+			}
+		}
+	}
+	for (long i = 0; i < tiles * kt; i++)
+		missing += !done[i];
+	for (long t = 0; t < tiles; t++)
+		ends_bad += ended[t] != 1;
+	snprintf(id, sizeof id, "cluster-k-walk-%ldx%ld-b%ld-c%d-C%d", tm_tiles, tn_tiles, blocks, ctas,
+		 cluster);
+	T_CHECK(id, w.cluster_k && !bad && !dup && !missing && !ends_bad && !step,
+		"cluster_k %d, %ld bad, %ld twice, %ld never, %ld tiles not ended once, %ld out of step",
+		w.cluster_k, bad, dup, missing, ends_bad, step);
+	free(done);
+	free(ended);
+	free(lists);
+}
+
 int main(void)
 {
 	static const long rows[] = { 1, 2, 3, 5, 8 };
@@ -117,7 +166,14 @@ int main(void)
 	static const int clusters[] = { 1, 2, 4 };
 	static const int ctas[] = { 4, 7, 8, 132 };
 	static const int splits[] = { 1, 3 };
+	static const int k_clusters[] = { 2, 4, 8 };
 	check_index();
+	for (size_t a = 0; a < FGO_ARRAY_SIZE(rows); a++)
+		for (size_t b = 0; b < FGO_ARRAY_SIZE(cols); b++)
+			for (size_t c = 0; c < FGO_ARRAY_SIZE(k_clusters); c++)
+				for (size_t d = 0; d < FGO_ARRAY_SIZE(ctas); d++)
+					if (ctas[d] >= k_clusters[c])
+						check_one_k(rows[a], cols[b], a % 2 ? 2 : 1, ctas[d], k_clusters[c]);
 	for (size_t a = 0; a < FGO_ARRAY_SIZE(rows); a++)
 		for (size_t b = 0; b < FGO_ARRAY_SIZE(cols); b++)
 			for (size_t c = 0; c < FGO_ARRAY_SIZE(clusters); c++)

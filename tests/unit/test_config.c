@@ -297,9 +297,11 @@ static void check_validate_bad(void)
 	BAD("bad-ag-push-comm_blk_m", "comm_blk_m=128 exceeds",
 	    ALGO("all_gather_gemm_push"); c.m = 128; c.comm_blk_m = 128);
 	/* a cluster: 1, 2 or 4 CTAs, none taken by Stream-K or by communication */
-	BAD("bad-cluster-3", "cluster=3 must be 1, 2 or 4", c.cluster = 3);
-	BAD("bad-cluster-8", "cluster=8 must be 1, 2 or 4", c.cluster = 8);
-	BAD("bad-cluster-negative", "cluster=-1 must be 1, 2 or 4", c.cluster = -1);
+	BAD("bad-cluster-3", "cluster=3 must be 1, 2, 4 or 8", c.cluster = 3);
+	BAD("bad-cluster-16", "cluster=16 must be 1, 2, 4 or 8", c.cluster = 16);
+	BAD("bad-cluster-negative", "cluster=-1 must be 1, 2, 4 or 8", c.cluster = -1);
+	BAD("bad-cluster-split", "split_k=4 and cluster=2: with split_k > 1 a cluster holds the K slices",
+	    c.cluster = 2; c.split_k = 4);
 	BAD("bad-cluster-with-gemm_sms", "cluster=2 and gemm_sms=4: a cluster's CTAs walk whole tiles",
 	    c.cluster = 2; c.gemm_sms = 4);
 	BAD("bad-cluster-with-comm_sms",
@@ -564,12 +566,12 @@ static void check_reproduce(void)
 		config_key(&back, back_key, sizeof back_key);
 		T_EQ_STR("reproduce-cluster-roundtrip", back_key, key);
 	}
-	/* no size past 4 gets through the flag (3 does: config_validate says why) */
-	char *flag8[] = { "run", "--cluster", "8", NULL };
+	/* no size past 8 gets through the flag (3 does: config_validate says why) */
+	char *flag8[] = { "run", "--cluster", "16", NULL };
 	struct fgo_config_mask set8;
 	memset(&set8, 0, sizeof set8);
 	int at = 1;
-	T_EQ_INT("flag-cluster-8-refused", cmd_config_flag("run", 3, flag8, &at, &back, &set8),
+	T_EQ_INT("flag-cluster-16-refused", cmd_config_flag("run", 3, flag8, &at, &back, &set8),
 		 FGO_EUSAGE);
 
 	/* every family and dtype round-trips */

@@ -69,11 +69,12 @@ static void check_terms(void)
 	/* a cluster of 2 along M: B's reuse term read once per two tile rows,
 	 * A's the same; 3 tile rows in 2 cluster rows (a ghost) over 66
 	 * clusters */
-	c = gemm(3 * 128, 128 * 64, 4096, 128, 128);
-	model_terms(&c, &m, a);
-	c.cluster = 2;
-	model_terms(&c, &m, b);
 	{
+		double a[MODEL_TERMS], b[MODEL_TERMS]; /* the checks after use the split's */
+		c = gemm(3 * 128, 128 * 64, 4096, 128, 128);
+		model_terms(&c, &m, a);
+		c.cluster = 2;
+		model_terms(&c, &m, b);
 		const double elt_ms = 2.0 / 3000e9 * 1e3, a_part = 3.0 * 128 * 4096 * 64 * elt_ms;
 		const double b_part = 4096.0 * 128 * 64 * elt_ms;
 		T_CHECK("terms-cluster-reuse",
@@ -84,6 +85,20 @@ static void check_terms(void)
 		/* 192 tiles: 2 waves of 132 CTAs; 128 cluster tiles on 66 clusters: 2 waves */
 		T_CHECK("terms-cluster-units", fabs(a[MT_UNITS] - 2e-3) < 1e-12 && fabs(b[MT_UNITS] - 2e-3) < 1e-12,
 			"units %g without cluster, %g with", a[MT_UNITS], b[MT_UNITS]);
+	}
+	/* a cluster of 4 holding a tile's 4 K slices: the same waves and
+	 * iterations as split-K 4, nothing through memory */
+	{
+		double l2[MODEL_TERMS], dsm[MODEL_TERMS];
+		c = gemm(1, 1024, 14336, 64, 64);
+		c.split_k = 4;
+		model_terms(&c, &m, l2);
+		c.cluster = 4;
+		model_terms(&c, &m, dsm);
+		T_CHECK("terms-cluster-k", l2[MT_EXCHANGE] > 0 && dsm[MT_EXCHANGE] == 0 &&
+			fabs(l2[MT_COMPUTE] - dsm[MT_COMPUTE]) < 1e-12 && fabs(l2[MT_UNITS] - dsm[MT_UNITS]) < 1e-12,
+			"exchange %g -> %g, compute %g -> %g, units %g -> %g", l2[MT_EXCHANGE], dsm[MT_EXCHANGE],
+			l2[MT_COMPUTE], dsm[MT_COMPUTE], l2[MT_UNITS], dsm[MT_UNITS]);
 	}
 	/* more stages, less stall; padding costs compute */
 	c = gemm(128, 512, 8192, 64, 64);

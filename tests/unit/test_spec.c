@@ -636,10 +636,10 @@ static void check_cluster(void)
 		plan_free(&p);
 	}
 	expect_error("cluster-3", "t.json", "{\"algorithm\": \"gemm\", " SHAPE256 ",\n \"cluster\": 3}",
-		     "t.json:2:13: ", "\"cluster\" must be 1, 2 or 4 (CTAs of a thread block cluster");
-	expect_error("cluster-list-8", "t.json",
-		     "{\"algorithm\": \"gemm\", " SHAPE256 ",\n \"cluster\": [1, 8]}", "t.json:2:17: ",
-		     "got 8");
+		     "t.json:2:13: ", "\"cluster\" must be 1, 2, 4 or 8 (CTAs of a thread block cluster");
+	expect_error("cluster-list-16", "t.json",
+		     "{\"algorithm\": \"gemm\", " SHAPE256 ",\n \"cluster\": [1, 16]}", "t.json:2:17: ",
+		     "got 16");
 	expect_error("cluster-string", "t.json", "{\"algorithm\": \"gemm\", " SHAPE256 ",\n \"cluster\": \"2\"}",
 		     "t.json:2:13: ", "\"cluster\" expects an integer, got a string");
 }

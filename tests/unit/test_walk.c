@@ -120,7 +120,8 @@ static const char *const form_names[] = { "dp", "split", "hybrid", "pure", "spli
 
 /* One walk, two launches (epochs 1 and 2), then comm-only: all right.
  * Form 6: clusters of `cluster` CTAs over a column of `tiles` tile rows
- * (ghosts where the rows run out), data-parallel or split-K. */
+ * (ghosts where the rows run out), data-parallel or split-K; with split =
+ * cluster a cluster's CTAs are the slices of one tile. */
 static void check_walk_c(int form, long tiles, long k_iters, int ctas, int split, int cluster)
 {
 	struct rig r;
@@ -209,6 +210,8 @@ static void check_forms(void)
 				check_walk_c(6, tiles, k, 3 * cluster, 1, cluster);
 				if (k >= 2)
 					check_walk_c(6, tiles, k, 2 * cluster + 1, 2, cluster);
+				if (k >= cluster) /* the cluster holds a tile's slices */
+					check_walk_c(6, tiles, k, 2 * cluster, cluster, cluster);
 			}
 			for (int ctas = 1; ctas <= 8; ctas++) {
 				check_walk(2, tiles, k, ctas, 1);
@@ -348,14 +351,20 @@ static void check_walk_of(void)
 	T_CHECK("walk-of-sk-hybrid", w.ctas == 4 && w.dp_tiles == 8 && w.sk_tiles == 2,
 		"ctas %d dp_tiles %ld sk_tiles %ld", w.ctas, w.dp_tiles, w.sk_tiles);
 	/* a cluster of 2: one cluster of 2 virtual CTAs over 3 x 2 cluster
-	 * tiles of two blocks, split 2 */
+	 * tiles of two blocks; with split 2, over the 10 x 2 tiles, a tile's
+	 * two slices in the cluster */
 	snprintf(c.algorithm, sizeof c.algorithm, "all_scatter");
 	c.gemm_sms = 0;
-	c.split_k = 2;
 	c.cluster = 2;
 	w = kit_walk_of(&c, &g, 2);
-	T_CHECK("walk-of-cluster", w.ctas == 2 && w.cluster == 2 && w.split == 2 && w.tiles == 12,
-		"ctas %d cluster %d split %d tiles %ld", w.ctas, w.cluster, w.split, w.tiles);
+	T_CHECK("walk-of-cluster", w.ctas == 2 && w.cluster == 2 && !w.cluster_k && w.split == 1 &&
+					   w.tiles == 12,
+		"ctas %d cluster %d (k %d) split %d tiles %ld", w.ctas, w.cluster, w.cluster_k, w.split,
+		w.tiles);
+	c.split_k = 2;
+	w = kit_walk_of(&c, &g, 2);
+	T_CHECK("walk-of-cluster-k", w.ctas == 2 && w.cluster_k && w.split == 2 && w.tiles == 20,
+		"ctas %d cluster_k %d split %d tiles %ld", w.ctas, w.cluster_k, w.split, w.tiles);
 }
 
 int main(void)
