@@ -9,7 +9,7 @@
 # the smoke sweep made slower (more timed iterations), so that the kill
 # lands while it runs
 spec=$T/resume.json
-sed 's/"iterations": 5/"iterations": 40/' sweeps/smoke.json >"$spec"
+sed 's/"iterations": 5/"iterations": 20/' sweeps/smoke.json >"$spec"
 planned=$("$FGO" sweep "$spec" --dry-run --format csv 2>/dev/null | tail -n +2 | grep -c ',yes,')
 mpirun --oversubscribe -np 2 "$FGO" sweep "$spec" --tag resume --quiet >/dev/null 2>&1 &
 pid=$!

@@ -225,12 +225,13 @@ EOF2
 	cp "$T/out" "$T/wgmma.csv"
 	expect_eq compile-2.wgmma.2 "40 0 0" "$(($(csv_status "$T/wgmma.csv" compiled) + $(csv_status "$T/wgmma.csv" cached))) $(csv_status "$T/wgmma.csv" error) $(csv_status "$T/wgmma.csv" invalid)"
 	# the walk on the core (kernels/wgmma_walk.h): every family with split-K
-	# and with the hybrid Stream-K walk, the sk_* families on it, and split-K and
-	# Stream-K with deterministic sums: 18 compile
+	# and with the hybrid Stream-K walk, the sk_* families on it, split-K and
+	# Stream-K with deterministic sums, and the two cluster forms (B
+	# multicast; a tile's K slices summed on chip): 20 compile
 	expect_exit compile-2.walk.1 0 "$GFGO" compile sweeps/ci_compile_walk.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/walk.csv"
-	expect_eq compile-2.walk.2 "18 0 0 0" "$(csv_counts "$T/walk.csv")"
+	expect_eq compile-2.walk.2 "20 0 0 0" "$(csv_counts "$T/walk.csv")"
 	expect_eq compile-2.walk.3 9 "$(awk -F, 'NR > 1 {print $2}' "$T/walk.csv" | sort -u | wc -l)"
 	# CI's set on the core: every family with fp16 and bf16, 18 pairs, on 1,
 	# 2 and 4 ranks, its three tile forms, Stream-K with 7 and 32 GEMM CTAs:
