@@ -24,6 +24,12 @@
  * setmaxnreg moves registers from the producer (which needs few) to the
  * consumers (whose accumulators are WG_ACC fp32 each).
  *
+ * With thread block clusters (CLUSTER > 1, schedule.h's clustered walk)
+ * the CTAs of a cluster either compute tiles of one column in step and
+ * load each B box once for all of them, multicast (wgmma_cluster.h), or
+ * are the K slices of one tile, summed in distributed shared memory
+ * (split_k = CLUSTER, wgmma_cluster_k.h).
+ *
  * Warps 2 and 3 of warpgroup 0, idle otherwise, are the side warps: a
  * family that sums its peers' partials (all_reduce, reduce_scatter) runs
  * its sums there while the consumers compute the next tiles.
@@ -186,45 +192,6 @@ __device__ __forceinline__ void mbar_wait(unsigned int bar, unsigned int parity,
 	}
 }
 
-/* ---- clusters ---- */
-__device__ __forceinline__ unsigned int wg_cluster_rank(void)
-{
-	unsigned int r;
-	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-	return r;
-}
-/* Every thread of every CTA of the cluster: what each did before (its
- * barriers' init) is visible to all after. */
-__device__ __forceinline__ void wg_cluster_sync(void)
-{
-	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-/* One arrival on the mbarrier at shared offset bar of CTA `rank` of the
- * cluster. The default release (.cta) is enough for a stage its consumers
- * have only read: a release at cluster scope waited, on every slice, for
- * what the thread had in flight (clusters ran 2-4x slower with it). */
-__device__ __forceinline__ void mbar_arrive_remote(unsigned int bar, unsigned int rank)
-{
-	asm volatile("{\n.reg .b32 remote;\n"
-		     "mapa.shared::cluster.u32 remote, %0, %1;\n"
-		     "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar),
-		     "r"(rank)
-		     : "memory");
-}
-/* A consumer frees stage barrier bar: its own CTA's, or with clusters
- * every CTA's of the cluster (each multicast into it). */
-__device__ __forceinline__ void wg_free_stage(unsigned int bar)
-{
-#if WG_MULTICAST
-#pragma unroll
-	for (unsigned int r = 0; r < CLUSTER; r++)
-		mbar_arrive_remote(bar, r);
-#else
-	mbar_arrive(bar);
-#endif
-}
-
 /* ---- TMA: a box of a 2-D tensor map into shared memory, completing on bar ---- */
 __device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_tmap *map, int inner,
 					    int outer, unsigned int bar)
@@ -235,17 +202,7 @@ __device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_t
 		     : "memory");
 }
 
-/* The same box into the same shared offset of every CTA of the cluster in
- * `mask`, completing on the barrier at offset bar of each. */
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned int dst, const struct fgo_tmap *map,
-						      int inner, int outer, unsigned int bar,
-						      unsigned short mask)
-{
-	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-		     ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-		     "l"(map), "r"(inner), "r"(outer), "r"(bar), "h"(mask)
-		     : "memory");
-}
+#include "wgmma_cluster.h" /* clusters: multicast loads, remote arrivals */
 
 /* A box of shared memory to a 2-D tensor map (C), in the thread's current
  * bulk group; TMA drops what falls outside the map. */

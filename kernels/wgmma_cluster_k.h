@@ -35,13 +35,6 @@ __device__ __forceinline__ unsigned int wg_k_slot(int slice, int c)
 	       (unsigned int)(((slice * WG_CONSUMERS + c) * (WG_ACC / 4) * 128 + (int)threadIdx.x % 128) * 16);
 }
 
-__device__ __forceinline__ unsigned int wg_cluster_addr(unsigned int addr, unsigned int rank)
-{
-	unsigned int remote;
-	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
-	return remote;
-}
-
 /* True once phase `parity` of bar completed, acquiring at cluster scope
  * what the arrivals released (the slots other CTAs wrote). */
 __device__ __forceinline__ bool mbar_try_cluster(unsigned int bar, unsigned int parity)
