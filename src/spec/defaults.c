@@ -57,6 +57,9 @@ const struct defaults_row defaults_table[] = {
 	  "W=2 pull M=1024: best (0.94x the time of 512-row chunks' absence)" },
 	{ "wgmma", "all_gather_gemm_pull", 512, 0, 0, 0, 0, 128, 256, 64, 3, 12, 1, 512,
 	  "W=2 pull M=4096..8192: best 3 of 3 (tile-sized chunks 1.09-1.19x)" },
+	{ "wgmma", NULL, 1024, 0, 0, 1 * M_, 7168, 128, 128, 64, 6, 12, 2, 0,
+	  "W=4 all_scatter M=1024 x 4096 x 14336 (mgpu_w4_deep_rings.json): 1.36x the vendor"
+	  " sequence (64x128 s8 1.19x); W=1 gemm 1024 x 1024 x 8192 and 14336: best" },
 	{ "wgmma", NULL, 0, 0, 0, 1 * M_, 0, 64, 128, 64, 4, 8, 1, 0,
 	  "W=2 all_scatter M=512: best; W=1 gemm 512 x 2048 x 8192, 1024 x 1024 x 8192: 64x128" },
 	{ "wgmma", NULL, 0, 0, 0, 2 * M_, 0, 128, 128, 64, 5, 12, 1, 0,

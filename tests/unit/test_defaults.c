@@ -40,10 +40,10 @@ static const struct {
 	{ "as-m256", "all_scatter", 2, 256, 4096, 14336, 7, 64, 128, 2, 0 },
 	{ "as-m257", "all_scatter", 2, 257, 4096, 14336, 8, 64, 128, 1, 0 },
 	{ "as-m512", "all_scatter", 2, 512, 4096, 14336, 8, 64, 128, 1, 0 },
-	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 15, 128, 128, 1, 0 },
-	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 15, 128, 128, 1, 0 },
-	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 16, 128, 256, 1, 0 },
-	{ "as-m16384", "all_scatter", 2, 16384, 4096, 14336, 16, 128, 256, 1, 0 },
+	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 16, 128, 128, 1, 0 },
+	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 16, 128, 128, 1, 0 },
+	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 17, 128, 256, 1, 0 },
+	{ "as-m16384", "all_scatter", 2, 16384, 4096, 14336, 17, 128, 256, 1, 0 },
 	/* K decides the split: 256 rows x 2048 at K 7168 and one less */
 	{ "as-k7168", "all_scatter", 2, 256, 4096, 7168, 7, 64, 128, 2, 0 },
 	{ "as-k7167", "all_scatter", 2, 256, 4096, 7167, 11, 64, 64, 1, 0 },
@@ -58,16 +58,19 @@ static const struct {
 	/* K-sharded: K/W decides (7168 at K=14336, W=2) */
 	{ "ar-m128", "all_reduce_one_shot", 2, 128, 4096, 14336, 3, 64, 128, 2, 0 },
 	{ "ar-m64", "all_reduce_two_shot", 2, 64, 4096, 14336, 9, 64, 64, 4, 0 },
-	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 16, 128, 256, 1, 0 },
+	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 17, 128, 256, 1, 0 },
 	/* M/W rows: reduce_scatter and the gathers */
 	{ "rs-m128", "reduce_scatter", 2, 128, 4096, 14336, 4, 64, 128, 2, 0 },
 	{ "rs-m64", "reduce_scatter", 2, 64, 4096, 14336, 9, 64, 64, 4, 0 },
-	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 16, 128, 256, 1, 0 },
-	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 15, 128, 128, 1, 0 },
+	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 17, 128, 256, 1, 0 },
+	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 16, 128, 128, 1, 0 },
 	{ "pull-m128", "all_gather_gemm_pull", 2, 128, 4096, 14336, 9, 64, 64, 4, 0 },
-	{ "pull-m1022", "all_gather_gemm_pull", 2, 1022, 4096, 14336, 15, 128, 128, 1, 0 },
+	{ "pull-m1022", "all_gather_gemm_pull", 2, 1022, 4096, 14336, 16, 128, 128, 1, 0 },
 	{ "pull-m1024", "all_gather_gemm_pull", 2, 1024, 4096, 14336, 12, 64, 128, 1, 512 },
 	{ "pull-m4096", "all_gather_gemm_pull", 2, 4096, 4096, 14336, 13, 128, 256, 1, 512 },
+	/* W=4: 1024 rows of 1024 columns, K 14336: the deeper 128x128 split 2 */
+	{ "as-w4-m1024", "all_scatter", 4, 1024, 4096, 14336, 14, 128, 128, 2, 0 },
+	{ "gemm-1024-k7167", "gemm", 1, 1024, 1024, 7167, 15, 64, 128, 1, 0 },
 	/* Stream-K forms: no split */
 	{ "sk-as-m128", "sk_all_scatter", 2, 128, 4096, 14336, 1, 64, 128, 1, 0 },
 	{ "sk-ar-m128", "sk_all_reduce", 2, 128, 4096, 14336, 1, 64, 128, 1, 0 },
@@ -157,11 +160,11 @@ static void check_fallback(void)
 	before = c;
 	enum defaults_how how = defaults_fit(&c, "sm_90a", &row);
 	T_EQ_INT("fallback-how", how, DEFAULTS_FALLBACK);
-	T_EQ_INT("fallback-row", row + 1, 14);
+	T_EQ_INT("fallback-row", row + 1, 15);
 	T_CHECK("fallback-tile-kept", c.blk_m == before.blk_m && c.blk_n == 64 && c.split_k == 1,
 		"%dx%d split %d", c.blk_m, c.blk_n, c.split_k);
 	defaults_describe(&c, "sm_90a", how, row, line, sizeof line);
-	T_CONTAINS("fallback-says-row", line, "table row 14's 64x128x64 s4 w8 cannot run");
+	T_CONTAINS("fallback-says-row", line, "table row 15's 64x128x64 s4 w8 cannot run");
 	T_CONTAINS("fallback-says-why", line, "BLK_N=128 exceeds");
 	T_CONTAINS("fallback-says-tile", line, "so the core's small legal tile 64x64");
 
