@@ -73,7 +73,10 @@
 #define WG_A_BYTES FGO_WGMMA_PANEL_BYTES(BLK_M)
 #define WG_B_BYTES FGO_WGMMA_PANEL_BYTES(BLK_N)
 #define WG_B_BOX_BYTES (64 * 128)       /* one 64-column box of the B panel */
-#define WG_PART_BYTES FGO_WGMMA_STAGING_BYTES(WG_ROWS, BLK_N) /* a consumer's C staging */
+/* C staged a whole part at a time, or in halves (tile_shape.h) */
+#define WG_STAGE_SPLIT FGO_WGMMA_STAGE_SPLIT(BLK_M, BLK_N, NUM_STAGES)
+#define WG_STAGE_COLS (BLK_N / WG_STAGE_SPLIT) /* columns of C a consumer stages at once */
+#define WG_PART_BYTES FGO_WGMMA_STAGING_BYTES(WG_ROWS, WG_STAGE_COLS) /* a consumer's C staging */
 
 /* Thread block clusters (CLUSTER CTAs stacked along M, kernels/schedule.h's
  * clustered walk): the CTAs of a cluster compute tiles of one column in
@@ -310,18 +313,20 @@ __device__ __forceinline__ void wg_next_stage(int *s, unsigned int *phase)
 	}
 }
 
-/* One consumer's part of a tile: where its accumulators go. */
+/* One consumer's part of a tile, or half of it when C is staged in
+ * halves (WG_STAGE_SPLIT): where its accumulators go. */
 struct wg_part {
 	long r0, c0;          /* the part's first row and column in the tile space */
 	unsigned int staging; /* the consumer's C staging area (shared, WG_PART_BYTES) */
 };
 
-/* The parts of tile (tm, tn), by consumer. */
-__device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, unsigned int sc)
+/* Part (half `half`) of tile (tm, tn), by consumer. */
+__device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, unsigned int sc,
+						     int half = 0)
 {
 	struct wg_part p;
 	p.r0 = tm * BLK_M + c * WG_ROWS;
-	p.c0 = tn * BLK_N;
+	p.c0 = tn * BLK_N + half * WG_STAGE_COLS;
 	p.staging = sc + c * WG_PART_BYTES;
 	return p;
 }
@@ -331,7 +336,7 @@ __device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, un
 __device__ __forceinline__ void wg_store_boxes(const struct fgo_tmap *map, const struct wg_part &p)
 {
 #pragma unroll
-	for (int j = 0; j < BLK_N / 64; j++)
+	for (int j = 0; j < WG_STAGE_COLS / 64; j++)
 		tma_store_2d(map, (int)(p.c0 + j * 64), (int)p.r0, p.staging + j * (WG_ROWS * 128));
 }
 
@@ -340,16 +345,17 @@ __device__ __forceinline__ void wg_store_boxes(const struct fgo_tmap *map, const
  * swizzle TMA reads), so the 8 rows a warp writes at once fall on 32
  * different banks. The fence makes the writes visible to the TMA unit
  * (the async proxy). */
-__device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const float (&acc)[WG_ACC])
+__device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const float (&acc)[WG_ACC],
+					      int half = 0)
 {
 	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
 #pragma unroll
 	for (int mi = 0; mi < WG_MI; mi++)
 #pragma unroll
-		for (int j = 0; j < BLK_N / 8; j++)
+		for (int j = 0; j < WG_STAGE_COLS / 8; j++)
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
-				const float *v = &acc[mi * (BLK_N / 2) + j * 4 + h * 2];
+				const float *v = &acc[mi * (BLK_N / 2) + (half * (WG_STAGE_COLS / 8) + j) * 4 + h * 2];
 				const int r = mi * 64 + w * 16 + l / 4 + h * 8;
 				const unsigned int at = p.staging + (j / 8) * (WG_ROWS * 128) + r * 128 +
 							((j % 8) ^ (r % 8)) * 16 + (l % 4) * 4;
@@ -543,22 +549,28 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				const int q = (int)(v / g.tiles);
 				long tm, tn;
 				sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
-				for (int c = 0; c < WG_CONSUMERS; c++) {
-					mbar_wait(staged + 8 * c, phase, WG_BAR_STAGED + c, watch);
-					/* traced: the tile leaves (stores, flags), storer lane 1 */
-					if (c == 0)
-						FGO_TRACE_EV(1, FGO_TR_PUT, -1, BLK_M * BLK_N * (int)sizeof(elem_t), v, -1, -1);
-					out.store(wg_part_of(tm, tn, c, sc), q, v);
-					tma_store_commit();
+				for (int half = 0; half < WG_STAGE_SPLIT; half++) {
+					for (int c = 0; c < WG_CONSUMERS; c++) {
+						mbar_wait(staged + 8 * c, phase, WG_BAR_STAGED + c, watch);
+						/* traced: the tile leaves (stores, flags), storer lane 1 */
+						if (c == 0 && half == 0)
+							FGO_TRACE_EV(1, FGO_TR_PUT, -1, BLK_M * BLK_N * (int)sizeof(elem_t),
+								     v, -1, -1);
+						out.store(wg_part_of(tm, tn, c, sc, half), q, v);
+						tma_store_commit();
+					}
+					/* the staging area is free once the TMA unit has
+					 * read it: the consumers stage the next tile (or
+					 * half) while the stores (to a peer: microseconds)
+					 * complete, and only the flags wait for that
+					 * (freeing it after the completion stalled every
+					 * tile of a scatter family) */
+					tma_store_wait_read();
+					for (int c = 0; c < WG_CONSUMERS; c++)
+						mbar_arrive(freed + 8 * c);
+					if (half + 1 < WG_STAGE_SPLIT)
+						phase ^= 1;
 				}
-				/* the staging area is free once the TMA unit has read
-				 * it: the consumers stage the next tile while the
-				 * stores (to a peer: microseconds) complete, and only
-				 * the flags wait for that (freeing it after the
-				 * completion stalled every tile of a scatter family) */
-				tma_store_wait_read();
-				for (int c = 0; c < WG_CONSUMERS; c++)
-					mbar_arrive(freed + 8 * c);
 				if (out.publishes()) {
 					tma_store_wait_all();
 					out.publish(v);
@@ -664,10 +676,13 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			}
 			walk.take_over(sg, c, acc); /* what the other CTAs of the tile handed over */
 			/* the storer is done with the staging area's last tile */
-			mbar_wait(freed + 8 * c, tile_phase ^ 1, WG_BAR_FREED + c, watch);
-			wg_stage_part(wg_part_of(tm, tn, c, sc), acc);
-			mbar_arrive(staged + 8 * c);
-			tile_phase ^= 1;
+#pragma unroll
+			for (int half = 0; half < WG_STAGE_SPLIT; half++) {
+				mbar_wait(freed + 8 * c, tile_phase ^ 1, WG_BAR_FREED + c, watch);
+				wg_stage_part(wg_part_of(tm, tn, c, sc, half), acc, half);
+				mbar_arrive(staged + 8 * c);
+				tile_phase ^= 1;
+			}
 		}
 		walk.drain(c); /* clusters of K slices: the leader has read this CTA's last slot */
 		side.tail(wg_tail_team(), walk);

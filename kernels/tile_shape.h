@@ -48,9 +48,22 @@
  * panels to the swizzle's 1024-byte period. */
 #define FGO_WGMMA_PANEL_BYTES(rows) ((rows) * 128)
 #define FGO_WGMMA_STAGING_BYTES(bm, bn) ((bm) * (bn) * 2)
-#define FGO_WGMMA_SMEM_BYTES(bm, bn, stages)                                            \
-	((stages) * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn) + 16) +      \
-	 FGO_WGMMA_STAGING_BYTES(bm, bn) + 32 + 1024)
+#define FGO_WGMMA_RING_BYTES(bm, bn, stages) \
+	((stages) * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn) + 16))
+/* Hopper's dynamic shared memory a block may have (227 KiB). */
+#define FGO_WGMMA_SMEM_LIMIT 232448
+/* Where the ring and a whole tile of C would not fit together (128x256
+ * with 4 stages, 64x256 with 5), C is staged half a tile at a time: each
+ * consumer's part in two halves of BLK_N / 2 columns through one staging
+ * area of half the size, so a ring one stage deeper fits. 1 or 2. */
+#define FGO_WGMMA_STAGE_SPLIT(bm, bn, stages)                                                 \
+	((bn) >= 128 && FGO_WGMMA_RING_BYTES(bm, bn, stages) + FGO_WGMMA_STAGING_BYTES(bm, bn) + \
+				32 + 1024 > FGO_WGMMA_SMEM_LIMIT                                 \
+		 ? 2                                                                            \
+		 : 1)
+#define FGO_WGMMA_SMEM_BYTES(bm, bn, stages)                                                 \
+	(FGO_WGMMA_RING_BYTES(bm, bn, stages) +                                              \
+	 FGO_WGMMA_STAGING_BYTES(bm, bn) / FGO_WGMMA_STAGE_SPLIT(bm, bn, stages) + 32 + 1024)
 
 /* With clusters that hold a tile's K slices (split_k = cluster, kernels/
  * wgmma_cluster_k.h): the last slice's CTA keeps a slot for each other
