@@ -151,16 +151,27 @@ __device__ __forceinline__ void mbar_arrive(unsigned int bar)
 	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 /* True once the phase of parity `parity` of bar has completed (the
- * instruction itself waits a while before it says no). */
+ * instruction itself waits a while before it says no). `cluster`: acquire
+ * at cluster scope what the arrivals released (other CTAs of the cluster
+ * wrote what the phase guards: kernels/wgmma_cluster_k.h's slots). */
+template <bool cluster = false>
 __device__ __forceinline__ bool mbar_try(unsigned int bar, unsigned int parity)
 {
 	unsigned int done;
-	asm volatile("{\n.reg .pred p;\n"
-		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-		     "selp.u32 %0, 1, 0, p;\n}\n"
-		     : "=r"(done)
-		     : "r"(bar), "r"(parity)
-		     : "memory");
+	if (cluster)
+		asm volatile("{\n.reg .pred p;\n"
+			     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+			     "selp.u32 %0, 1, 0, p;\n}\n"
+			     : "=r"(done)
+			     : "r"(bar), "r"(parity)
+			     : "memory");
+	else
+		asm volatile("{\n.reg .pred p;\n"
+			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+			     "selp.u32 %0, 1, 0, p;\n}\n"
+			     : "=r"(done)
+			     : "r"(bar), "r"(parity)
+			     : "memory");
 	return done != 0;
 }
 
@@ -178,13 +189,14 @@ struct wg_watch {
  * which + 1 (the host reports a stalled pipeline), and every wait after it
  * returns at once; the launch then ends with wrong data, which validation
  * would refuse anyway. */
+template <bool cluster = false>
 __device__ __forceinline__ void mbar_wait(unsigned int bar, unsigned int parity, int which,
 					  const struct wg_watch &w)
 {
-	if (mbar_try(bar, parity))
+	if (mbar_try<cluster>(bar, parity))
 		return;
 	const unsigned long long start = fgo_now_ns();
-	while (!mbar_try(bar, parity)) {
+	while (!mbar_try<cluster>(bar, parity)) {
 		if (*(volatile unsigned int *)w.status)
 			return;
 		if (fgo_now_ns() - start > w.timeout_ns) {

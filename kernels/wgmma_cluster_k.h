@@ -35,38 +35,6 @@ __device__ __forceinline__ unsigned int wg_k_slot(int slice, int c)
 	       (unsigned int)(((slice * WG_CONSUMERS + c) * (WG_ACC / 4) * 128 + (int)threadIdx.x % 128) * 16);
 }
 
-/* True once phase `parity` of bar completed, acquiring at cluster scope
- * what the arrivals released (the slots other CTAs wrote). */
-__device__ __forceinline__ bool mbar_try_cluster(unsigned int bar, unsigned int parity)
-{
-	unsigned int done;
-	asm volatile("{\n.reg .pred p;\n"
-		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-		     "selp.u32 %0, 1, 0, p;\n}\n"
-		     : "=r"(done)
-		     : "r"(bar), "r"(parity)
-		     : "memory");
-	return done != 0;
-}
-
-/* mbar_wait's limit and report (core_wgmma.h), at cluster scope. */
-__device__ __forceinline__ void mbar_wait_cluster(unsigned int bar, unsigned int parity, int which,
-						  const struct wg_watch &w)
-{
-	if (mbar_try_cluster(bar, parity))
-		return;
-	const unsigned long long start = fgo_now_ns();
-	while (!mbar_try_cluster(bar, parity)) {
-		if (*(volatile unsigned int *)w.status)
-			return;
-		if (fgo_now_ns() - start > w.timeout_ns) {
-			if (atomicCAS(w.status, 0u, 2u) == 0u)
-				w.status[1] = (unsigned int)(which + 1);
-			return;
-		}
-	}
-}
-
 /* The barrier numbers a stalled wait reports: after the core's. */
 #define WG_BAR_K_FULL (2 * NUM_STAGES + 4)
 #define WG_BAR_K_EMPTY (2 * NUM_STAGES + 6)
@@ -96,7 +64,7 @@ __device__ __forceinline__ void wg_k_hand_over(int slice, int c, const float (&a
 __device__ __forceinline__ void wg_k_take_over(int c, float (&acc)[WG_ACC], long rows, unsigned int parity,
 					       const struct wg_watch &watch)
 {
-	mbar_wait_cluster(wg_k_full(c), parity, WG_BAR_K_FULL + c, watch);
+	mbar_wait<true>(wg_k_full(c), parity, WG_BAR_K_FULL + c, watch);
 	for (int slice = 0; slice < CLUSTER - 1; slice++) {
 		const unsigned int slot = wg_k_slot(slice, c);
 #pragma unroll
