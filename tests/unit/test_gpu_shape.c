@@ -78,7 +78,14 @@ static void check_wgmma(void)
 	 * 8-byte barriers, the 128 x 256 tile of C staged, 1 KiB to align */
 	/* (+ the staged and freed barriers of two consumers) */
 	T_EQ_INT("wgmma-smem", s.smem_bytes, 3 * (128 * 128 + 256 * 128 + 16) + 128 * 256 * 2 + 32 + 1024);
-	c.num_stages = 4; /* 4 x 48 KiB and the 64 KiB of C do not fit in 227 KiB */
+	/* 4 x 48 KiB and the 64 KiB of C do not fit in 227 KiB: C is staged
+	 * in halves, 32 KiB (tile_shape.h's FGO_WGMMA_STAGE_SPLIT) */
+	c.num_stages = 4;
+	T_EQ_INT("wgmma-half-staging-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-half-staging-smem", s.smem_bytes,
+		 4 * (128 * 128 + 256 * 128 + 16) + 128 * 256 * 2 / 2 + 32 + 1024);
+	T_EQ_INT("wgmma-half-staging-split", FGO_WGMMA_STAGE_SPLIT(128, 256, 4) * 10 + FGO_WGMMA_STAGE_SPLIT(128, 256, 3), 21);
+	c.num_stages = 5; /* 5 x 48 KiB: the ring alone is past the limit */
 	T_EQ_INT("wgmma-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-smem-limit-reason", why, "shared memory");
 
