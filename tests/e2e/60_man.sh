@@ -1,5 +1,6 @@
 # 60_man.sh: each command's man page SYNOPSIS is the synopsis `--help` prints
-# (the usage lines before the first blank line, without "usage: ").
+# (the usage lines before the first blank line, without "usage: "), and
+# every page is what `make man` writes from --help now.
 . tests/e2e/lib.sh
 
 for page in man/fgobench-*.1; do
@@ -19,4 +20,22 @@ check man-commands "fgobench --help lists at least the first ten commands" [ "$(
 for c in $cmds; do
 	check "man-page-$c" "man/fgobench-$c.1 exists" [ -f "man/fgobench-$c.1" ]
 	check "man-main-$c" "fgobench.1 names fgobench-$c" sh -c "sed 's/\\\\-/-/g' man/fgobench.1 | grep -q 'fgobench-$c'"
+done
+# every page is what `make man` would write now (all of it, not only the
+# SYNOPSIS: an option's text changed in --help must reach its page), the
+# date line aside
+root=$PWD
+mkdir -p "$T/regen/man" "$T/regen/src"
+cp man/summaries.txt "$T/regen/man/"
+cp src/fgo.h "$T/regen/src/"
+(cd "$T/regen" && FGO=$FGO sh "$root/man/mkman.sh") >/dev/null 2>&1
+for page in man/fgobench-*.1; do
+	name=$(basename "$page")
+	sed 1d "$page" >"$T/page"
+	sed 1d "$T/regen/man/$name" >"$T/regen.page" 2>/dev/null || : >"$T/regen.page"
+	if cmp -s "$T/page" "$T/regen.page"; then
+		pass "man-current-${name%.1}"
+	else
+		fail "man-current-${name%.1}" "$page is not what \`make man\` writes from --help now (run make man): $(diff "$T/page" "$T/regen.page" | head -4 | tr '\n' ' ')"
+	fi
 done
