@@ -296,7 +296,8 @@ static void check_validate_bad(void)
 	    ALGO("all_reduce_one_shot"); c.split_k = 5);
 	BAD("bad-ag-push-comm_blk_m", "comm_blk_m=128 exceeds",
 	    ALGO("all_gather_gemm_push"); c.m = 128; c.comm_blk_m = 128);
-	/* a cluster: 1, 2 or 4 CTAs, none taken by Stream-K or by communication */
+	/* a cluster: 1, 2, 4 or 8 CTAs, none taken by Stream-K or by communication;
+	 * with split_k > 1 its CTAs are the slices (split_k = cluster) */
 	BAD("bad-cluster-3", "cluster=3 must be 1, 2, 4 or 8", c.cluster = 3);
 	BAD("bad-cluster-16", "cluster=16 must be 1, 2, 4 or 8", c.cluster = 16);
 	BAD("bad-cluster-negative", "cluster=-1 must be 1, 2, 4 or 8", c.cluster = -1);
