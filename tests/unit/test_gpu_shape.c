@@ -252,6 +252,46 @@ static void check_grid(void)
 	T_EQ_INT("grid-gemm-streamk-resident-n", grid, 130);
 }
 
+/* Clusters: the grid is whole clusters over cluster tiles (M-stacked:
+ * ceil(tiles_m / C) x tiles_n; K slices: one cluster a tile), never more
+ * than the resident clusters; refused off the wgmma core, and where a
+ * tile's K slots do not fit in shared memory. */
+static void check_cluster(void)
+{
+	char why[256] = "";
+	unsigned int grid = 0;
+	struct gpu_shape s;
+	const struct fgo_algo *gemm_algo = algo_find("gemm");
+	/* 5 x 4 tiles of 128 x 128 (640 x 512), W=1 */
+	struct fgo_config c = gemm(FGO_BF16, 128, 128, 64, 4, 12);
+	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
+	c.world = 1;
+	c.m = 640;
+	c.n = 512;
+	c.k = 4096;
+	c.mma = FGO_MMA_WGMMA;
+	c.cluster = 2; /* 3 cluster rows (one with a ghost) x 4 columns: 12 clusters */
+	T_EQ_INT("cluster-grid", gpu_grid_size(gemm_algo, &c, 132, &grid, why, sizeof why), FGO_OK);
+	T_EQ_INT("cluster-grid-n", grid, 24);
+	T_EQ_INT("cluster-grid-resident", gpu_grid_size(gemm_algo, &c, 10, &grid, why, sizeof why), FGO_OK);
+	T_EQ_INT("cluster-grid-resident-n", grid, 10); /* 5 whole clusters fit in 10 */
+	gpu_grid_size(gemm_algo, &c, 9, &grid, why, sizeof why);
+	T_EQ_INT("cluster-grid-whole", grid, 8); /* 9 CTAs hold 4 whole clusters */
+	c.split_k = 2; /* a cluster per tile: 20 tiles, 40 CTAs */
+	gpu_grid_size(gemm_algo, &c, 132, &grid, why, sizeof why);
+	T_EQ_INT("cluster-k-grid", grid, 40);
+	T_EQ_INT("cluster-k-fits", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("cluster-k-smem", s.smem_bytes,
+		 FGO_WGMMA_SMEM_BYTES(128, 128, 4) + FGO_WGMMA_CLUSTER_K_BYTES(128, 128, 2));
+	c.num_stages = 6; /* 6 x 32 KiB, 32 KiB of C and a 64 KiB slot: past 227 KiB */
+	T_EQ_INT("cluster-k-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("cluster-k-smem-limit-reason", why, "shared memory");
+	c = gemm(FGO_BF16, 64, 64, 32, 2, 4); /* mma.sync */
+	c.cluster = 2;
+	T_EQ_INT("cluster-mma-sync", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("cluster-mma-sync-reason", why, "cluster=2 shares B panels through TMA multicast");
+}
+
 int main(void)
 {
 	check_warp_split();
@@ -260,5 +300,6 @@ int main(void)
 	check_simt();
 	check_mfma();
 	check_grid();
+	check_cluster();
 	T_DONE();
 }
