@@ -240,7 +240,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
 # fuzz_cli stops each command where it would launch kernels (see its comment).
 FUZZ_WRAP := -Wl,--wrap=session_run -Wl,--wrap=tune_run -Wl,--wrap=runner_run
 FUZZ_SECONDS ?= 60
-FUZZ_CI_SECONDS ?= 4
+FUZZ_CI_SECONDS ?= 2
 
 .PHONY: test-asan asan-build fuzz fuzz-build fuzz-ci
 
