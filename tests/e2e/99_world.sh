@@ -40,21 +40,22 @@ expect_eq world-3.7 0 "$(sql "select count(*) from model_fits")"
 
 # calibrate --fit: all_scatter's terms at W=2 from its 18 runs (the sweep's
 # and tune's). Which side of the max each run is on comes from the times,
-# and on a loaded machine every run may fall on one side: the GEMM's (the
-# link is then not pinned) or, more rarely, the link's (then the GEMM is
-# not); test_world_fit.c checks the fit on known numbers. The reduction
-# never is (all_scatter has none)
+# and on a loaded machine (these are 2 ranks on 2 shared cores) the times
+# decide which terms a fit pins: CI has seen gemm/link/tile/wait in most
+# combinations. test_world_fit.c checks the fit on known numbers; here the
+# store, `best --predict` and its JSON must agree on what was pinned. The
+# reduction never is (all_scatter has none)
 expect_exit world-4.1 0 "$FGO" calibrate --fit
 check world-4.2 "the fit is printed" grep -Eq '^world all_scatter W=2 18 runs: error rms [0-9.]+%, max [0-9.]+%; gemm x[0-9.e+-]+, link ([0-9.e+-]+ GB/s|hidden|-), tile x[0-9.e+-]+, wait [0-9.e+-]+ us, reduce reads -$' "$T/out"
-check world-4.3 "the fit is stored with its pinned terms" sh -c "sqlite3 '$FGOBENCH_DB' \"select algorithm, world, runs, fitted from world_fits\" | grep -Eqx 'all_scatter\|2\|18\|(gemm link|gemm|link) tile wait'"
+check world-4.3 "the fit is stored with its pinned terms" sh -c "sqlite3 '$FGOBENCH_DB' \"select algorithm, world, runs, fitted from world_fits\" | grep -Eqx 'all_scatter\|2\|18\|(gemm ?)?(link ?)?(tile ?)?(wait)?' && sqlite3 '$FGOBENCH_DB' \"select fitted from world_fits\" | grep -Eq '[a-z]'"
 pinned=$(sql "select replace(fitted, ' ', ', ') from world_fits")
-expect_eq world-4.4 1 "$(sql "select count(*) from world_fits where c_gemm > 0 and c_link > 0 and rms_rel_err > 0 and rms_rel_err < 1 and max_rel_err >= rms_rel_err")"
+expect_eq world-4.4 1 "$(sql "select count(*) from world_fits where (c_gemm > 0 or c_link > 0) and rms_rel_err > 0 and max_rel_err >= rms_rel_err")"
 
 # best --predict --world 2: which terms were fitted at W=2, the baseline
 # from the curve, the error on the stored runs
 expect_exit world-5.1 0 "$FGO" best --predict -m 256 -n 512 -k 256 --world 2 --format json
 row=$(grep '"algorithm": "all_scatter", "W": 2,' "$T/out")
-check world-5.2 "the terms fitted at W=2 ($row)" sh -c "echo '$row' | grep -Eq '\"terms\": \"$pinned fitted at W=2(; (gemm|link) from the ceilings \(not fitted\))?; no reduce term\"'"
+check world-5.2 "the terms fitted at W=2 ($row)" sh -c "echo '$row' | grep -Eq '\"terms\": \"$pinned fitted at W=2(; [a-z, ]+ from the ceilings \(not fitted\))?; no reduce term\"'"
 check world-5.3 "the baseline from the curve" sh -c "echo '$row' | grep -q '\"baseline_from\": \"the all_gather curve at W=2 (512 KiB: interpolated)\"'"
 check world-5.4 "the error on 18 runs ($row)" sh -c "echo '$row' | grep -Eq '\"err_runs\": 18, \"err_rms_pct\": [0-9.]+, \"err_max_pct\": [0-9.]+[,}]'"
 expect_err world-5.5 "all_scatter at W=2: $pinned fitted at W=2"
@@ -72,4 +73,4 @@ expect_exit world-6.1 0 "$FGO" best --predict -m 256 -n 512 -k 256 --world 4 --f
 expect_err world-6.2 "all_scatter at W=4: $pinned extrapolated from W=2"
 expect_err world-6.2b 'no reduce term; baseline: the all_gather curve at W=2, scaled to W=4'
 expect_err world-6.3 'no stored ok runs at W=4 to judge it on'
-check world-6.4 "json carries the terms and the error" grep -Eq "\"terms\": \"$pinned extrapolated from W=2(; (gemm|link) from the ceilings \\(not fitted\\))?; no reduce term\", \"baseline_from\": \"the all_gather curve at W=2, scaled to W=4 \\(512 KiB: extrapolated: another W\\)\", \"err_runs\": 0" "$T/out"
+check world-6.4 "json carries the terms and the error" grep -Eq "\"terms\": \"$pinned extrapolated from W=2(; [a-z, ]+ from the ceilings \\(not fitted\\))?; no reduce term\", \"baseline_from\": \"the all_gather curve at W=2, scaled to W=4 \\(512 KiB: extrapolated: another W\\)\", \"err_runs\": 0" "$T/out"
