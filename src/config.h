@@ -69,6 +69,14 @@ struct fgo_config {
 	(FGO_GIVEN_BLK_M | FGO_GIVEN_BLK_N | FGO_GIVEN_BLK_K | FGO_GIVEN_WARPS |          \
 	 FGO_GIVEN_STAGES)
 
+/* Whether cfg's cluster holds the K slices of one tile (split_k = cluster,
+ * summed in distributed shared memory) rather than tile rows sharing B
+ * (split_k 1): the walk, the grid, shared memory and the cost model follow. */
+static inline int config_cluster_k(const struct fgo_config *cfg)
+{
+	return cfg->cluster > 1 && cfg->split_k == cfg->cluster;
+}
+
 /* The matrix instruction a configuration's GEMM core uses. The stored
  * value is 16 for mma.sync (NVIDIA) and for AMD's 16 x 16 MFMA, 32 for the
  * 32 x 32 MFMA (M = N of the instruction on AMD), and 64 for Hopper's wgmma

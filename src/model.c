@@ -92,7 +92,7 @@ int model_terms(const struct fgo_config *cfg, const struct model_machine *m,
 		/* clusters walk cluster tiles (kernels/schedule.h), C tile rows
 		 * each, ghosts included, over the whole clusters the SMs hold */
 		int split = cfg->split_k > 1 ? cfg->split_k : 1;
-		const int k_cluster = cl > 1 && split == cl; /* a cluster holds a tile's slices */
+		const int k_cluster = config_cluster_k(cfg); /* a cluster holds a tile's slices */
 		double units = k_cluster ? (double)tiles
 					 : (double)d.blocks * ceil((double)g.tiles_m / cl) * g.tiles_n * split;
 		double waves = ceil(units / (cus / cl > 0 ? cus / cl : 1));

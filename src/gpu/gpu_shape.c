@@ -30,7 +30,7 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 
 	shape->core = GPU_CORE_WGMMA;
 	shape->smem_bytes = FGO_WGMMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->num_stages);
-	if (cfg->cluster > 1 && cfg->split_k == cfg->cluster) /* the last slice's slots */
+	if (config_cluster_k(cfg)) /* the last slice's slots */
 		shape->smem_bytes += FGO_WGMMA_CLUSTER_K_BYTES(cfg->blk_m, cfg->blk_n, cfg->cluster);
 	if (!algo)
 		REFUSE("no algorithm named %s", cfg->algorithm);
@@ -205,7 +205,7 @@ int gpu_grid_size(const struct fgo_algo *algo, const struct fgo_config *cfg, lon
 	/* clusters (kernels/schedule.h): the units are cluster tiles, the
 	 * grid whole clusters; `resident` counts the CTAs of whole clusters */
 	const long cl = cfg->cluster > 1 ? cfg->cluster : 1;
-	const int k_cluster = cl > 1 && cfg->split_k == cl; /* a cluster per tile: its K slices */
+	const int k_cluster = config_cluster_k(cfg); /* a cluster per tile: its K slices */
 	long tiles = (k_cluster ? t.tiles_m : sched_ceil_div(t.tiles_m, cl)) * t.tiles_n * d.blocks *
 		     (cfg->split_k > 1 && !k_cluster ? cfg->split_k : 1),
 	     comm = cfg->comm_sms;

@@ -84,7 +84,9 @@ static void check_wgmma(void)
 	T_EQ_INT("wgmma-half-staging-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-half-staging-smem", s.smem_bytes,
 		 4 * (128 * 128 + 256 * 128 + 16) + 128 * 256 * 2 / 2 + 32 + 1024);
-	T_EQ_INT("wgmma-half-staging-split", FGO_WGMMA_STAGE_SPLIT(128, 256, 4) * 10 + FGO_WGMMA_STAGE_SPLIT(128, 256, 3), 21);
+	T_EQ_INT("wgmma-half-staging-split-s4", FGO_WGMMA_STAGE_SPLIT(128, 256, 4), 2);
+	T_EQ_INT("wgmma-half-staging-split-s3", FGO_WGMMA_STAGE_SPLIT(128, 256, 3), 1);
+	T_EQ_INT("wgmma-half-staging-split-n64", FGO_WGMMA_STAGE_SPLIT(64, 64, 16), 1);
 	c.num_stages = 5; /* 5 x 48 KiB: the ring alone is past the limit */
 	T_EQ_INT("wgmma-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-smem-limit-reason", why, "shared memory");

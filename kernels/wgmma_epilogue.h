@@ -1,0 +1,64 @@
+/* wgmma_epilogue.h: how the wgmma core's C leaves (core_wgmma.h, which
+ * includes it after its TMA helpers): a consumer's part of a tile (or half
+ * of it, WG_STAGE_SPLIT), its accumulators rounded into the swizzled
+ * staging area, and the staged boxes handed to TMA by the storer. Every
+ * family's `out.store` goes through wg_store_boxes. */
+#ifndef FGO_WGMMA_EPILOGUE_H
+#define FGO_WGMMA_EPILOGUE_H
+
+/* One consumer's part of a tile, or half of it when C is staged in
+ * halves (WG_STAGE_SPLIT): where its accumulators go. */
+struct wg_part {
+	long r0, c0;          /* the part's first row and column in the tile space */
+	unsigned int staging; /* the consumer's C staging area (shared, WG_PART_BYTES) */
+};
+
+/* Part (half `half`) of tile (tm, tn), by consumer. */
+__device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, unsigned int sc,
+						     int half = 0)
+{
+	struct wg_part p;
+	p.r0 = tm * BLK_M + c * WG_ROWS;
+	p.c0 = tn * BLK_N + half * WG_STAGE_COLS;
+	p.staging = sc + c * WG_PART_BYTES;
+	return p;
+}
+
+/* The staged boxes of part p to the tensor map `map`, in the storer's
+ * current bulk group. */
+__device__ __forceinline__ void wg_store_boxes(const struct fgo_tmap *map, const struct wg_part &p)
+{
+#pragma unroll
+	for (int j = 0; j < WG_STAGE_COLS / 64; j++)
+		tma_store_2d(map, (int)(p.c0 + j * 64), (int)p.r0, p.staging + j * (WG_ROWS * 128));
+}
+
+/* One consumer's accumulators into its staging area, rounded to elem_t:
+ * row r's 16-byte chunk q of a box lies at chunk q ^ (r % 8) (the 128-byte
+ * swizzle TMA reads), so the 8 rows a warp writes at once fall on 32
+ * different banks. The fence makes the writes visible to the TMA unit
+ * (the async proxy). */
+__device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const float (&acc)[WG_ACC],
+					      int half = 0)
+{
+	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
+#pragma unroll
+	for (int mi = 0; mi < WG_MI; mi++)
+#pragma unroll
+		for (int j = 0; j < WG_STAGE_COLS / 8; j++)
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const float *v = &acc[mi * (BLK_N / 2) + (half * (WG_STAGE_COLS / 8) + j) * 4 + h * 2];
+				const int r = mi * 64 + w * 16 + l / 4 + h * 8;
+				const unsigned int at = p.staging + (j / 8) * (WG_ROWS * 128) + r * 128 +
+							((j % 8) ^ (r % 8)) * 16 + (l % 4) * 4;
+				struct elem_pair e;
+				e.x = from_float(v[0]);
+				e.y = from_float(v[1]);
+				asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"(*(const unsigned int *)&e)
+					     : "memory");
+			}
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+#endif
