@@ -8,7 +8,8 @@
  * work areas into this rank's C; on the wgmma core the Stream-K tiles,
  * which all end at the kernel's end, are summed by the side warps of the
  * CTA that ends each (the communication CTAs summing that last wave one
- * tile after another were the kernel's tail). Parts of split tiles go through the exchange
+ * tile after another were the kernel's tail), and with COMM_SMS = 0 every
+ * tile is (one-shot's way, on the hybrid walk). Parts of split tiles go through the exchange
  * area's fp32 slots (one per GEMM CTA, XCHG_OFF) with flags XCHG_FLAG0 +
  * cta (schedule.h's hybrid walk: whole waves of tiles data-parallel, so
  * finished tiles flow to the communication CTAs from the first wave on,
@@ -54,6 +55,14 @@ __device__ __forceinline__ long comm_tiles(const struct sched_grid *g)
 #endif
 }
 
+/* The first tile the side warps of the CTA that ends it sum (wgmma core):
+ * the Stream-K wave's where communication CTAs sum the whole waves, every
+ * tile where there are none. */
+__device__ __forceinline__ long side_first(long dp_tiles)
+{
+	return COMM_SMS > 0 ? dp_tiles : 0;
+}
+
 /* The comm role: the last COMM_SMS CTAs sum finished tiles (the c-th of
  * every COMM_SMS of comm_tiles) over the W work areas into this rank's C. */
 __device__ __forceinline__ void sum_finished(const struct launch *L, const struct sched_grid *g)
@@ -85,7 +94,7 @@ struct partial_out {
 #define SK_ALL_STREAM_K \
 	((((long)M_ + BLK_M - 1) / BLK_M) * (((long)N_ + BLK_N - 1) / BLK_N) < (long)GEMM_SMS)
 
-/* The side warps sum the Stream-K tiles (from dp_tiles on) this CTA ends;
+/* The side warps sum the tiles from side_first on that this CTA ends;
  * where every tile is a Stream-K tile (M = 128, say), the last of them with
  * the consumers (wg_tail_team), as all_reduce does: 8% less time at
  * M = 128 on two H100s. Compiled only there: where whole waves come first,
@@ -95,14 +104,14 @@ struct last_wave_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
-	long dp_tiles;
+	long first; /* side_first: the tiles before it are the comm CTAs' */
 	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
 		if (L->mode != MODE_FUSED)
 			return;
 		const long last = SK_ALL_STREAM_K ? walk.last_end() : -1; /* -1: no tail */
 		walk.each_end([&](long tile) {
-			return tile < dp_tiles || tile == last ||
+			return tile < first || tile == last ||
 			       sum_tile<team_depth<wg_side_team>::value>(t, L, g, tile);
 		});
 		if (SK_ALL_STREAM_K && last >= 0) /* even after a wait gave up: the team waits */
@@ -118,7 +127,7 @@ struct last_wave_side {
 	}
 	__device__ bool tail_sum(const struct wg_tail_team &t, long last) const
 	{
-		return last < dp_tiles || sum_tile<team_depth<wg_tail_team>::value>(t, L, g, last);
+		return last < first || sum_tile<team_depth<wg_tail_team>::value>(t, L, g, last);
 	}
 };
 
@@ -139,9 +148,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
 			if (walk.ends(sg))
 				cta_publish_all(&L, sg.tile * WORLD + rank);
-		/* every flag of this CTA is up: now sum its Stream-K tiles */
+		/* every flag of this CTA is up: now sum its tiles from side_first on */
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
-			if (walk.ends(sg) && sg.tile >= walk.w.dp_tiles &&
+			if (walk.ends(sg) && sg.tile >= side_first(walk.w.dp_tiles) &&
 			    !sum_tile<COMM_DEPTH>(cta_team(), &L, &g, sg.tile))
 				return;
 		return;
@@ -155,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 	out.L = &L;
 	side.L = &L;
 	side.g = &g;
-	side.dp_tiles = walk.w.dp_tiles;
+	side.first = side_first(walk.w.dp_tiles);
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 	wgmma_gemm_walk(in, &map_b, watch, out, side, walk);

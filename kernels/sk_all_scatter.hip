@@ -14,7 +14,8 @@
  * each other's first segments, and comm CTAs only for finished GEMM work:
  * no cycle. On the wgmma core (MMA=64) the GEMM CTAs walk their ranges
  * through wgmma_walk.h and the storer sends each finished tile to C and
- * raises its flag. */
+ * raises its flag; with COMM_SMS = 0 it sends every tile to the peers as
+ * all_scatter's does, and the side warps wait for the peers' tiles. */
 #include "comm.h"
 
 /* Tiles a communication CTA sends before one system-scope fence and their
@@ -36,6 +37,14 @@ __device__ __forceinline__ long comm_tiles(const struct sched_grid *g)
 #else
 	return g->tiles;
 #endif
+}
+
+/* The first tile the storer of the CTA that ends it sends to the peers
+ * (wgmma core): the Stream-K wave's where communication CTAs send the
+ * whole waves, every tile where there are none. */
+__device__ __forceinline__ long storer_first(long dp_tiles)
+{
+	return COMM_SMS > 0 ? dp_tiles : 0;
 }
 
 /* Finished tile `tile` from this rank's C into every peer's, by the CTA
@@ -95,15 +104,15 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 #if MMA == 64
 #include "wgmma_walk.h" /* STREAM_K=1: the hybrid walk */
 
-/* A finished tile of the whole waves goes by TMA to this rank's C, then
- * its done flag here (the communication CTAs send it on); a Stream-K tile
- * (from dp_tiles on) goes to every rank's C, then its flags on the peers,
- * as all_scatter's do. */
+/* A finished tile before storer_first goes by TMA to this rank's C, then
+ * its done flag here (the communication CTAs send it on); one from there
+ * on goes to every rank's C, then its flags on the peers, as all_scatter's
+ * do. */
 struct finished_out {
 	const struct fgo_tmaps *maps; /* every rank's C at this rank's columns */
 	const struct launch *L;
-	long done0, tiles, dp_tiles;
-	__device__ bool sends(long v) const { return v >= dp_tiles && L->mode != MODE_GEMM_ONLY; }
+	long done0, tiles, first;
+	__device__ bool sends(long v) const { return v >= first && L->mode != MODE_GEMM_ONLY; }
 	__device__ void store(const struct wg_part &p, int, long v) const
 	{
 		const int n = sends(v) ? WORLD : 1;
@@ -117,6 +126,20 @@ struct finished_out {
 			team_publish_peers(wg_solo_team(), L, L->rank * tiles + v);
 		else
 			team_publish_one(wg_solo_team(), L, L->rank, done0 + v);
+	}
+};
+
+/* With no communication CTAs to wait for the peers' tiles, the side
+ * warps wait for this CTA's share of them while the consumers compute (as
+ * all_scatter's). */
+struct arrivals_side : wg_side_base {
+	enum { producer_regs = 40 };
+	const struct launch *L;
+	long tiles;
+	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &) const
+	{
+		if (COMM_SMS == 0)
+			team_wait_sources(t, L, tiles, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
 	}
 };
 
@@ -138,27 +161,33 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 			if (!walk.ends(sg))
 				continue;
-			if (sg.tile < walk.w.dp_tiles) {
+			if (sg.tile < storer_first(walk.w.dp_tiles)) {
 				cta_publish_one(&L, rank, done0 + sg.tile);
-			} else { /* a Stream-K tile: sent by the CTA that ends it */
+			} else { /* sent by the CTA that ends it */
 				send_tile(&L, &g, sg.tile);
 				cta_publish_peers(&L, (long)rank * g.tiles + sg.tile);
 			}
 		}
+		if (COMM_SMS == 0)
+			team_wait_sources(cta_team(), &L, g.tiles, (long)blockIdx.x * THREADS,
+					  (long)gridDim.x * THREADS);
 		return;
 	}
 	struct wg_local_a in;
 	struct finished_out out;
+	struct arrivals_side side;
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
 	out.maps = &maps_c;
 	out.L = &L;
 	out.done0 = done0;
 	out.tiles = g.tiles;
-	out.dp_tiles = walk.w.dp_tiles;
+	out.first = storer_first(walk.w.dp_tiles);
+	side.L = &L;
+	side.tiles = g.tiles;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
-	wgmma_gemm_walk(in, &map_b, watch, out, wg_no_side(), walk);
+	wgmma_gemm_walk(in, &map_b, watch, out, side, walk);
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)

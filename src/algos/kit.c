@@ -220,11 +220,12 @@ int kit_check_divisible(const char *what, long value, int world, char *reason, s
 
 int kit_check_sms(const struct fgo_config *cfg, char *reason, size_t len)
 {
-	if (cfg->gemm_sms >= 1 && cfg->comm_sms >= 1)
+	if (cfg->gemm_sms >= 1)
 		return 0;
 	snprintf(reason, len,
-		 "%s needs gemm_sms >= 1 and comm_sms >= 1 (got gemm_sms=%d comm_sms=%d)",
-		 cfg->algorithm, cfg->gemm_sms, cfg->comm_sms);
+		 "%s needs gemm_sms >= 1, its Stream-K GEMM CTAs (got gemm_sms=%d); beside them"
+		 " comm_sms >= 0 CTAs communicate (0: the CTA that ends a tile does)",
+		 cfg->algorithm, cfg->gemm_sms);
 	return 1;
 }
 

@@ -223,9 +223,11 @@ int kit_check_tile(const struct fgo_config *cfg, long rows, long cols, char *rea
 int kit_check_tile_k(const struct fgo_config *cfg, long kk, char *reason, size_t len);
 /* 0 when value % world == 0, else 1 with "M=100 is not divisible by world=3". */
 int kit_check_divisible(const char *what, long value, int world, char *reason, size_t len);
-/* 0 when gemm_sms >= 1 and comm_sms >= 1, else 1 with a reason: what the
- * sk_* families (a GEMM / communication split of the CTAs) require; the others run gemm_sms = 0
- * data-parallel. */
+/* 0 when gemm_sms >= 1, else 1 with a reason: what the sk_* families (a
+ * GEMM / communication split of the CTAs) require. Their comm_sms may be 0:
+ * then the CTA that ends a tile communicates it (on the wgmma core and the
+ * CPU backend; gpu_shape.c refuses it on the others). The other families
+ * run gemm_sms = 0 data-parallel. */
 int kit_check_sms(const struct fgo_config *cfg, char *reason, size_t len);
 
 #endif

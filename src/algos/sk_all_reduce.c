@@ -1,7 +1,10 @@
 /* sk_all_reduce.c: Stream-K GEMM + one-shot all-reduce on the CPU. The
  * partial GEMM of this rank's K slice is split evenly over gemm_sms virtual
- * CTAs (the hybrid walk of kernels/schedule.h, run by kit_walk_run); comm_sms virtual CTAs sum finished tiles over all ranks as
- * they become ready, polled after every tile a GEMM CTA ends. */
+ * CTAs (the hybrid walk of kernels/schedule.h, run by kit_walk_run);
+ * comm_sms virtual CTAs sum finished tiles over all ranks as they become
+ * ready, polled after every tile a GEMM CTA ends. With comm_sms = 0 (on
+ * the GPU the side warps of the CTA that ends a tile sum it) one virtual
+ * summer does: the sums are the same, in the same rank order. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -145,7 +148,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		.mode = mode,
 		.g = ar_grid(cfg, cfg->m, cfg->n),
 		.ctas = cfg->gemm_sms,
-		.comms = cfg->comm_sms,
+		.comms = cfg->comm_sms > 0 ? cfg->comm_sms : 1,
 	};
 	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,

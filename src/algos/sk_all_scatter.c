@@ -1,7 +1,9 @@
 /* sk_all_scatter.c: Stream-K GEMM + all-scatter on the CPU. The MAC
  * iterations of this rank's tile space are split over gemm_sms virtual
- * CTAs (the hybrid walk of kernels/schedule.h, run by kit_walk_run); comm_sms virtual CTAs push finished tiles to every
- * peer, polled after every finished tile. */
+ * CTAs (the hybrid walk of kernels/schedule.h, run by kit_walk_run);
+ * comm_sms virtual CTAs push finished tiles to every peer, polled after
+ * every finished tile; with comm_sms = 0 the CTA that ends a tile pushes
+ * it (all_scatter's way). */
 #include <stdlib.h>
 
 #include "algos/all_scatter.h"
@@ -73,7 +75,8 @@ static int comm_finish(struct sk_launch *L)
 			as_tile_push(L->ex, &L->g, L->next[c]);
 		}
 	}
-	kit_trace_as(L->ex, L->ctas); /* the arrivals, on the first comm CTA */
+	if (L->comms > 0) /* the arrivals, on the first comm CTA (else the first CTA's) */
+		kit_trace_as(L->ex, L->ctas);
 	return as_wait_peers(L->ex, &L->g);
 }
 
@@ -95,6 +98,11 @@ static int sk_tile_finish(void *ctx, long tile, const float *acc)
 		struct kit_tile t;
 		kit_tile_at(cfg, &L->g, cfg->m, cfg->n / L->ex->world, tile, &t);
 		as_tile_store(L->ex, &t, acc);
+	}
+	if (L->comms == 0) { /* no comm CTAs: the CTA that ends the tile sends it */
+		if (L->mode != FGO_MODE_GEMM_ONLY)
+			as_tile_push(L->ex, &L->g, tile);
+		return FGO_OK;
 	}
 	kit_flag_publish(L->ex, L->ex->rank, done_flag(L, tile));
 	if (L->mode == FGO_MODE_FUSED)

@@ -152,6 +152,11 @@ int gpu_shape_check(const struct fgo_config *cfg, const char *arch, int smem_lim
 		REFUSE("Stream-K (gemm_sms=%d) of %s runs on the wgmma core (mma=wgmma) in this version;"
 		       " on mma=%s use gemm_sms=0",
 		       cfg->gemm_sms, cfg->algorithm, mma_name(cfg->mma));
+	/* only the wgmma core's GEMM CTAs send or sum the tiles they end */
+	if (cfg->comm_sms == 0 && cfg->mma != FGO_MMA_WGMMA && strncmp(cfg->algorithm, "sk_", 3) == 0)
+		REFUSE("comm_sms=0 (the CTA that ends a tile communicates it) runs on the wgmma core"
+		       " (mma=wgmma) in this version; on mma=%s give comm_sms >= 1",
+		       mma_name(cfg->mma));
 	if (cfg->mma == FGO_MMA_WGMMA) {
 		if (wgmma_shape_check(cfg, shape, reason, len) != FGO_OK)
 			return FGO_EUSAGE;

@@ -157,7 +157,8 @@ size_t tune_space_neighbour(const struct tune_space *s, size_t cand, int dim, in
 }
 
 /* The tiles, pipeline and tile order every family takes; the Stream-K
- * forms add their split of CTAs (both must be >= 1). */
+ * forms add their split of CTAs (gemm_sms >= 1; comm_sms 0 has the CTA
+ * that ends a tile communicate it, on the wgmma core and the CPU). */
 #define SPACE_COMMON                                                              \
 	"\"BLK_M\": [16, 32, 64, 128, 256], \"BLK_N\": [16, 32, 64, 128, 256],"    \
 	" \"BLK_K\": [16, 32, 64, 128], \"num_stages\": [1, 2, 3, 4],"              \
@@ -168,7 +169,7 @@ const char *tune_default_space(const char *algorithm)
 	static const char plain[] = "{\"name\": \"tune-default\", " SPACE_COMMON "}\n";
 	static const char stream_k[] =
 		"{\"name\": \"tune-default\", " SPACE_COMMON
-		", \"gemm_sms\": [4, 8, 16, 32, 64, 128], \"comm_sms\": [1, 2, 4, 8]}\n";
+		", \"gemm_sms\": [4, 8, 16, 32, 64, 128], \"comm_sms\": [0, 1, 2, 4, 8]}\n";
 	const struct fgo_algo *a = algo_find(algorithm);
 	return a && a->comm_ctas == FGO_COMM_CTAS_REQUIRED ? stream_k : plain;
 }

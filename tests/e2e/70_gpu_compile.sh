@@ -242,8 +242,8 @@ EOF2
 	expect_exit compile-2.wgmma.ci.1 0 "$GFGO" compile sweeps/ci_compile_wgmma.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/ci-wgmma.csv"
-	expect_eq compile-2.wgmma.ci.2 "25 0 9 0" "$(csv_counts "$T/ci-wgmma.csv")"
-	expect_eq compile-2.wgmma.ci.3 34 "$(tail -n +2 "$T/ci-wgmma.csv" | wc -l)"
+	expect_eq compile-2.wgmma.ci.2 "29 0 9 0" "$(csv_counts "$T/ci-wgmma.csv")"
+	expect_eq compile-2.wgmma.ci.3 38 "$(tail -n +2 "$T/ci-wgmma.csv" | wc -l)"
 	expect_eq compile-2.wgmma.ci.4 18 "$(csv_pairs "$T/ci-wgmma.csv")"
 	expect_eq compile-2.wgmma.ci.5 "2 2 2 3" "$(csv_reason "$T/ci-wgmma.csv" 'takes fp16 or bf16') $(csv_reason "$T/ci-wgmma.csv" 'must be multiples of 8') $(csv_reason "$T/ci-wgmma.csv" 'BLK_N=256 exceeds N/W=88') $(csv_reason "$T/ci-wgmma.csv" 'BLK_M=128 exceeds M/W=50')"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"

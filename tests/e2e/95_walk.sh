@@ -1,7 +1,8 @@
 # 95_walk.sh: every family on the CPU backend walks the one schedule of
 # kernels/schedule.h (kit_walk_run): data-parallel, split-K (split_k 2, 3)
 # and data-parallel + Stream-K (gemm_sms 3, 5, 7; every tile Stream-K in
-# the sk_* families), on ragged shapes, world 1 and 2, every run validated
+# the sk_* families, with comm CTAs and without), on ragged shapes, world 1
+# and 2, every run validated
 # against the reference. Refused with the reason: split_k with gemm_sms > 0
 # (one walk or the other), split_k on an sk_* family, gemm_sms = 0 on one,
 # split_k past the BLK_K slices of a K-sharded family's K/W. Deterministic
@@ -47,6 +48,14 @@ for a in sk_all_scatter sk_all_reduce; do
 	done
 done
 
+# the sk_* forms without comm CTAs (comm_sms 0): the CTA that ends a tile
+# sends (sk_all_scatter) or sums (sk_all_reduce) it; every shape, both worlds
+for a in sk_all_scatter sk_all_reduce; do
+	expect_eq "walk-3.$a.comm0" 16 "$(sql "select count(*) from runs where algorithm = '$a'
+		and comm_sms = 0 and gemm_sms in (3, 7) and split_k = 1 and deterministic = 0
+		and status = 'ok' and validated = 1")"
+done
+
 # the refused ones are stored invalid, each with its reason
 expect_eq walk-4.1 0 "$(sql "select count(*) from runs where status = 'invalid' and (reason is null or reason = '')")"
 expect_eq walk-4.2 "$(sql "select count(*) from runs where split_k > 1 and gemm_sms > 0 and algorithm not like 'sk_%'")" \
@@ -54,12 +63,12 @@ expect_eq walk-4.2 "$(sql "select count(*) from runs where split_k > 1 and gemm_
 expect_eq walk-4.3 "$(sql "select count(*) from runs where split_k > 1 and algorithm like 'sk_%'")" \
 	"$(sql "select count(*) from runs where status = 'invalid' and reason like '% has no split-K form %'")"
 expect_eq walk-4.4 "$(sql "select count(*) from runs where split_k = 1 and gemm_sms = 0 and algorithm like 'sk_%'")" \
-	"$(sql "select count(*) from runs where status = 'invalid' and reason like '%needs gemm_sms >= 1 and comm_sms >= 1%'")"
+	"$(sql "select count(*) from runs where status = 'invalid' and reason like '%needs gemm_sms >= 1, its Stream-K GEMM CTAs%'")"
 expect_eq walk-4.5 1 "$(sql "select count(*) from runs where status = 'invalid' and reason like 'split_k=2 exceeds the 1 BLK_K slices of K/W=32%'")"
 
 # deterministic sums: split-K and Stream-K (hybrid and pure) run and pass
 # the second validated launch; a walk without partial sums is refused
-expect_eq walk-5.1 9 "$(sql "select count(*) from runs where deterministic = 1 and status = 'ok' and validated = 1")"
+expect_eq walk-5.1 10 "$(sql "select count(*) from runs where deterministic = 1 and status = 'ok' and validated = 1")"
 expect_eq walk-5.2 4 "$(sql "select count(*) from runs where deterministic = 1 and status = 'invalid' and
 	reason like 'deterministic=1 fixes the order of split-K or Stream-K partial sums; this walk has none%'")"
 expect_eq walk-5.3 0 "$(sql "select count(*) from runs where deterministic = 1 and config_key not like '%/det'")"

@@ -129,6 +129,12 @@ static void check_validate_good(void)
 		c.comm_sms = (*a)->comm_ctas == FGO_COMM_CTAS_NONE ? 0 : 2;
 		snprintf(id, sizeof id, "valid-%s", (*a)->name);
 		expect_valid(id, &c);
+		/* the sk_* forms without comm CTAs: the CTA that ends a tile communicates */
+		if ((*a)->comm_ctas == FGO_COMM_CTAS_REQUIRED) {
+			c.comm_sms = 0;
+			snprintf(id, sizeof id, "valid-%s-comm0", (*a)->name);
+			expect_valid(id, &c);
+		}
 	}
 	/* every family but sk_* splits K (K/W when K-sharded); Stream-K past the
 	 * iterations there are is fine (idle CTAs) */
@@ -272,10 +278,14 @@ static void check_validate_bad(void)
 	    ALGO("all_reduce_two_shot"); c.k = 64; c.blk_k = 64);
 	BAD("bad-all_scatter-comm-ctas", "all_scatter has no communication CTAs (comm_sms=2 must be 0)",
 	    ALGO("all_scatter"); c.comm_sms = 2);
-	BAD("bad-sk_all_scatter-sms", "needs gemm_sms >= 1 and comm_sms >= 1",
+	BAD("bad-sk_all_scatter-sms",
+	    "sk_all_scatter needs gemm_sms >= 1, its Stream-K GEMM CTAs (got gemm_sms=0); beside"
+	    " them comm_sms >= 0 CTAs communicate (0: the CTA that ends a tile does)",
 	    ALGO("sk_all_scatter"); c.comm_sms = 2);
-	BAD("bad-sk_all_reduce-sms", "needs gemm_sms >= 1 and comm_sms >= 1",
-	    ALGO("sk_all_reduce"); c.gemm_sms = 4);
+	BAD("bad-sk_all_reduce-sms", "sk_all_reduce needs gemm_sms >= 1, its Stream-K GEMM CTAs",
+	    ALGO("sk_all_reduce"); c.comm_sms = 0);
+	BAD("bad-sk_all_reduce-comm-negative", "gemm_sms=4 and comm_sms=-1 must be >= 0",
+	    ALGO("sk_all_reduce"); c.gemm_sms = 4; c.comm_sms = -1);
 	/* the walk: split-K or data-parallel + Stream-K, never both; none split on sk_* */
 	BAD("bad-split-with-gemm_sms",
 	    "split_k=2 and gemm_sms=4: pick one walk, split-K (gemm_sms=0) or data-parallel +"

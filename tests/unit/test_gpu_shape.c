@@ -294,6 +294,41 @@ static void check_cluster(void)
 	T_CONTAINS("cluster-mma-sync-reason", why, "cluster=2 shares B panels through TMA multicast");
 }
 
+/* The sk_* forms with comm_sms = 0 (the CTA that ends a tile sends or sums
+ * it): the wgmma core's storer and side warps do; the mma.sync core has no
+ * such path and refuses with the reason. */
+static void check_sk_comm0(void)
+{
+	char why[256] = "";
+	unsigned int grid = 0;
+	struct gpu_shape s;
+	struct fgo_config c = gemm(FGO_BF16, 128, 128, 64, 4, 12);
+	snprintf(c.algorithm, sizeof c.algorithm, "sk_all_reduce");
+	c.world = 2;
+	c.m = 1024;
+	c.n = 4096;
+	c.k = 14336;
+	c.mma = FGO_MMA_WGMMA;
+	c.gemm_sms = 132;
+	c.comm_sms = 0;
+	T_EQ_INT("sk-comm0-wgmma", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("sk-comm0-grid", gpu_grid_size(algo_find("sk_all_reduce"), &c, 132, &grid, why, sizeof why),
+		 FGO_OK);
+	T_EQ_INT("sk-comm0-grid-n", grid, 132); /* every SM a GEMM CTA */
+	c.comm_sms = 8; /* 132 + 8 cannot all be resident */
+	T_EQ_INT("sk-comm8-grid", gpu_grid_size(algo_find("sk_all_reduce"), &c, 132, &grid, why, sizeof why),
+		 FGO_EUSAGE);
+	c = gemm(FGO_BF16, 64, 64, 32, 2, 4); /* mma.sync */
+	snprintf(c.algorithm, sizeof c.algorithm, "sk_all_scatter");
+	c.gemm_sms = 8;
+	c.comm_sms = 0;
+	T_EQ_INT("sk-comm0-mma-sync", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("sk-comm0-mma-sync-reason", why,
+		   "comm_sms=0 (the CTA that ends a tile communicates it) runs on the wgmma core");
+	c.comm_sms = 2;
+	T_EQ_INT("sk-comm2-mma-sync", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+}
+
 int main(void)
 {
 	check_warp_split();
@@ -303,5 +338,6 @@ int main(void)
 	check_mfma();
 	check_grid();
 	check_cluster();
+	check_sk_comm0();
 	T_DONE();
 }
