@@ -11,16 +11,23 @@
  * tile of a peer's block waits for the chunks holding its rows, then reads
  * the inbox: a peer byte crosses the link once (a K loop loading peer
  * memory itself moved a shard N/W / BLK_N times).
- * Pull: the copy engine copies the peers' chunks in, beside this kernel
- * (the host, src/algos/all_gather_gemm.c: engine_copies), so every SM
- * computes while the link is busy.
+ * Pull: the peers' chunks are copied in. On the mma and SIMT cores the
+ * copy engine copies them, beside this kernel (the host,
+ * src/algos/all_gather_gemm.c: engine_copies), so every SM computes while
+ * the link is busy; on the wgmma core the CTAs read them, as push writes
+ * its (below), but shards over 128 MiB (PULL_BY_ENGINE).
  * Push: each rank copies its shard into every peer's inbox, a chunk in
  * pieces by several CTAs, the chunk's flag raised on the peer once all its
  * pieces are there. With COMM_SMS > 0 the last COMM_SMS CTAs are the
  * producers; with 0 every CTA pushes its share of the pieces before it
  * computes, so no CTA waits before its pushes are out: no cycle.
- * Comm-only waits for the chunks (pushes them first); GEMM-only multiplies
- * the local shard for every block.
+ * On the wgmma core, push and pull alike, every CTA's side warps move its
+ * share of the pieces while its consumers compute (the local block first,
+ * which needs no chunk), or, for a small shard, the CTAs that would only
+ * wait move them all first (mover_plan); a move waits for nothing: no
+ * cycle either.
+ * Comm-only waits for the chunks (moves them first, but the copy engine's);
+ * GEMM-only multiplies the local shard for every block.
  *
  * On the wgmma core (comm_sms 0) the producer thread loads a tile's A rows
  * by TMA through the tensor map of its source block (the inbox for a
@@ -43,38 +50,103 @@ __device__ __forceinline__ elem_t *c_block(const struct launch *L, int p)
 	return heap_at(L, L->rank, L->c_off) + (long)p * M_ * N_;
 }
 
-#if PUSH
-/* A chunk goes out in PIECES pieces, each copied by one CTA (a small shard
+#if PUSH || MMA == 64
+/* A chunk moves in PIECES pieces, each copied by one CTA (a small shard
  * of one chunk copied by one CTA alone crossed the link at a few tens of
  * GB/s: 0.53x the vendor sequence at 128 x 4096 x 14336 on two H100s).
- * The pieces of chunk c of this rank count their arrivals at a counter on
- * each peer (after the flags, src/algos/all_gather_gemm.c's layout); the
- * piece that arrives last raises the chunk's flag there and zeroes the
- * counter for the next launch, so a tile still waits for one flag. */
-#define PIECES (CHUNKS >= 64 ? 1 : 64 / CHUNKS > 16 ? 16 : 64 / CHUNKS)
+ * The pieces of chunk c of source p count their arrivals at a counter in
+ * the receiver's flags (after the flags, src/algos/all_gather_gemm.c's
+ * layout); the piece that arrives last raises the chunk's flag and zeroes
+ * the counter for the next launch, so a tile still waits for one flag.
+ * On the wgmma core 64 side-warp threads move a piece, not a whole CTA:
+ * more pieces, up to one for every CTA of a full grid even where the shard
+ * is one chunk (32 pieces of a 64-row shard took 7 us longer at
+ * 128 x 4096 x 14336 on two H100s: each side team went round 7 times). */
+#if MMA == 64
+#define PIECES_ALL 128
+#define PIECES_MAX 128
+#else
+#define PIECES_ALL 64
+#define PIECES_MAX 16
+#endif
+#define PIECES (CHUNKS >= PIECES_ALL ? 1 : PIECES_ALL / CHUNKS > PIECES_MAX ? PIECES_MAX : PIECES_ALL / CHUNKS)
 #define COUNTER0 ((long)WORLD * CHUNKS)
 
-/* Piece i of chunk c of this rank's shard into every peer's inbox. */
-__device__ __forceinline__ void push_piece(const struct launch *L, long c, int i)
+/* Elements [e0, e1) of chunk c of a shard that its piece i holds:
+ * ceil(elems / PIECES) a piece, in whole 16-byte vectors, so the pieces
+ * cover the chunk (rounding elems / PIECES down first left up to
+ * PIECES - 1 elements at the chunk's end unsent: 32 pieces of 58 x 296). */
+__device__ __forceinline__ void piece_span(long c, long i, long *e0, long *e1)
 {
 	const long r0 = c * CHUNK_ROWS;
 	const long elems = (M_ - r0 < CHUNK_ROWS ? M_ - r0 : CHUNK_ROWS) * K_;
-	const long per = (elems / PIECES + VEC - 1) / VEC * VEC; /* whole 16-byte vectors */
-	const long e0 = (long)i * per < elems ? (long)i * per : elems;
-	const long e1 = e0 + per < elems ? e0 + per : elems;
-	if (e1 > e0) /* contiguous rows: one long row */
-		copy_to_peers(L, heap_at(L, L->rank, L->a_off) + r0 * K_ + e0, L->work_off,
-			      ((long)L->rank * M_ + r0) * K_ + e0, e1 - e0, 1, (int)(e1 - e0));
-	__syncthreads();
-	if (threadIdx.x != 0)
+	const long per = ((elems + PIECES - 1) / PIECES + VEC - 1) / VEC * VEC;
+	*e0 = i * per < elems ? i * per : elems;
+	*e1 = (i + 1) * per < elems ? (i + 1) * per : elems;
+}
+
+/* Chunk c of source p's shard, by team t, its pieces j = first,
+ * first + step, ... of a sequence in which this chunk's PIECES start at
+ * lo: push (p is this rank) copies them into every peer's inbox and counts
+ * them on each peer; pull copies them from peer p's shard into this
+ * rank's inbox and counts them here. Then, once, the system fence and the
+ * arrivals, all n at once: a CTA pushing eight pieces of a small shard
+ * paid a fence and a remote round trip for each, the tail of a 45 us
+ * launch. Traced as a put (a pull's: a0 the peer it read). */
+template <class Team>
+__device__ __forceinline__ void gather_chunk(const Team &t, const struct launch *L, int p, long c,
+					     long lo, long first, long step)
+{
+	const long hi = lo + PIECES;
+	long j = first >= lo ? first : first + (lo - first + step - 1) / step * step;
+	if (j >= hi)
 		return;
-	fgo_fence_system(); /* the CTA's stores, before its arrival */
-	int peers[PEERS];
-	peers_of(L->rank, peers);
-	for (int s = 0; s < WORLD - 1; s++) {
-		unsigned int *f = flags_of(L, peers[s]) + (long)L->rank * CHUNKS + c;
-		unsigned int *count = flags_of(L, peers[s]) + COUNTER0 + (long)L->rank * CHUNKS + c;
-		if (fgo_count_arrival(count) == PIECES - 1) {
+	/* traced by the team's thread 0: lane 0 for a CTA, 2 for the side warps */
+	const bool tr = t.tid() == 0;
+	const int lane = t.size() == THREADS ? 0 : 2;
+	const unsigned int n = (unsigned int)((hi - j + step - 1) / step);
+	const long row0 = c * CHUNK_ROWS * K_; /* the chunk in a shard */
+	long e0, e1, bytes = 0;
+	(void)tr;
+	(void)lane;
+#ifdef FGO_TRACE
+	for (long i = j; i < hi; i += step) { /* the trace's bytes: the span's own */
+		piece_span(c, i - lo, &e0, &e1);
+		bytes += (e1 - e0) * (long)sizeof(elem_t);
+	}
+#endif
+	(void)bytes;
+	FGO_TRACE_IF(tr, lane, FGO_TR_PUT, PUSH ? -1 : p, bytes, c, -1, -1);
+	for (; j < hi; j += step) {
+		piece_span(c, j - lo, &e0, &e1);
+		if (e1 <= e0)
+			continue;
+#if PUSH /* contiguous rows: one long row */
+		team_copy_to_peers(t, L, heap_at(L, L->rank, L->a_off) + row0 + e0, L->work_off,
+				   (long)L->rank * M_ * K_ + row0 + e0, e1 - e0, 1, (int)(e1 - e0));
+#else
+		const elem_t *from[1] = { heap_at(L, p, L->a_off) + row0 + e0 };
+		elem_t *to[1] = { heap_at(L, L->rank, L->work_off) + (long)p * M_ * K_ + row0 + e0 };
+		block_sum<Team, 1, 1, team_depth<Team>::value>(t, to, from, e1 - e0, 1, (int)(e1 - e0));
+#endif
+	}
+	t.sync();
+	FGO_TRACE_IF(tr, lane, FGO_TR_PUT | FGO_TR_END, PUSH ? -1 : p, bytes, c, -1, -1);
+	if (t.tid() != 0)
+		return;
+	fgo_fence_system(); /* the team's stores, before its arrivals */
+	int to[PEERS];
+	int dests = 1;
+#if PUSH
+	peers_of(L->rank, to);
+	dests = WORLD - 1;
+#else
+	to[0] = L->rank;
+#endif
+	for (int s = 0; s < dests; s++) {
+		unsigned int *f = flags_of(L, to[s]) + (long)p * CHUNKS + c;
+		unsigned int *count = flags_of(L, to[s]) + COUNTER0 + (long)p * CHUNKS + c;
+		if (fgo_count_arrivals(count, n) + n == PIECES) {
 			*count = 0;
 			fgo_flag_release(f, L->epoch);
 		}
@@ -103,16 +175,27 @@ __device__ __forceinline__ void gather_comm_only(const struct launch *L, const s
 	}
 }
 
-#if PUSH
-/* Every piece of this rank's shard to the peers, chunk by chunk (the order
- * the peers' walks read them): pieces first, first + step, ... by this
- * CTA. */
-__device__ __forceinline__ void push_chunks(const struct launch *L, long first, long step)
+#if PUSH || MMA == 64
+/* This team's pieces (first, first + step, ... of the sequence) of what
+ * this rank moves, chunk by chunk in the order the walks read them, so
+ * the first chunks land first: push, its own shard's CHUNKS x PIECES;
+ * pull on the wgmma core, the peers' shards in the walk's block order,
+ * (W - 1) x CHUNKS x PIECES. */
+template <class Team>
+__device__ __forceinline__ void gather_chunks(const Team &t, const struct launch *L, long first,
+					      long step)
 {
 	if (L->mode == MODE_GEMM_ONLY || WORLD < 2)
 		return;
-	for (long j = first; j < (long)CHUNKS * PIECES; j += step)
-		push_piece(L, j / PIECES, (int)(j % PIECES));
+#if PUSH
+	for (long c = 0; c < CHUNKS; c++)
+		gather_chunk(t, L, L->rank, c, c * PIECES, first, step);
+#else
+	for (int q = 1; q < WORLD; q++)
+		for (long c = 0; c < CHUNKS; c++)
+			gather_chunk(t, L, sched_peer(L->rank, WORLD, q), c,
+				     ((q - 1) * (long)CHUNKS + c) * PIECES, first, step);
+#endif
 }
 #endif
 
@@ -158,6 +241,69 @@ struct gather_out {
 	__device__ void publish(long) const {}
 };
 
+/* Who moves the chunks (push: this rank's shard out; pull: the peers'
+ * shards in). A CTA whose first segment is a peer's (not of the walk's
+ * block 0, this rank's own shard) can do nothing until a chunk has
+ * arrived: where the shard is small and a quarter of the grid or more is
+ * such, those CTAs move every piece with all their threads before their
+ * walk (movers of them, this one the mine-th), and the others compute at
+ * once. Elsewhere every CTA's side warps move its pieces while its
+ * consumers compute. Measured on push: pushed by the whole CTA before its
+ * walk, the pieces held every CTA's first tile back until the shard was
+ * out (two H100s, 4096 x 4096 x 14336: 0.75x the time by the side warps);
+ * by the side warps where most CTAs only wait, a 1.8 MB shard's chunk
+ * took 30 us longer (128 x 4096 x 14336, 16 of 32 CTAs: 1.06-1.14x the
+ * time of the build before at W=2 and 4, the waiting CTAs 0.99-1.02x).
+ * With larger shards the waiting CTAs were the slower (four H100s, 7.3 MB:
+ * 1.10x the time against the side warps' 1.02x; 29 MB: 1.32x against
+ * 1.00x). Pull on the wgmma core moves its chunks the same way (before,
+ * the copy engine copied them, peer after peer and chunk after chunk).
+ * Not solved: a small grid has too few side warps to keep the link busy
+ * (pull at 1024 x 4096 x 14336 with 128 x 256 tiles, 64 CTAs and a
+ * 14.7 MB shard: 1.31-1.41x the copy engine's time at W=2, 1.73x at W=4;
+ * the 64 x 128 tiles there gain 0.72-0.97x). */
+#define SMALL_SHARD ((long)M_ * K_ * (long)sizeof(elem_t) <= (4L << 20))
+/* Pull of a shard over 128 MiB: the copy engine copies it (the host,
+ * src/algos/all_gather_gemm.c: engine_copies, decides the same): the CTAs
+ * reading it took 1.15x the time with 235 MB at W=2. */
+#define PULL_BY_ENGINE (!PUSH && (long)M_ * K_ * (long)sizeof(elem_t) > (128L << 20))
+struct mover_plan {
+	bool by_ctas; /* the waiting CTAs move the pieces, not the side warps */
+	int movers, mine; /* mine: this CTA's index among them, -1: not one */
+};
+
+__device__ __forceinline__ struct mover_plan mover_plan_make(const struct wg_walk &walk, long tiles)
+{
+	struct mover_plan mp;
+	int waiting = 0, before = 0;
+	bool me = false;
+	for (int c0 = 0; c0 < (int)gridDim.x; c0 += THREADS) { /* a thread a CTA of the grid */
+		const int c = c0 + (int)threadIdx.x;
+		struct sched_seg sg;
+		const bool w = c < (int)gridDim.x && (!sched_walk_first(&walk.w, c, &sg) || sg.tile >= tiles);
+		waiting += __syncthreads_count(w);
+		before += __syncthreads_count(w && c < (int)blockIdx.x);
+		me = me || __syncthreads_or(w && c == (int)blockIdx.x);
+	}
+	mp.by_ctas = SMALL_SHARD && 4 * waiting >= (int)gridDim.x;
+	mp.movers = waiting;
+	mp.mine = me ? before : -1;
+	return mp;
+}
+
+/* The side warps move this CTA's pieces while the consumers compute,
+ * unless the waiting CTAs move them all (mover_plan). */
+struct mover_side : wg_side_base {
+	enum { producer_regs = 80 };
+	const struct launch *L;
+	bool on;
+	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &) const
+	{
+		if (on)
+			gather_chunks(t, L, blockIdx.x, gridDim.x);
+	}
+};
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
@@ -174,13 +320,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 
-#if PUSH
-	push_chunks(&L, blockIdx.x, gridDim.x); /* before any wait: no cycle */
-#endif
+	const struct wg_walk walk = wg_walk_make(&L);
+	/* a CTA's moves wait for nothing, and they are out (or under way on
+	 * its side warps) before its first wait: no cycle */
+	const struct mover_plan mp = mover_plan_make(walk, g.tiles);
+	struct mover_side side;
+	side.L = &L;
+	side.on = mode != MODE_COMM_ONLY && !mp.by_ctas && !PULL_BY_ENGINE;
+	if (!PULL_BY_ENGINE && mode == MODE_COMM_ONLY) /* else the copy engine moves them */
+		gather_chunks(cta_team(), &L, blockIdx.x, gridDim.x);
+	else if (!PULL_BY_ENGINE && mp.by_ctas && mp.mine >= 0)
+		gather_chunks(cta_team(), &L, mp.mine, mp.movers);
 	if (mode == MODE_COMM_ONLY)
 		gather_comm_only(&L, &g, blockIdx.x, gridDim.x);
 	else
-		wgmma_gemm_walked(&L, in, &map_b, watch, out, wg_no_side());
+		wgmma_gemm_walk(in, &map_b, watch, out, side, walk);
 }
 #else
 extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS)
@@ -195,9 +349,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 #if PUSH
 	/* producers: the comm CTAs, else every CTA before its tiles */
 	if (COMM_SMS > 0 && (int)blockIdx.x >= gemm)
-		push_chunks(&L, (long)blockIdx.x - gemm, COMM_SMS);
+		gather_chunks(cta_team(), &L, (long)blockIdx.x - gemm, COMM_SMS);
 	else if (COMM_SMS == 0)
-		push_chunks(&L, blockIdx.x, gemm);
+		gather_chunks(cta_team(), &L, blockIdx.x, gemm);
 #endif
 	if ((int)blockIdx.x >= gemm)
 		return;

@@ -360,11 +360,11 @@ __device__ __forceinline__ void block_sum(elem_t *const (&dst)[ND], const elem_t
 
 /* The rows x cols block at src (leading dimension ld) into every other
  * rank's buffer at heap offset dst_off, element offset at: one read, W - 1
- * writes, by the CTA, DEPTH loads in flight a thread. */
-template <int DEPTH = 4>
-__device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem_t *src,
-					      unsigned long long dst_off, long at, long ld, int rows,
-					      int cols)
+ * writes, by team t, DEPTH loads in flight a thread. */
+template <class Team, int DEPTH = team_depth<Team>::value>
+__device__ __forceinline__ void team_copy_to_peers(const Team &t, const struct launch *L,
+						   const elem_t *src, unsigned long long dst_off,
+						   long at, long ld, int rows, int cols)
 {
 	if (WORLD < 2)
 		return;
@@ -375,7 +375,16 @@ __device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem
 #pragma unroll
 	for (int p = 0; p < PEERS; p++)
 		to[p] = heap_at(L, peers[p], dst_off) + at;
-	block_sum<1, PEERS, DEPTH>(to, from, ld, rows, cols);
+	block_sum<Team, 1, PEERS, DEPTH>(t, to, from, ld, rows, cols);
+}
+
+/* The same by the CTA. */
+template <int DEPTH = 4>
+__device__ __forceinline__ void copy_to_peers(const struct launch *L, const elem_t *src,
+					      unsigned long long dst_off, long at, long ld, int rows,
+					      int cols)
+{
+	team_copy_to_peers<cta_team, DEPTH>(cta_team(), L, src, dst_off, at, ld, rows, cols);
 }
 
 /* dst[d] = the sum, by team t, of the rows x cols block at element offset

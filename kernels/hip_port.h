@@ -58,14 +58,18 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int 
 	return v;
 }
 #define fgo_fence_system() __threadfence_system()
-/* One arrival at a counter in (possibly peer) memory, acquire and release
- * at the system scope; the count before it. */
-__device__ __forceinline__ unsigned int fgo_count_arrival(unsigned int *counter)
+/* n arrivals at a counter in (possibly peer) memory, acquire and release
+ * at the system scope; the count before them. */
+__device__ __forceinline__ unsigned int fgo_count_arrivals(unsigned int *counter, unsigned int n)
 {
 	unsigned int old;
-	asm volatile("atom.acq_rel.sys.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+	asm volatile("atom.acq_rel.sys.global.add.u32 %0, [%1], %2;"
+		     : "=r"(old)
+		     : "l"(counter), "r"(n)
+		     : "memory");
 	return old;
 }
+
 /* Nanoseconds of the GPU's global timer (for wait timeouts). */
 __device__ __forceinline__ unsigned long long fgo_now_ns(void)
 {
@@ -139,10 +143,11 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int 
 	return __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
 }
 #define fgo_fence_system() __threadfence_system()
-__device__ __forceinline__ unsigned int fgo_count_arrival(unsigned int *counter)
+__device__ __forceinline__ unsigned int fgo_count_arrivals(unsigned int *counter, unsigned int n)
 {
-	return __hip_atomic_fetch_add(counter, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_SYSTEM);
+	return __hip_atomic_fetch_add(counter, n, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_SYSTEM);
 }
+
 /* wall_clock64() counts at a constant 100 MHz on CDNA GPUs. HIP 5.2
  * declares it for the device pass only, and hipcc -c also parses device
  * functions for the host, where this is never called. */

@@ -3,9 +3,9 @@
  * C[:, r*N/W, +N/W) = A x B_r. Both gather each peer's shard once into a
  * local inbox, chunk by chunk with a flag per chunk, and a tile of a peer's
  * rows waits for the chunks it reads: pull copies the peers' chunks in
- * itself (on the GPU the copy engine does, beside the kernel:
- * engine_copies), push has each rank copy its shard into every peer's
- * inbox. A peer's byte crosses the link once either way (a tile reading
+ * itself (on the GPU the kernel's CTAs do on the wgmma core, else the copy
+ * engine beside the kernel: engine_copies), push has each rank copy its
+ * shard into every peer's inbox. A peer's byte crosses the link once either way (a tile reading
  * peer memory in its K loop moved a shard N/W / BLK_N times: 2-4x slower
  * than the vendor sequence on two H100s). */
 #include <stdio.h>
@@ -243,8 +243,8 @@ static void chunk_span(const struct fgo_config *cfg, const struct fgo_layout *la
 /* Pull's copies, in the order this rank's walk reads them: the peers in
  * sched_peer order (the walk's blocks 1 .. W - 1), each chunk by chunk;
  * chunk c of peer p lands at p's rows of this rank's inbox and raises flag
- * [p * chunks + c] here. The GPU backend has the copy engine make them
- * (fgo_algo.engine_copies); the CPU's pull makes them itself. */
+ * [p * chunks + c] here. The CPU's pull makes them itself; on the GPU
+ * see engine_copies. */
 static int pull_copies(const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
 		       struct fgo_engine_copy *c, int max)
 {
@@ -262,6 +262,23 @@ static int pull_copies(const struct fgo_config *cfg, const struct fgo_layout *la
 		}
 	}
 	return n;
+}
+
+/* The copies the GPU backend has the copy engine make beside the kernel
+ * (fgo_algo.engine_copies): pull's, but on the wgmma core, whose CTAs read
+ * a shard of up to PULL_ENGINE_BYTES themselves (kernels/all_gather_gemm.hip
+ * decides the same from the same sizes). Four H100s, against the copy
+ * engine: 0.79-0.81x the time at W=4, M = 1024 and 4096 (the engine copies
+ * the peers one after another), 0.95-0.99x at W=2 up to a 67 MB shard,
+ * but 1.15-1.16x with 235 MB (16384 x 4096 x 14336, W=2). */
+#define PULL_ENGINE_BYTES (128L << 20)
+static int engine_copies(const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
+			 struct fgo_engine_copy *c, int max)
+{
+	double shard = (double)(cfg->m / cfg->world) * (double)cfg->k * (double)dtype_size(cfg->dtype);
+	if (cfg->mma == FGO_MMA_WGMMA && shard <= (double)PULL_ENGINE_BYTES)
+		return 0;
+	return pull_copies(cfg, lay, rank, c, max);
 }
 
 static int pull_run(const struct fgo_exec *ex, enum fgo_mode mode)
@@ -350,14 +367,14 @@ static int baseline(const struct fgo_exec *ex)
 const struct fgo_algo algo_all_gather_gemm_pull = {
 	.name = "all_gather_gemm_pull",
 	.family = "all_gather_gemm",
-	.summary = "A row-sharded, B column-sharded; each peer's A shard pulled once into a local inbox (the copy engine on GPUs), comm_blk_m-row chunks with a flag each",
+	.summary = "A row-sharded, B column-sharded; each peer's A shard pulled once into a local inbox (on GPUs by the CTAs, or the copy engine), comm_blk_m-row chunks with a flag each",
 	.needs_comm = 1,
 	.validate = ag_validate,
 	.layout = layout,
 	.link_bytes = link_bytes,
 	.cpu_run = pull_run,
 	.cpu_baseline = baseline,
-	.engine_copies = pull_copies,
+	.engine_copies = engine_copies,
 	.gpu_source = "kernels/all_gather_gemm.hip",
 	.space = FGO_SPACE_A_ROWS,
 	.split_k = 1,
