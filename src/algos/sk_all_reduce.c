@@ -181,7 +181,7 @@ static int sk_baseline(const struct fgo_exec *ex)
 const struct fgo_algo algo_sk_all_reduce = {
 	.name = "sk_all_reduce",
 	.family = "all_reduce",
-	.summary = "as all_reduce_one_shot, with the partial GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs summing ready tiles",
+	.summary = "as all_reduce_one_shot, with the partial GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs summing ready tiles (0: the CTA that ends a tile sums it)",
 	.needs_comm = 1,
 	.validate = sk_validate,
 	.layout = sk_layout,

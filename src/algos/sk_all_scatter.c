@@ -141,7 +141,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 const struct fgo_algo algo_sk_all_scatter = {
 	.name = "sk_all_scatter",
 	.family = "all_scatter",
-	.summary = "as all_scatter, with the GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs pushing finished tiles",
+	.summary = "as all_scatter, with the GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs pushing finished tiles (0: the CTA that ends a tile pushes it)",
 	.needs_comm = 1,
 	.validate = sk_validate,
 	.layout = sk_layout,

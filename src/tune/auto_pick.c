@@ -23,7 +23,7 @@ const char *auto_pick_space(const struct fgo_config *cfg, const char *arch)
 		if (sk)
 			return "{\"name\": \"auto\", \"BLK_M\": [64, 128], \"BLK_N\": [64, 128, 256],"
 			       " \"BLK_K\": 64, \"num_stages\": [3, 4, 6], \"num_warps\": [8, 12],"
-			       " \"mma\": \"wgmma\", \"gemm_sms\": [116, 124, 128], \"comm_sms\": [4, 8, 16]}";
+			       " \"mma\": \"wgmma\", \"gemm_sms\": [116, 124, 128, 132], \"comm_sms\": [0, 4, 8, 16]}";
 		if (gather)
 			return "{\"name\": \"auto\", \"BLK_M\": [64, 128], \"BLK_N\": [64, 128, 256],"
 			       " \"BLK_K\": 64, \"num_stages\": [3, 4, 6], \"num_warps\": [8, 12],"
@@ -56,6 +56,15 @@ static void kept_fields(const struct fgo_config *cfg, struct fgo_config_mask *se
 	set->gemm_sms = set->comm_sms = (cfg->given & FGO_GIVEN_SMS) != 0;
 }
 
+/* A Stream-K form's CTAs wait on each other, so all of them must be
+ * resident: at one CTA an SM, as most wgmma tiles of the space run, more
+ * than the machine's compute units (when the fit knows them) would be
+ * refused at launch, so none is picked. */
+static int fits_machine(const struct fgo_config *c, const struct model_machine *m)
+{
+	return m->cus <= 1 || (long)c->gemm_sms + c->comm_sms <= m->cus;
+}
+
 int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_model *pm,
 		  struct fgo_config *out, double *ms, size_t *ranked)
 {
@@ -74,7 +83,7 @@ int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct p
 		const struct fgo_config *c = &space.items[i].cfg;
 		double t;
 		if (!space.items[i].valid || defaults_check(c, arch, why, sizeof why) ||
-		    !((t = predict_model_ms(pm, c)) > 0))
+		    !fits_machine(c, &pm->machine) || !((t = predict_model_ms(pm, c)) > 0))
 			continue;
 		++*ranked;
 		/* ties keep the earlier: the table's pick first, then space order */

@@ -277,6 +277,33 @@ static void check_smem(void)
 	T_EQ_INT("smem-limit-amd", gpu_arch_smem_limit("gfx942"), 0);
 }
 
+/* config auto for a Stream-K form on the wgmma core: its space holds
+ * 132 + 0 CTAs (no communication CTAs: the best on two and four H100s)
+ * and splits past the SMs (132 + 16). With the units term alone (fewer
+ * tiles a CTA is faster) and the units unknown the pick has 128 GEMM CTAs
+ * (132 ties with it; the space's order keeps the first) and no
+ * communication CTAs; with 120 units known, no pick has more CTAs than
+ * that (they wait on each other): 116. */
+static void check_auto_sk(void)
+{
+	struct predict_model pm;
+	struct fgo_config c = problem("sk_all_reduce", 2, 1024, 4096, 14336), out;
+	double ms;
+	size_t ranked;
+	memset(&pm, 0, sizeof pm);
+	pm.ncores = 1;
+	snprintf(pm.core[0].core, sizeof pm.core[0].core, "wgmma");
+	pm.core[0].coef[MT_UNITS] = 1;
+	model_machine_fill(&pm.machine);
+	T_EQ_INT("auto-sk-fit", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
+	T_CHECK("auto-sk-most-ctas", out.gemm_sms == 128 && out.comm_sms == 0, "%d + %d CTAs",
+		out.gemm_sms, out.comm_sms);
+	pm.machine.cus = 120;
+	T_EQ_INT("auto-sk-fit-120", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
+	T_CHECK("auto-sk-resident", out.gemm_sms == 116 && out.gemm_sms + out.comm_sms <= 120,
+		"%d + %d CTAs", out.gemm_sms, out.comm_sms);
+}
+
 int main(void)
 {
 	check_smem();
@@ -286,5 +313,6 @@ int main(void)
 	check_fallback();
 	check_plan();
 	check_auto();
+	check_auto_sk();
 	T_DONE();
 }
