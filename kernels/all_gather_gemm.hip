@@ -72,17 +72,13 @@ __device__ __forceinline__ elem_t *c_block(const struct launch *L, int p)
 #define PIECES (CHUNKS >= PIECES_ALL ? 1 : PIECES_ALL / CHUNKS > PIECES_MAX ? PIECES_MAX : PIECES_ALL / CHUNKS)
 #define COUNTER0 ((long)WORLD * CHUNKS)
 
-/* Elements [e0, e1) of chunk c of a shard that its piece i holds:
- * ceil(elems / PIECES) a piece, in whole 16-byte vectors, so the pieces
- * cover the chunk (rounding elems / PIECES down first left up to
- * PIECES - 1 elements at the chunk's end unsent: 32 pieces of 58 x 296). */
+/* Elements [e0, e1) of chunk c of a shard that its piece i holds, in
+ * whole 16-byte vectors (schedule.h: the pieces cover the chunk once). */
 __device__ __forceinline__ void piece_span(long c, long i, long *e0, long *e1)
 {
-	const long r0 = c * CHUNK_ROWS;
-	const long elems = (M_ - r0 < CHUNK_ROWS ? M_ - r0 : CHUNK_ROWS) * K_;
-	const long per = ((elems + PIECES - 1) / PIECES + VEC - 1) / VEC * VEC;
-	*e0 = i * per < elems ? i * per : elems;
-	*e1 = (i + 1) * per < elems ? (i + 1) * per : elems;
+	long r0, r1;
+	sched_chunk_rows(M_, CHUNK_ROWS, c, &r0, &r1);
+	sched_piece_span((r1 - r0) * K_, PIECES, VEC, i, e0, e1);
 }
 
 /* Chunk c of source p's shard, by team t, its pieces j = first,

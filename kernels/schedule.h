@@ -464,4 +464,17 @@ SCHED_FN void sched_chunk_rows(long rows, long chunk_rows, long c, long *r0, lon
 	*r1 = *r0 + chunk_rows < rows ? *r0 + chunk_rows : rows;
 }
 
+/* A chunk of elems elements cut into pieces (kernels/all_gather_gemm.hip
+ * moves each by a team of one CTA): piece i holds [e0, e1), ceil(elems /
+ * pieces) elements rounded up to whole vectors of vec, the last ones short
+ * or empty, so the pieces cover the chunk once. (Rounding elems / pieces
+ * down before the vectors left up to pieces - 1 elements at the chunk's
+ * end uncovered: 32 pieces of 58 x 296.) */
+SCHED_FN void sched_piece_span(long elems, long pieces, long vec, long i, long *e0, long *e1)
+{
+	const long per = ((elems + pieces - 1) / pieces + vec - 1) / vec * vec;
+	*e0 = i * per < elems ? i * per : elems;
+	*e1 = (i + 1) * per < elems ? (i + 1) * per : elems;
+}
+
 #endif

@@ -222,6 +222,32 @@ static void check_peer_and_chunks(void)
 	}
 }
 
+/* A chunk's pieces (sched_piece_span) cover it once, in order, each
+ * starting on a whole vector, for chunk sizes and piece counts of every
+ * kind: the gather's chunks of 58 x 296 elements in 32 pieces (which the
+ * floor-first rounding left 16 elements short of), one row, fewer elements
+ * than pieces, exact multiples. */
+static void check_pieces(void)
+{
+	static const long cases[][3] = { { 58 * 296, 32, 8 }, { 64 * 14336, 128, 8 }, { 122 * 296, 32, 8 },
+					 { 17168, 16, 8 },     { 7, 16, 8 },           { 1, 1, 8 },
+					 { 4096, 128, 8 },     { 4097, 128, 8 },       { 2048 * 14336, 4, 8 },
+					 { 1000, 3, 4 } };
+	char id[64];
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+		long elems = cases[i][0], pieces = cases[i][1], vec = cases[i][2], next = 0, bad = 0;
+		for (long p = 0; p < pieces; p++) {
+			long e0, e1;
+			sched_piece_span(elems, pieces, vec, p, &e0, &e1);
+			bad += e0 != next || e1 < e0 || (e0 < elems && e0 % vec != 0);
+			next = e1;
+		}
+		snprintf(id, sizeof id, "pieces-%ld-in-%ld", elems, pieces);
+		T_CHECK(id, !bad && next == elems, "%ld pieces cover [0, %ld) of %ld, %ld bad", pieces, next,
+			elems, bad);
+	}
+}
+
 /* The walk (sched_walk_*): over every CTA's segments, each MAC iteration of
  * each tile computed exactly once, each tile ended exactly once; a
  * hand-over only as the first Stream-K segment of a range, at most one a
@@ -374,6 +400,7 @@ int main(void)
 	check_streamk();
 	check_dp_and_owner();
 	check_peer_and_chunks();
+	check_pieces();
 	check_walk();
 	T_DONE();
 }
