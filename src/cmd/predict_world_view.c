@@ -190,12 +190,13 @@ static void family_note(const char *algorithm, int world, const struct family_ro
 }
 
 /* The family's configurations stored at cfg's W ranked at cfg's shape
- * (world_rank.h): the first into *top, how many in *ranked (0: none
- * stored, or no cost model to say their GEMMs). */
+ * (world_rank.h; c_base: the base family's terms for those that
+ * world_fit_family gives it, NULL when none): the first into *top, how
+ * many in *ranked (0: none stored, or no cost model to say their GEMMs). */
 static int family_rank(struct fgo_store *store, const char *host, const char *backend,
 		       const struct fgo_config *cfg, const struct world_gemm_model *gm,
-		       const double c[WORLD_TERMS], struct world_cand *top, size_t *ranked,
-		       int *from_world, char *err, size_t len)
+		       const double c[WORLD_TERMS], const double *c_base, struct world_cand *top,
+		       size_t *ranked, int *from_world, char *err, size_t len)
 {
 	struct world_run *runs = NULL;
 	struct world_cand *cand = NULL;
@@ -210,7 +211,7 @@ static int family_rank(struct fgo_store *store, const char *host, const char *ba
 		rc = world_runs_load(store, host, backend, cfg->algorithm, *from_world, &runs, &n, err,
 				     len);
 	(*from_world)++;
-	if (rc == FGO_OK && n && (rc = world_rank(runs, n, cfg, gm, c, &cand, ranked)) != FGO_OK)
+	if (rc == FGO_OK && n && (rc = world_rank(runs, n, cfg, gm, c, c_base, &cand, ranked)) != FGO_OK)
 		snprintf(err, len, "out of memory ranking the configurations of %s", cfg->algorithm);
 	if (rc == FGO_OK && *ranked)
 		*top = cand[0];
@@ -312,6 +313,20 @@ int predict_world_view(const struct predict_view_opts *o)
 			     cfg.algorithm, o->world, shape);
 			continue;
 		}
+		/* a Stream-K form's configurations with comm_sms 0 are its base
+		 * family's mechanism (world_fit_family): ranked with its terms */
+		struct fgo_config plain = cfg;
+		struct world_model base;
+		const double *c_base = NULL;
+		plain.comm_sms = 0;
+		if (strcmp(world_fit_family(&plain), cfg.algorithm)) {
+			if ((rc = world_model_load(store, host, backend, world_fit_family(&plain), o->world,
+						   link, mach.mem_gbps, &base, err, sizeof err)) != FGO_OK) {
+				error("%s", err);
+				break;
+			}
+			c_base = base.coef.c;
+		}
 		struct world_inputs in = { gemm, link, mach.mem_gbps, units, fr.model.coef.c, 0, 0 };
 		family_baseline(&cfg, backend, curves, ncurves, &in, fr.baseline_from,
 				sizeof fr.baseline_from);
@@ -320,8 +335,8 @@ int predict_world_view(const struct predict_view_opts *o)
 		struct world_cand top;
 		size_t ranked = 0;
 		int ranked_w = o->world;
-		if ((rc = family_rank(store, host, backend, &cfg, &gmodel, fr.model.coef.c, &top, &ranked,
-				      &ranked_w, err, sizeof err)) != FGO_OK) {
+		if ((rc = family_rank(store, host, backend, &cfg, &gmodel, fr.model.coef.c, c_base, &top,
+				      &ranked, &ranked_w, err, sizeof err)) != FGO_OK) {
 			error("%s", err);
 			break;
 		}
@@ -336,6 +351,8 @@ int predict_world_view(const struct predict_view_opts *o)
 			in.gemm_ms = gemm = top.gemm_ms;
 			in.units = world_units(&cfg);
 			in.copy_ms = top.copy_ms;
+			if (c_base && strcmp(world_fit_family(&cfg), cfg.algorithm))
+				in.coef = c_base; /* its comm and reduce columns too */
 			snprintf(gsrc, sizeof gsrc, "ranked");
 		} else if (world_copy_family(&cfg)) {
 			/* a Stream-K form with no configuration to rank: no comm-only
@@ -363,10 +380,12 @@ int predict_world_view(const struct predict_view_opts *o)
 			p.speedup = p.baseline_ms / p.fused_ms;
 			config_key(&top.cfg, top_key, sizeof top_key);
 			note("%s at W=%d: %zu configurations stored at W=%d ranked here%s; first %s"
-			     " (per-rank GEMM x%.2f, fused x%.2f from %s runs at the nearest shapes)",
+			     " (per-rank GEMM x%.2f, fused x%.2f from %s runs at the nearest shapes%s%s)",
 			     cfg.algorithm, o->world, ranked, ranked_w,
 			     ranked_w != o->world ? " (extrapolated: none stored at this W)" : "", top_key,
-			     top.k_gemm, top.k_fused, top.own ? "its own" : "the family's");
+			     top.k_gemm, top.k_fused, top.own ? "its own" : "the family's",
+			     in.coef != fr.model.coef.c ? "; the terms of " : "",
+			     in.coef != fr.model.coef.c ? world_fit_family(&cfg) : "");
 		}
 		family_note(cfg.algorithm, o->world, &fr);
 		int bm, bn;

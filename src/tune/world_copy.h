@@ -43,6 +43,15 @@ struct world_copy {
  * comm_sms > 0): its link side is the copy time, not bytes at a rate. */
 int world_copy_family(const struct fgo_config *cfg);
 
+/* The family whose multi-GPU terms model cfg: a Stream-K form with
+ * comm_sms 0 has no comm CTAs, the CTA that ends a tile sends (or sums)
+ * it as its base family does (sk_all_reduce: all_reduce_one_shot,
+ * sk_all_scatter: all_scatter), so its runs are fitted with, and its
+ * time predicted from, that family's coefficients, not the copy model's
+ * (one fit of both mechanisms was 6.5x off on H100s); else
+ * cfg->algorithm. */
+const char *world_fit_family(const struct fgo_config *cfg);
+
 /* 1 when cfg's comm CTAs pull (load a tile from each of the W - 1 peers,
  * the all-reduce form) rather than push (store into the peers): a
  * pulling CTA's rate grows with its peers (world_copy.c's columns). */

@@ -48,12 +48,20 @@ static void key_at(const struct fgo_config *cfg, const struct fgo_config *q, cha
 enum which { K_GEMM, K_FUSED, K_COPY };
 
 /* What the corrections are taken against: the GEMM model, the family's
- * coefficients, the copy model of the Stream-K forms (world_copy.h). */
+ * coefficients (c_base: its base family's, for the configurations that
+ * world_fit_family gives to it), the copy model of the Stream-K forms
+ * (world_copy.h). */
 struct against {
 	const struct world_gemm_model *gm;
-	const double *c;
+	const double *c, *c_base;
 	const struct world_copy *copy;
 };
+
+/* The coefficients that model cfg: its fit family's (world_fit_family). */
+static const double *coef_of(const struct against *ag, const struct fgo_config *cfg)
+{
+	return strcmp(world_fit_family(cfg), cfg->algorithm) ? ag->c_base : ag->c;
+}
 
 /* log(measured / model) of run r for which; 0 with *ok 0 when it cannot say. */
 static double log_ratio(const struct world_run *r, const struct against *ag, enum which which,
@@ -77,7 +85,7 @@ static double log_ratio(const struct world_run *r, const struct against *ag, enu
 		return 0;
 	/* a Stream-K form's link side: its own comm-only time, as fitted */
 	o.copy_ms = world_copy_family(&r->cfg) && r->comm_ms > 0 ? r->comm_ms : 0;
-	double t = world_time(&o, ag->c);
+	double t = world_time(&o, coef_of(ag, &r->cfg));
 	*ok = t > 0;
 	return t > 0 ? log(r->ms / t) : 0;
 }
@@ -151,7 +159,7 @@ static int by_fused(const void *a, const void *b)
 
 int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *q,
 	       const struct world_gemm_model *gm, const double c[WORLD_TERMS],
-	       struct world_cand **out, size_t *nout)
+	       const double c_base[WORLD_TERMS], struct world_cand **out, size_t *nout)
 {
 	struct world_cand *cand = malloc(sizeof *cand * (n ? n : 1));
 	struct near_shape *shapes = malloc(sizeof *shapes * (n ? n : 1));
@@ -186,7 +194,7 @@ int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *
 		free(cand), free(shapes), free(keys);
 		return FGO_EFAIL;
 	}
-	const struct against ag = { gm, c, &copy };
+	const struct against ag = { gm, c, c_base ? c_base : c, &copy };
 	int fam_g_found, fam_f_found, fam_c_found;
 	double fam_g = correction(runs, n, q, NULL, &ag, K_GEMM, INFINITY, &fam_g_found, shapes);
 	double fam_f = correction(runs, n, q, NULL, &ag, K_FUSED, INFINITY, &fam_f_found, shapes);
@@ -234,7 +242,7 @@ int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *
 				continue; /* no comm-only time anywhere to say it */
 		}
 		w->own = own_g && own_f && own_c;
-		w->fused_ms = world_time(&o, c) * w->k_fused;
+		w->fused_ms = world_time(&o, coef_of(&ag, &w->cfg)) * w->k_fused;
 		if (w->fused_ms > 0)
 			nc++;
 	}

@@ -71,9 +71,12 @@ struct world_cand {
  * family, dtype, W and shape; its tile ignored), the
  * configurations q's shape refuses left out, fastest first into *out
  * (malloc'd, *nout of them; NULL and 0 when none). c: the family's
- * multi-GPU coefficients at W. FGO_OK, FGO_EFAIL (out of memory). */
+ * multi-GPU coefficients at W; c_base: those of the family that
+ * world_fit_family gives a configuration when not its own (a Stream-K
+ * form's comm_sms 0: its base family's), for those runs and candidates
+ * (NULL: c). FGO_OK, FGO_EFAIL (out of memory). */
 int world_rank(const struct world_run *runs, size_t n, const struct fgo_config *q,
 	       const struct world_gemm_model *gm, const double c[WORLD_TERMS],
-	       struct world_cand **out, size_t *nout);
+	       const double c_base[WORLD_TERMS], struct world_cand **out, size_t *nout);
 
 #endif

@@ -52,8 +52,11 @@ static int group_add(struct group *g, const struct world_obs *o)
 	return FGO_OK;
 }
 
-/* Every run of the query into groups (one per family and W, in the
- * query's order); *ng how many. */
+/* Every run of the query into groups (one per fit family and W:
+ * world_fit_family, so a Stream-K form's runs with comm_sms 0 join their
+ * base family's, in no order the query gives); with algorithm, only the
+ * runs whose fit family it is (filtered here, not in the SQL: the
+ * family's name in the runs is not its fit family's); *ng how many. */
 static int load_groups(struct fgo_store *st, const char *machine, const char *backend,
 		       const char *algorithm, int world, struct group *groups, int cap, int *ng,
 		       char *err, size_t len)
@@ -65,14 +68,15 @@ static int load_groups(struct fgo_store *st, const char *machine, const char *ba
 		return FGO_EFAIL;
 	store_sql_bind_text(q, 1, machine);
 	store_sql_bind_text(q, 2, backend);
-	if (algorithm)
-		store_sql_bind_text(q, 3, algorithm);
 	if (world > 1)
 		sqlite3_bind_int(q, 4, world);
 	while (rc == FGO_OK && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct fgo_config cfg;
 		struct world_obs o;
 		view_config(q, 0, &cfg);
+		const char *fam = world_fit_family(&cfg);
+		if (algorithm && strcmp(fam, algorithm))
+			continue;
 		if (!world_obs_of(&cfg, sqlite3_column_double(q, VIEW_CONFIG_NCOLS + 1),
 				  world_units(&cfg), &o))
 			continue; /* a family this fgobench does not know */
@@ -81,15 +85,17 @@ static int load_groups(struct fgo_store *st, const char *machine, const char *ba
 		/* the Stream-K forms: the link side is the run's own comm-only
 		 * time (world_copy.h) */
 		o.copy_ms = world_copy_family(&cfg) && o.comm_ms > 0 ? o.comm_ms : 0;
-		struct group *g = *ng ? &groups[*ng - 1] : NULL;
-		if (!g || strcmp(g->algorithm, cfg.algorithm) || g->world != cfg.world) {
+		int i = 0;
+		while (i < *ng && !(!strcmp(groups[i].algorithm, fam) && groups[i].world == cfg.world))
+			i++;
+		if (i == *ng) {
 			if (*ng == cap)
 				continue; /* more (family, W) than one report holds */
-			g = &groups[(*ng)++];
-			memset(g, 0, sizeof *g);
-			snprintf(g->algorithm, sizeof g->algorithm, "%s", cfg.algorithm);
-			g->world = cfg.world;
+			memset(&groups[(*ng)++], 0, sizeof groups[i]);
+			snprintf(groups[i].algorithm, sizeof groups[i].algorithm, "%s", fam);
+			groups[i].world = cfg.world;
 		}
+		struct group *g = &groups[i];
 		if (group_add(g, &o) != FGO_OK) {
 			snprintf(err, len, "out of memory for the runs at W > 1");
 			rc = FGO_EFAIL;

@@ -272,7 +272,7 @@ static void check_rank_other_world(void)
 	struct fgo_config q = sk("sk_all_scatter", 4, 4096, 8192, 14336, 16, 16, 1);
 	struct world_cand *cand = NULL;
 	size_t nc = 0;
-	int rc = world_rank(runs, n, &q, &gm, c, &cand, &nc);
+	int rc = world_rank(runs, n, &q, &gm, c, NULL, &cand, &nc);
 	T_CHECK("other-w-1.1", rc == FGO_OK && nc == 9, "rc %d, %zu ranked", rc, nc);
 	int all_w4 = 1, copy_ok = 1;
 	struct world_copy t = { .fitted = 1 };

@@ -69,7 +69,7 @@ int main(void)
 	struct fgo_config q = cfg_of(256, 16, 16, 4);
 	struct world_cand *cand = NULL;
 	size_t nc = 0;
-	int rc = world_rank(runs, n, &q, &gm, c, &cand, &nc);
+	int rc = world_rank(runs, n, &q, &gm, c, NULL, &cand, &nc);
 	T_CHECK("rank-1.1", rc == FGO_OK && nc == 3, "rc %d, %zu ranked (the far one left out)", rc, nc);
 	double want[3], worst = 0;
 	for (size_t t = 0; t < 3; t++) {
@@ -94,7 +94,7 @@ int main(void)
 	/* near M = 16384 only the far configuration has runs: it is ranked,
 	 * and its own factors make it first */
 	q = cfg_of(16384 * 2, 16, 16, 4);
-	rc = world_rank(runs, n, &q, &gm, c, &cand, &nc);
+	rc = world_rank(runs, n, &q, &gm, c, NULL, &cand, &nc);
 	T_CHECK("rank-2.1", rc == FGO_OK && nc == 1 && cand[0].cfg.blk_n == 128 && cand[0].own,
 		"rc %d, %zu ranked, first %dx%d", rc, nc, nc ? cand[0].cfg.blk_m : 0,
 		nc ? cand[0].cfg.blk_n : 0);
@@ -104,7 +104,7 @@ int main(void)
 	 * refuse 256-column ones: a shape that refuses a tile drops it */
 	q = cfg_of(256, 16, 16, 4);
 	q.n = 128;
-	rc = world_rank(runs, n, &q, &gm, c, &cand, &nc);
+	rc = world_rank(runs, n, &q, &gm, c, NULL, &cand, &nc);
 	int refused = 1;
 	for (size_t i = 0; i < nc; i++)
 		refused &= cand[i].cfg.blk_n <= 128;
@@ -112,7 +112,7 @@ int main(void)
 	free(cand);
 
 	/* no runs: nothing ranked, not an error */
-	rc = world_rank(runs, 0, &q, &gm, c, &cand, &nc);
+	rc = world_rank(runs, 0, &q, &gm, c, NULL, &cand, &nc);
 	T_CHECK("rank-4.1", rc == FGO_OK && nc == 0 && cand == NULL, "rc %d, %zu", rc, nc);
 	T_DONE();
 }
