@@ -18,7 +18,9 @@
  * configuration: its comm CTAs, its chunking). The Stream-K forms' link
  * side is the configuration's comm-only time (world_copy.h): the copy
  * model fitted to the family's runs, corrected (k_copy) by its own
- * comm-only runs near as its GEMM is. A configuration with no
+ * comm-only runs near as its GEMM is; a Stream-K form's configuration
+ * with comm_sms 0 has no comm CTAs and takes its base family's
+ * coefficients, no copy time (world_fit_family). A configuration with no
  * run takes the family's (every configuration's runs at the nearest
  * shapes). The weights fall with the log-shape distance as best
  * --predict's (predict.c), so the corrections are local, and each is held

@@ -27,7 +27,9 @@ struct world_refit {
 
 /* Fits every (family, W) of machine and backend with at least
  * WORLD_MIN_RUNS ok runs (the newest run of each configuration, with a
- * measured t_gemm); the ceilings' coefficients (link_bw, memory_bw of the
+ * measured t_gemm; a run counts for its fit family, world_fit_family: a
+ * Stream-K form's with comm_sms 0 for its base family); the ceilings'
+ * coefficients (link_bw, memory_bw of the
  * store) hold the terms the runs cannot pin. With source != NULL each fit
  * is stored under it. out: one entry per (family, W) with runs, at most
  * cap, *nout of them. FGO_OK (also when nothing was fitted), FGO_EFAIL. */
@@ -46,7 +48,8 @@ struct world_model {
 
 /* algorithm's stored fits on machine and backend resolved at world (the
  * ceilings' coefficients from link_gbps and mem_gbps where none pinned a
- * term), and their error on its stored runs at world. FGO_OK or
+ * term), and their error on the stored runs at world it fits (those whose
+ * world_fit_family is algorithm). FGO_OK or
  * FGO_EFAIL. */
 int world_model_load(struct fgo_store *st, const char *machine, const char *backend,
 		     const char *algorithm, int world, double link_gbps, double mem_gbps,
