@@ -50,21 +50,28 @@ int cpu_collective_curve(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
 	 * what no partial C does */
 	for (size_t i = 0; i < most / sizeof(float); i++)
 		send[i] = recv[i] = 1.0f + (float)(i % 7);
-	for (int s = 0; s < n && rc == FGO_OK; s++) {
-		double best = 0;
-		for (int r = 0; r <= reps && rc == FGO_OK; r++) { /* the first call warms up */
+	/* the best of reps calls of each size, the sizes taken in turn round
+	 * after round (the first round warms up): on a machine shared with
+	 * other work a size's calls made one after another could all fall in
+	 * one stall (2 ranks on 2 busy cores: 1 KiB timed slower than 4 MiB) */
+	for (int s = 0; s < n; s++)
+		seconds[s] = 0;
+	for (int r = 0; r <= reps && rc == FGO_OK; r++) {
+		for (int s = 0; s < n && rc == FGO_OK; s++) {
 			MPI_Barrier(heap->comm);
 			double t0 = now_seconds();
 			if (call(kind, heap->comm, heap->world, bytes[s], send, recv) != MPI_SUCCESS)
 				rc = FGO_EFAIL;
 			double t = now_seconds() - t0;
-			if (r > 0 && t > 0 && (best == 0 || t < best))
-				best = t;
+			if (r > 0 && t > 0 && (seconds[s] == 0 || t < seconds[s]))
+				seconds[s] = t;
 		}
-		MPI_Allreduce(&best, &seconds[s], 1, MPI_DOUBLE, MPI_MAX, heap->comm);
-		if (rc == FGO_OK && !(seconds[s] > 0))
-			rc = FGO_EFAIL;
 	}
+	/* a call is as slow as its slowest rank */
+	MPI_Allreduce(MPI_IN_PLACE, seconds, n, MPI_DOUBLE, MPI_MAX, heap->comm);
+	for (int s = 0; s < n && rc == FGO_OK; s++)
+		if (!(seconds[s] > 0))
+			rc = FGO_EFAIL;
 	free(send);
 	free(recv);
 	MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, heap->comm);

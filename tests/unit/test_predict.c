@@ -305,12 +305,7 @@ static void test_view(void)
 	o.algorithm = "reduce_scatter";
 	T_EQ_INT("view-2.1", predict_view(&o), FGO_EUSAGE);
 	unlink(out);
-	unlink(db);
-	char side[160];
-	snprintf(side, sizeof side, "%s-wal", db);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", db);
-	unlink(side);
+	t_store_unlink(db);
 	T_CHECK("view-cleanup", rmdir(dir) == 0, "%s left behind", dir);
 }
 

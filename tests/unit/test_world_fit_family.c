@@ -233,12 +233,7 @@ static void check_fit(void)
 	T_CHECK("fit-2.2", rc == FGO_OK && wm.err.runs == 12, "rc %d, %zu runs judged", rc,
 		rc == FGO_OK ? wm.err.runs : 0);
 	store_close(st);
-	unlink(db);
-	char side[160];
-	snprintf(side, sizeof side, "%s-wal", db);
-	unlink(side);
-	snprintf(side, sizeof side, "%s-shm", db);
-	unlink(side);
+	t_store_unlink(db);
 	T_CHECK("fit-cleanup", rmdir(dir) == 0, "%s left behind", dir);
 }
 

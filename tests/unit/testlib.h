@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int testlib_failed;
 
@@ -39,5 +40,17 @@ static int testlib_failed;
 		(double)(want), (double)(tol), (double)(got))
 
 #define T_DONE() return testlib_failed ? 1 : 0
+
+/* A test's SQLite store gone, with the journal files SQLite keeps beside
+ * it (WAL mode), so the test's folder can be removed. */
+static inline void t_store_unlink(const char *db)
+{
+	char side[4096];
+	unlink(db);
+	snprintf(side, sizeof side, "%s-wal", db);
+	unlink(side);
+	snprintf(side, sizeof side, "%s-shm", db);
+	unlink(side);
+}
 
 #endif
