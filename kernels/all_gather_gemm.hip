@@ -15,7 +15,7 @@
  * copy engine copies them, beside this kernel (the host,
  * src/algos/all_gather_gemm.c: engine_copies), so every SM computes while
  * the link is busy; on the wgmma core the CTAs read them, as push writes
- * its (below), but shards over 128 MiB (PULL_BY_ENGINE).
+ * its (below), but the large shards (PULL_BY_ENGINE).
  * Push: each rank copies its shard into every peer's inbox, a chunk in
  * pieces by several CTAs, the chunk's flag raised on the peer once all its
  * pieces are there. With COMM_SMS > 0 the last COMM_SMS CTAs are the
@@ -259,10 +259,9 @@ struct gather_out {
  * 14.7 MB shard: 1.31-1.41x the copy engine's time at W=2, 1.73x at W=4;
  * the 64 x 128 tiles there gain 0.72-0.97x). */
 #define SMALL_SHARD ((long)M_ * K_ * (long)sizeof(elem_t) <= (4L << 20))
-/* Pull of a shard over 128 MiB: the copy engine copies it (the host,
- * src/algos/all_gather_gemm.c: engine_copies, decides the same): the CTAs
- * reading it took 1.15x the time with 235 MB at W=2. */
-#define PULL_BY_ENGINE (!PUSH && (long)M_ * K_ * (long)sizeof(elem_t) > (128L << 20))
+/* Pull of a large shard: the copy engine copies it (schedule.h's rule,
+ * which the host's engine_copies follows too). */
+#define PULL_BY_ENGINE (!PUSH && sched_pull_by_engine((long)M_ * K_ * (long)sizeof(elem_t)))
 struct mover_plan {
 	bool by_ctas; /* the waiting CTAs move the pieces, not the side warps */
 	int movers, mine; /* mine: this CTA's index among them, -1: not one */

@@ -35,18 +35,6 @@ struct scatter_out {
 	}
 };
 
-/* The side warps, idle otherwise, wait for this CTA's share of the peers'
- * tiles while the consumers compute. */
-struct sources_side : wg_side_base {
-	enum { producer_regs = 40 };
-	const struct launch *L;
-	long tiles;
-	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &) const
-	{
-		team_wait_sources(t, L, tiles, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
-	}
-};
-
 extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
@@ -55,7 +43,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	const struct sched_grid g = tile_grid();
 	struct wg_local_a in;
 	struct scatter_out out;
-	struct sources_side side;
+	struct wg_sources_side side; /* the side warps wait for the peers' tiles */
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
 	out.maps = &maps_c;
@@ -63,6 +51,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	out.tiles = g.tiles;
 	side.L = &L;
 	side.tiles = g.tiles;
+	side.on = true;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 

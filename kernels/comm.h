@@ -450,6 +450,49 @@ __device__ __forceinline__ bool team_wait_sources(const Team &t, const struct la
 			       [&](long i) { return i / tiles == L->rank ? -1L : i; });
 }
 
+#if MMA == 64
+/* The scatter families' side warps on the wgmma core, idle otherwise:
+ * with on, they wait for this CTA's share of the peers' tiles while the
+ * consumers compute, so the launch ends once every peer's every tile has
+ * arrived; without (a Stream-K form's communication CTAs wait instead),
+ * nothing. */
+struct wg_sources_side : wg_side_base {
+	enum { producer_regs = 40 };
+	const struct launch *L;
+	long tiles;
+	bool on;
+	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &) const
+	{
+		if (on)
+			team_wait_sources(t, L, tiles, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
+	}
+};
+#endif
+
+/* The Stream-K forms' split of their tiles. The communication CTAs take
+ * the walk's whole waves, [0, sk_comm_tiles), on the wgmma core, and every
+ * tile elsewhere. The Stream-K tiles after the whole waves all end at the
+ * kernel's end, so on the wgmma core the CTA that ends each communicates
+ * it at once (its storer sends it, its side warps sum it): a few
+ * communication CTAs taking that last wave one tile after another were
+ * the kernel's tail (0.72-0.81x the vendor sequence at 1024 x 4096 x 14336
+ * on two H100s, where half the tiles or all are in it). */
+__device__ __forceinline__ long sk_comm_tiles(const struct sched_grid *g)
+{
+#if MMA == 64
+	return sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 0).dp_tiles;
+#else
+	return g->tiles;
+#endif
+}
+/* The first tile the CTA that ends it communicates itself (wgmma core):
+ * sk_comm_tiles where communication CTAs take those before it, every tile
+ * where there are none (COMM_SMS = 0). */
+__device__ __forceinline__ long sk_ender_first(const struct sched_grid *g)
+{
+	return COMM_SMS > 0 ? sk_comm_tiles(g) : 0;
+}
+
 /* The extent of tile (tm, tn) in a rows x cols tile space. */
 __device__ __forceinline__ int tile_rows(long tm, long rows)
 {

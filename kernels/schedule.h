@@ -464,6 +464,19 @@ SCHED_FN void sched_chunk_rows(long rows, long chunk_rows, long c, long *r0, lon
 	*r1 = *r0 + chunk_rows < rows ? *r0 + chunk_rows : rows;
 }
 
+/* Whether all_gather_gemm_pull's copies of a shard of shard_bytes go to
+ * the copy engine beside the kernel rather than to the kernel's own CTAs
+ * on the wgmma core (the host's engine_copies, src/algos/all_gather_gemm.c,
+ * and the kernel decide it from this one rule). The CTAs' reads won 0.79-
+ * 0.81x the time at W=4, M = 1024 and 4096 on four H100s (the engine
+ * copies the peers one after another) and 0.95-0.99x at W=2 up to a 67 MB
+ * shard, but took 1.15-1.16x the engine's time with 235 MB (16384 x 4096 x
+ * 14336, W=2). */
+SCHED_FN int sched_pull_by_engine(long shard_bytes)
+{
+	return shard_bytes > (128L << 20);
+}
+
 /* A chunk of elems elements cut into pieces (kernels/all_gather_gemm.hip
  * moves each by a team of one CTA): piece i holds [e0, e1), ceil(elems /
  * pieces) elements rounded up to whole vectors of vec, the last ones short

@@ -43,31 +43,11 @@ __device__ __forceinline__ bool sum_tile(const Team &t, const struct launch *L,
 	return true;
 }
 
-/* The tiles the communication CTAs sum: the walk's whole waves on the
- * wgmma core (its side warps sum the Stream-K tiles), all of them
- * elsewhere. */
-__device__ __forceinline__ long comm_tiles(const struct sched_grid *g)
-{
-#if MMA == 64
-	return sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 0).dp_tiles;
-#else
-	return g->tiles;
-#endif
-}
-
-/* The first tile the side warps of the CTA that ends it sum (wgmma core):
- * the Stream-K wave's where communication CTAs sum the whole waves, every
- * tile where there are none. */
-__device__ __forceinline__ long side_first(long dp_tiles)
-{
-	return COMM_SMS > 0 ? dp_tiles : 0;
-}
-
 /* The comm role: the last COMM_SMS CTAs sum finished tiles (the c-th of
- * every COMM_SMS of comm_tiles) over the W work areas into this rank's C. */
+ * every COMM_SMS of sk_comm_tiles) over the W work areas into this rank's C. */
 __device__ __forceinline__ void sum_finished(const struct launch *L, const struct sched_grid *g)
 {
-	const long tiles = comm_tiles(g);
+	const long tiles = sk_comm_tiles(g);
 	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < tiles; tile += COMM_SMS)
 		if (!sum_tile<COMM_DEPTH>(cta_team(), L, g, tile))
 			return;
@@ -94,7 +74,7 @@ struct partial_out {
 #define SK_ALL_STREAM_K \
 	((((long)M_ + BLK_M - 1) / BLK_M) * (((long)N_ + BLK_N - 1) / BLK_N) < (long)GEMM_SMS)
 
-/* The side warps sum the tiles from side_first on that this CTA ends;
+/* The side warps sum the tiles from sk_ender_first on that this CTA ends;
  * where every tile is a Stream-K tile (M = 128, say), the last of them with
  * the consumers (wg_tail_team), as all_reduce does: 8% less time at
  * M = 128 on two H100s. Compiled only there: where whole waves come first,
@@ -104,7 +84,7 @@ struct last_wave_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
-	long first; /* side_first: the tiles before it are the comm CTAs' */
+	long first; /* sk_ender_first: the tiles before it are the comm CTAs' */
 	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
 		if (L->mode != MODE_FUSED)
@@ -148,9 +128,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
 			if (walk.ends(sg))
 				cta_publish_all(&L, sg.tile * WORLD + rank);
-		/* every flag of this CTA is up: now sum its tiles from side_first on */
+		/* every flag of this CTA is up: now sum its tiles from sk_ender_first on */
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
-			if (walk.ends(sg) && sg.tile >= side_first(walk.w.dp_tiles) &&
+			if (walk.ends(sg) && sg.tile >= sk_ender_first(&g) &&
 			    !sum_tile<COMM_DEPTH>(cta_team(), &L, &g, sg.tile))
 				return;
 		return;
@@ -164,7 +144,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 	out.L = &L;
 	side.L = &L;
 	side.g = &g;
-	side.first = side_first(walk.w.dp_tiles);
+	side.first = sk_ender_first(&g);
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 	wgmma_gemm_walk(in, &map_b, watch, out, side, walk);

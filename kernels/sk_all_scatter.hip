@@ -23,30 +23,6 @@
  * so a few such CTAs sent tiles slower than the GEMM CTAs finished them. */
 #define PUSH_BATCH 8
 
-/* The tiles the communication CTAs send: the walk's whole waves, [0,
- * dp_tiles). The Stream-K tiles after them all end at the kernel's end, so
- * their own CTA's storer sends them to the peers at once (on the wgmma
- * core; elsewhere the communication CTAs send every tile): a few
- * communication CTAs sending the last wave one tile after another were
- * the kernel's tail (0.72-0.81x the vendor sequence at 1024 x 4096 x
- * 14336 on two H100s, where half the tiles or all are in it). */
-__device__ __forceinline__ long comm_tiles(const struct sched_grid *g)
-{
-#if MMA == 64
-	return sched_walk_make(g->tiles, g->k_iters, GEMM_SMS, 1, 1, 0).dp_tiles;
-#else
-	return g->tiles;
-#endif
-}
-
-/* The first tile the storer of the CTA that ends it sends to the peers
- * (wgmma core): the Stream-K wave's where communication CTAs send the
- * whole waves, every tile where there are none. */
-__device__ __forceinline__ long storer_first(long dp_tiles)
-{
-	return COMM_SMS > 0 ? dp_tiles : 0;
-}
-
 /* Finished tile `tile` from this rank's C into every peer's, by the CTA
  * (its flags are the caller's). */
 __device__ __forceinline__ void send_tile(const struct launch *L, const struct sched_grid *g, long tile)
@@ -66,14 +42,14 @@ __device__ __forceinline__ void send_tile(const struct launch *L, const struct s
 }
 
 /* The comm role: the last COMM_SMS CTAs push finished tiles (the c-th of
- * every COMM_SMS of comm_tiles) to every peer's C, each the next one once
+ * every COMM_SMS of sk_comm_tiles) to every peer's C, each the next one once
  * it is finished and with it those after it that are finished too (up to
  * PUSH_BATCH), then their flags there. */
 __device__ __forceinline__ void push_finished(const struct launch *L, const struct sched_grid *g,
 					      long done0)
 {
 	const bool tr = threadIdx.x == 0; /* traced by thread 0, lane 0 */
-	const long tiles = comm_tiles(g);
+	const long tiles = sk_comm_tiles(g);
 	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < tiles;) {
 		FGO_TRACE_IF(tr, 0, FGO_TR_WAIT, done0 + tile, L->rank, -1, -1, -1);
 		if (!cta_wait(L, done0 + tile, 1, 1))
@@ -104,7 +80,7 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 #if MMA == 64
 #include "wgmma_walk.h" /* STREAM_K=1: the hybrid walk */
 
-/* A finished tile before storer_first goes by TMA to this rank's C, then
+/* A finished tile before sk_ender_first goes by TMA to this rank's C, then
  * its done flag here (the communication CTAs send it on); one from there
  * on goes to every rank's C, then its flags on the peers, as all_scatter's
  * do. */
@@ -129,20 +105,6 @@ struct finished_out {
 	}
 };
 
-/* With no communication CTAs to wait for the peers' tiles, the side
- * warps wait for this CTA's share of them while the consumers compute (as
- * all_scatter's). */
-struct arrivals_side : wg_side_base {
-	enum { producer_regs = 40 };
-	const struct launch *L;
-	long tiles;
-	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &) const
-	{
-		if (COMM_SMS == 0)
-			team_wait_sources(t, L, tiles, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
-	}
-};
-
 extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_main(FGO_KERNEL_PARAMS, FGO_TMAP_PARAMS)
 {
 	FGO_TRACE_KERNEL(mode);
@@ -161,7 +123,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 			if (!walk.ends(sg))
 				continue;
-			if (sg.tile < storer_first(walk.w.dp_tiles)) {
+			if (sg.tile < sk_ender_first(&g)) {
 				cta_publish_one(&L, rank, done0 + sg.tile);
 			} else { /* sent by the CTA that ends it */
 				send_tile(&L, &g, sg.tile);
@@ -175,16 +137,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 	}
 	struct wg_local_a in;
 	struct finished_out out;
-	struct arrivals_side side;
+	struct wg_sources_side side; /* the peers' tiles: waited for here with no comm CTAs */
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
 	out.maps = &maps_c;
 	out.L = &L;
 	out.done0 = done0;
 	out.tiles = g.tiles;
-	out.first = storer_first(walk.w.dp_tiles);
+	out.first = sk_ender_first(&g);
 	side.L = &L;
 	side.tiles = g.tiles;
+	side.on = COMM_SMS == 0;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 	wgmma_gemm_walk(in, &map_b, watch, out, side, walk);

@@ -132,6 +132,10 @@ struct fgo_algo {
 	 * must be 0), _OPTIONAL (work-group specialization: the last comm_sms
 	 * CTAs communicate), _REQUIRED (the Stream-K forms). */
 	enum { FGO_COMM_CTAS_NONE = 0, FGO_COMM_CTAS_OPTIONAL = 1, FGO_COMM_CTAS_REQUIRED = 2 } comm_ctas;
+	/* The Stream-K forms: the algorithm whose communication theirs is when
+	 * comm_sms is 0 (the CTA that ends a tile sends or sums it as that
+	 * family does); NULL for the others. */
+	const char *base;
 	/* split_k > 1 runs: the slice that ends a tile sends it out through
 	 * the family's usual epilogue (every family but the sk_* ones, whose
 	 * walk is Stream-K) */

@@ -265,18 +265,13 @@ static int pull_copies(const struct fgo_config *cfg, const struct fgo_layout *la
 }
 
 /* The copies the GPU backend has the copy engine make beside the kernel
- * (fgo_algo.engine_copies): pull's, but on the wgmma core, whose CTAs read
- * a shard of up to PULL_ENGINE_BYTES themselves (kernels/all_gather_gemm.hip
- * decides the same from the same sizes). Four H100s, against the copy
- * engine: 0.79-0.81x the time at W=4, M = 1024 and 4096 (the engine copies
- * the peers one after another), 0.95-0.99x at W=2 up to a 67 MB shard,
- * but 1.15-1.16x with 235 MB (16384 x 4096 x 14336, W=2). */
-#define PULL_ENGINE_BYTES (128L << 20)
+ * (fgo_algo.engine_copies): pull's, but on the wgmma core where its CTAs
+ * read the shard themselves (sched_pull_by_engine, the kernel's rule too). */
 static int engine_copies(const struct fgo_config *cfg, const struct fgo_layout *lay, int rank,
 			 struct fgo_engine_copy *c, int max)
 {
-	double shard = (double)(cfg->m / cfg->world) * (double)cfg->k * (double)dtype_size(cfg->dtype);
-	if (cfg->mma == FGO_MMA_WGMMA && shard <= (double)PULL_ENGINE_BYTES)
+	long shard = cfg->m / cfg->world * cfg->k * (long)dtype_size(cfg->dtype);
+	if (cfg->mma == FGO_MMA_WGMMA && !sched_pull_by_engine(shard))
 		return 0;
 	return pull_copies(cfg, lay, rank, c, max);
 }

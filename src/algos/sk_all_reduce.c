@@ -156,7 +156,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 	struct sched_walk w = kit_walk_of(cfg, &L.g, 1);
 	int rc = FGO_OK;
 
-	L.next = malloc(sizeof *L.next * (size_t)(L.comms > 0 ? L.comms : 1));
+	L.next = malloc(sizeof *L.next * (size_t)L.comms); /* comms >= 1 */
 	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 	if (!L.next || !L.sum) {
 		rc = FGO_EFAIL;
@@ -191,4 +191,5 @@ const struct fgo_algo algo_sk_all_reduce = {
 	.gpu_source = "kernels/sk_all_reduce.hip",
 	.space = FGO_SPACE_K,
 	.comm_ctas = FGO_COMM_CTAS_REQUIRED,
+	.base = "all_reduce_one_shot",
 };

@@ -150,4 +150,5 @@ const struct fgo_algo algo_sk_all_scatter = {
 	.cpu_baseline = as_baseline,
 	.gpu_source = "kernels/sk_all_scatter.hip",
 	.comm_ctas = FGO_COMM_CTAS_REQUIRED,
+	.base = "all_scatter",
 };

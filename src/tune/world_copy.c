@@ -19,14 +19,8 @@ int world_copy_family(const struct fgo_config *cfg)
 const char *world_fit_family(const struct fgo_config *cfg)
 {
 	const struct fgo_algo *a = algo_find(cfg->algorithm);
-	if (!a || a->comm_ctas != FGO_COMM_CTAS_REQUIRED || cfg->comm_sms > 0)
-		return cfg->algorithm;
 	/* the base family's mechanism on a Stream-K walk (world_copy.h) */
-	if (!strcmp(cfg->algorithm, "sk_all_reduce"))
-		return "all_reduce_one_shot";
-	if (!strcmp(cfg->algorithm, "sk_all_scatter"))
-		return "all_scatter";
-	return cfg->algorithm;
+	return a && a->base && cfg->comm_sms == 0 ? a->base : cfg->algorithm;
 }
 
 int world_copy_pulls(const struct fgo_config *cfg)

@@ -45,8 +45,9 @@ int world_copy_family(const struct fgo_config *cfg);
 
 /* The family whose multi-GPU terms model cfg: a Stream-K form with
  * comm_sms 0 has no comm CTAs, the CTA that ends a tile sends (or sums)
- * it as its base family does (sk_all_reduce: all_reduce_one_shot,
- * sk_all_scatter: all_scatter), so its runs are fitted with, and its
+ * it as its base family does (fgo_algo.base: sk_all_reduce's is
+ * all_reduce_one_shot, sk_all_scatter's all_scatter), so its runs are
+ * fitted with, and its
  * time predicted from, that family's coefficients, not the copy model's
  * (one fit of both mechanisms was 6.5x off on H100s); else
  * cfg->algorithm. */

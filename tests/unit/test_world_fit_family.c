@@ -22,17 +22,7 @@
 
 static struct fgo_config sk(const char *algo, long m, int comm)
 {
-	struct fgo_config c;
-	config_defaults(&c);
-	snprintf(c.algorithm, sizeof c.algorithm, "%s", algo);
-	c.dtype = FGO_BF16;
-	c.mma = FGO_MMA_WGMMA;
-	c.world = 2;
-	c.m = m;
-	c.n = 4096;
-	c.k = 8192;
-	c.blk_m = c.blk_n = 128;
-	c.blk_k = 64;
+	struct fgo_config c = world_fixture_cfg(algo, m);
 	if (strncmp(algo, "sk_", 3) == 0) {
 		c.gemm_sms = 132 - comm;
 		c.comm_sms = comm;

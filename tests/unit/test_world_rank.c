@@ -16,18 +16,9 @@
 
 static struct fgo_config cfg_of(long m, int blk_m, int blk_n, int stages)
 {
-	struct fgo_config c;
-	config_defaults(&c);
-	snprintf(c.algorithm, sizeof c.algorithm, "all_scatter");
-	c.dtype = FGO_BF16;
-	c.mma = FGO_MMA_WGMMA;
-	c.world = 2;
-	c.m = m;
-	c.n = 4096;
-	c.k = 8192;
+	struct fgo_config c = world_fixture_cfg("all_scatter", m);
 	c.blk_m = blk_m;
 	c.blk_n = blk_n;
-	c.blk_k = 64;
 	c.num_stages = stages;
 	return c;
 }
