@@ -1,9 +1,11 @@
 /* reduce_scatter.hip: GEMM + reduce-scatter. K-sharded like all_reduce,
  * but rank r keeps only rows [r * M/W, +M/W) of the summed C. The tile
- * space is one M/W x N row block (M_ = M/W); every rank computes all W
- * blocks of its partial C, peers' blocks first (block of rank
- * sched_peer(rank, W, s) at step s = 1 .. W, its own last), into its work
- * area (M x N, ld N), raising flag [tile * W + rank] on the block's owner.
+ * space is one row block of GROUP owners, GROUP x M/W x N (M_ = GROUP x
+ * M/W; GROUP = 1 unless M/W is shorter than a tile, sched_owner_group);
+ * every rank computes all BLOCKS = W / GROUP blocks of its partial C,
+ * peers' blocks first (the block of group sched_peer(rank / GROUP, BLOCKS,
+ * s) at step s = 1 .. BLOCKS, its own last), into its work area (M x N,
+ * ld N), raising flag [tile * W + rank] on each of the block's owners.
  * The owner sums each of its tiles over the W work areas into its C
  * (M/W x N). With COMM_SMS > 0 the last COMM_SMS CTAs sum; with 0 each CTA
  * sums the own-block tiles it computed, one tile behind. Every CTA
@@ -12,11 +14,18 @@
  * (partial_out, sum_side below). */
 #include "comm.h"
 
-/* Virtual tile v of this rank's W * tiles: block owner and tile in it. */
+/* Owners a block holds, and the rows of an owner's block (OWN_M = M/W).
+ * With GROUP > 1 a block is one row of tiles, so an owner's tile has the
+ * index of the block's tile it lies in. */
+#define GROUP (WORLD / BLOCKS)
+#define OWN_M (M_ / GROUP)
+
+/* Virtual tile v of this rank's BLOCKS * tiles: the block's first owner
+ * and the tile in it. */
 __device__ __forceinline__ void block_tile(const struct launch *L, const struct sched_grid *g,
-					   long v, int *owner, long *tile)
+					   long v, int *first, long *tile)
 {
-	*owner = sched_peer(L->rank, WORLD, (int)(v / g->tiles + 1) % WORLD);
+	*first = GROUP * sched_peer(L->rank / GROUP, BLOCKS, (int)(v / g->tiles + 1) % BLOCKS);
 	*tile = v % g->tiles;
 }
 
@@ -39,30 +48,33 @@ __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 	long tm, tn;
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	const long at = tm * BLK_M * N_ + tn * BLK_N;
-	const long mine = (long)L->rank * M_ * N_; /* own block in the work areas */
+	const long mine = (long)L->rank * OWN_M * N_; /* own block in the work areas */
 	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	sum_over_ranks(t, L, L->work_off, mine + at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	sum_over_ranks(t, L, L->work_off, mine + at, dst, N_, tile_rows(tm, OWN_M), tile_cols(tn, N_));
 	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	return true;
 }
 
 /* After team t stored this rank's partial of virtual tile v: its flag on
- * the block's owner. */
+ * each of the block's owners. */
 template <class Team>
 __device__ __forceinline__ void publish_partial(const Team &t, const struct launch *L,
 						const struct sched_grid *g, long v)
 {
-	int owner;
+	int first, owners[GROUP];
 	long tile;
-	block_tile(L, g, v, &owner, &tile);
-	team_publish_one(t, L, owner, tile * WORLD + L->rank);
+	block_tile(L, g, v, &first, &tile);
+#pragma unroll
+	for (int j = 0; j < GROUP; j++)
+		owners[j] = first + j;
+	team_publish(t, L, owners, GROUP, tile * WORLD + L->rank);
 }
 
 #if MMA == 64
 #include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
 
-/* On the wgmma core the core walks the W blocks itself (BLOCKS = W, block
- * q's A and work-area rows through tensor maps q, src/backend_gpu.c); the
+/* On the wgmma core the core walks the BLOCKS blocks itself (block q's A
+ * and work-area rows through tensor maps q, src/gpu/gpu_tma.c); the
  * storer sends each partial tile by TMA to this rank's work area and, once
  * it is there, raises the owner's flag; the side warps sum the own block's
  * tiles this CTA ends (the own block comes last in the walk) as their
@@ -94,7 +106,7 @@ struct sum_side {
 		if (L->mode == MODE_FUSED)
 			tail_sum(t, walk.last_end());
 	}
-	__device__ long own0() const { return (long)(WORLD - 1) * g->tiles; }
+	__device__ long own0() const { return (long)(BLOCKS - 1) * g->tiles; }
 	__device__ bool tail_sum(const struct wg_tail_team &t, long last) const
 	{
 		return last < own0() || reduce(t, L, g, last - own0());
@@ -107,12 +119,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
-	const long own0 = (long)(WORLD - 1) * g.tiles;
+	const long own0 = (long)(BLOCKS - 1) * g.tiles;
 
 	if (mode == MODE_COMM_ONLY) { /* the partials are already in the work areas */
-		for (long v = blockIdx.x; v < (long)WORLD * g.tiles; v += gridDim.x)
+		for (long v = blockIdx.x; v < (long)BLOCKS * g.tiles; v += gridDim.x)
 			publish_partial(cta_team(), &L, &g, v);
-		for (long v = blockIdx.x; v < (long)WORLD * g.tiles; v += gridDim.x)
+		for (long v = blockIdx.x; v < (long)BLOCKS * g.tiles; v += gridDim.x)
 			if (v >= own0 && !reduce(cta_team(), &L, &g, v - own0))
 				return;
 		return;
@@ -135,12 +147,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 __device__ __forceinline__ void partial(const struct launch *L, const struct sched_grid *g,
 					long v, float (&acc)[ELEMS])
 {
-	int owner;
+	int first;
 	long tile, tm, tn;
-	block_tile(L, g, v, &owner, &tile);
+	block_tile(L, g, v, &first, &tile);
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	if (L->mode != MODE_COMM_ONLY) {
-		const long row0 = (long)owner * M_; /* the block's first row of the partial C */
+		const long row0 = (long)first * OWN_M; /* the block's first row of the partial C */
 		FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_GEMM, v, tm, tn, 0, K_ / BLK_K);
 		gemm_tile(heap_at(L, L->rank, L->a_off) + row0 * LDA, heap_at(L, L->rank, L->b_off),
 			  tm * BLK_M, tn * BLK_N, acc);
@@ -156,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 	FGO_TRACE_KERNEL(mode);
 	const struct launch L = FGO_LAUNCH;
 	const struct sched_grid g = tile_grid();
-	const long own0 = (long)(WORLD - 1) * g.tiles; /* first virtual tile of the own block */
+	const long own0 = (long)(BLOCKS - 1) * g.tiles; /* first virtual tile of the own block */
 	const int gemm = gemm_ctas();
 	const bool comm = L.mode != MODE_GEMM_ONLY;
 	const struct cta_team cta;
@@ -164,7 +176,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 
 	if ((int)blockIdx.x < gemm) {
 		long prev = -1;
-		for (long v = blockIdx.x; v < (long)WORLD * g.tiles; v += gemm) {
+		for (long v = blockIdx.x; v < (long)BLOCKS * g.tiles; v += gemm) {
 			partial(&L, &g, v, acc);
 			if (COMM_SMS == 0 && comm && prev >= own0 && !reduce(cta, &L, &g, prev - own0))
 				return;

@@ -452,6 +452,23 @@ SCHED_FN int sched_peer(int rank, int world, int step)
 	return (rank + step) % world;
 }
 
+/* reduce_scatter's row blocks in one tile: when an owner's block of rows
+ * rows (M/W) is shorter than a tile of blk_m rows, a tile holds the blocks
+ * of the `group` consecutive owners that fit in it, the largest divisor of
+ * world that does (1 when none: blk_m <= 0, before a tile is chosen, too).
+ * Each block alone in a tile left its other rows empty: 32-row blocks in
+ * the wgmma core's 64-row tiles (M = 128, W = 4) computed twice the rows.
+ * Owners' blocks are consecutive rows, so a group is one block of group x
+ * rows rows, and every tile of it sends each owner its own rows. */
+SCHED_FN int sched_owner_group(int world, long rows, int blk_m)
+{
+	int group = 1;
+	for (int d = 2; d <= world; d++)
+		if (world % d == 0 && d * rows <= blk_m)
+			group = d;
+	return group;
+}
+
 /* rows rows cut into chunks of chunk_rows (the last one partial). */
 SCHED_FN long sched_chunk_count(long rows, long chunk_rows)
 {

@@ -89,7 +89,8 @@ struct fgo_gemm_dims {
 enum fgo_gemm_space {
 	FGO_SPACE_B_COLS = 0, /* A full, B column-sharded: M x N/W over K (gemm, all_scatter) */
 	FGO_SPACE_K = 1,      /* K-sharded: the partial M x N over K/W (all_reduce) */
-	FGO_SPACE_K_ROWS = 2, /* K-sharded, one M/W x N block per owner rank (reduce_scatter) */
+	FGO_SPACE_K_ROWS = 2, /* K-sharded, one M/W x N block per owner rank, or per group of owners
+				 whose blocks share a tile (reduce_scatter, sched_owner_group) */
 	FGO_SPACE_A_ROWS = 3, /* A row-sharded, B column-sharded: one M/W x N/W block per source (all_gather_gemm) */
 };
 

@@ -1,8 +1,9 @@
 /* reduce_scatter.c: GEMM + reduce-scatter on the CPU. Each rank computes
- * the partial C of its K slice, one destination's row block at a time
- * (peers first, its own last), in the walk of kernels/schedule.h
- * (kit_walk_run); the rank owning a row block sums its tiles from every
- * rank and keeps rows [r*M/W, +M/W) of C. */
+ * the partial C of its K slice, one block of destinations' rows at a time
+ * (peers first, its own last; a block is one owner's rows, or a group's
+ * where M/W rows are fewer than a tile's, sched_owner_group), in the walk
+ * of kernels/schedule.h (kit_walk_run); the rank owning a row block sums
+ * its tiles from every rank and keeps rows [r*M/W, +M/W) of C. */
 #include <stdlib.h>
 
 #include "algos/ar_common.h"
@@ -31,13 +32,15 @@ static void rs_layout(const struct fgo_config *cfg, int rank, struct fgo_layout 
 	lay->heap_bytes = kit_place(&cursor, 0);
 }
 
-/* Tiles never straddle two ranks' row blocks: the tile space is one row
- * block, M/W x N. */
+/* The tile space is one block of rows, M/W x N, or the blocks of the
+ * group of owners a tile holds where M/W is shorter than BLK_M
+ * (sched_owner_group): the tile is judged against the rows it holds. */
 static int rs_validate(const struct fgo_config *cfg, char *reason, size_t len)
 {
 	if (kit_check_divisible("M", cfg->m, cfg->world, reason, len))
 		return 1;
-	return ar_validate(cfg, cfg->m / cfg->world, cfg->n, reason, len);
+	const long mw = cfg->m / cfg->world;
+	return ar_validate(cfg, sched_owner_group(cfg->world, mw, cfg->blk_m) * mw, cfg->n, reason, len);
 }
 
 /* Rank r sends peer q the partial of q's row block: M/W x N elements. */
@@ -68,27 +71,30 @@ static void rs_reduce(const struct fgo_exec *ex, const struct sched_grid *g, lon
  * reduces what is ready of its own block. */
 struct rs_launch {
 	const struct fgo_exec *ex;
-	struct sched_grid g;
+	struct sched_grid g; /* of one block: group x M/W rows */
+	int group;           /* owners a block holds */
 	int comm;
 	long done;  /* own tiles reduced so far */
 	float *sum; /* the reduction's tile */
 };
 
-static struct ar_tile rs_tile(const struct rs_launch *L, long v, int *dest)
+/* Virtual tile v: its rows and columns, and the block's first owner. */
+static struct ar_tile rs_tile(const struct rs_launch *L, long v, int *first)
 {
 	const struct fgo_config *cfg = L->ex->cfg;
-	long mw = cfg->m / L->ex->world;
+	const int blocks = L->ex->world / L->group;
+	const long rows = L->group * (cfg->m / L->ex->world);
 	struct ar_tile t;
-	*dest = sched_peer(L->ex->rank, L->ex->world, (int)((v / L->g.tiles + 1) % L->ex->world));
-	ar_tile_at(cfg, &L->g, *dest * mw, mw, cfg->n, v % L->g.tiles, &t);
+	*first = L->group * sched_peer(L->ex->rank / L->group, blocks, (int)((v / L->g.tiles + 1) % blocks));
+	ar_tile_at(cfg, &L->g, *first / L->group * rows, rows, cfg->n, v % L->g.tiles, &t);
 	return t;
 }
 
 static int rs_walk_gemm(void *ctx, long v, long k0, long k1, float *acc, int *rows, int *cols)
 {
 	const struct rs_launch *L = ctx;
-	int dest;
-	struct ar_tile t = rs_tile(L, v, &dest);
+	int first;
+	struct ar_tile t = rs_tile(L, v, &first);
 	ar_tile_gemm(L->ex, &t, k0, k1, acc);
 	*rows = t.rows;
 	*cols = t.cols;
@@ -100,15 +106,18 @@ static int rs_walk_finish(void *ctx, long v, const float *acc)
 	struct rs_launch *L = ctx;
 	const struct fgo_exec *ex = L->ex;
 	const struct fgo_config *cfg = ex->cfg;
-	int dest;
-	struct ar_tile t = rs_tile(L, v, &dest);
+	int first;
+	struct ar_tile t = rs_tile(L, v, &first);
 	if (acc)
 		cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->work_offset,
 								     t.row0, t.col0)),
 			       cfg->n, acc, t.rows, t.cols, cfg->dtype);
 	if (!L->comm)
 		return FGO_OK;
-	kit_flag_publish(ex, dest, (v % L->g.tiles) * ex->world + ex->rank);
+	/* with group > 1 the block is one row of tiles: an owner's tile has
+	 * the index of the block's tile it lies in */
+	for (int j = 0; j < L->group; j++)
+		kit_flag_publish(ex, first + j, (v % L->g.tiles) * ex->world + ex->rank);
 	while (L->done < L->g.tiles && ar_sources_ready(ex, L->done * ex->world))
 		rs_reduce(ex, &L->g, L->done++, L->sum);
 	return FGO_OK;
@@ -117,11 +126,13 @@ static int rs_walk_finish(void *ctx, long v, const float *acc)
 static int rs_run(const struct fgo_exec *ex, enum fgo_mode mode)
 {
 	const struct fgo_config *cfg = ex->cfg;
-	struct rs_launch L = { ex, ar_grid(cfg, cfg->m / ex->world, cfg->n),
+	const long mw = cfg->m / ex->world;
+	const int group = sched_owner_group(ex->world, mw, cfg->blk_m);
+	struct rs_launch L = { ex, ar_grid(cfg, group * mw, cfg->n), group,
 			       mode != FGO_MODE_GEMM_ONLY, 0, NULL };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : rs_walk_gemm,
 				    rs_walk_finish, NULL, NULL, NULL };
-	struct sched_walk w = kit_walk_of(cfg, &L.g, ex->world);
+	struct sched_walk w = kit_walk_of(cfg, &L.g, ex->world / group);
 	int rc;
 
 	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);

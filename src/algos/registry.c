@@ -12,6 +12,7 @@
 
 #include "algo.h"
 #include "fgo.h"
+#include "schedule.h"
 
 extern const struct fgo_algo algo_all_gather_gemm_pull;
 extern const struct fgo_algo algo_all_gather_gemm_push;
@@ -103,9 +104,11 @@ void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
 	case FGO_SPACE_K:
 		*d = (struct fgo_gemm_dims){ cfg->m, cfg->n, kw, kw, cfg->n, 1 };
 		break;
-	case FGO_SPACE_K_ROWS:
-		*d = (struct fgo_gemm_dims){ mw, cfg->n, kw, kw, cfg->n, w };
+	case FGO_SPACE_K_ROWS: { /* W / group blocks of group owners' rows (sched_owner_group) */
+		int group = sched_owner_group(w, mw, cfg->blk_m);
+		*d = (struct fgo_gemm_dims){ group * mw, cfg->n, kw, kw, cfg->n, w / group };
 		break;
+	}
 	case FGO_SPACE_A_ROWS:
 		*d = (struct fgo_gemm_dims){ mw, nw, cfg->k, cfg->k, nw, w };
 		break;

@@ -65,9 +65,10 @@ int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, 
  *   all_reduce: A is this rank's; C is this rank's work area (the partial
  *     C), for every entry.
  *   reduce_scatter: entry q is the q-th block of the walk, the rows of
- *     owner sched_peer(rank, W, q + 1) (its own block last,
- *     kernels/reduce_scatter.hip): those rows of this rank's A and of its
- *     work area. */
+ *     owner group sched_peer(rank / G, W / G, q + 1) (its own group last,
+ *     kernels/reduce_scatter.hip; G owners a block, sched_owner_group):
+ *     those rows of this rank's A and of its work area. Entries from W / G
+ *     on repeat the first ones (the kernel reads only W / G). */
 int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg,
 		       const struct fgo_layout *lay, char *const *bases, int rank, int world,
 		       struct gpu_tma_map **out, char *err, size_t len)
@@ -92,7 +93,8 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 		return FGO_EUSAGE;
 	for (int r = 0; r < world; r++) {
 		char *a = mine + lay->a.offset, *c;
-		const long owner = sched_peer(rank, world, (r + 1) % world);
+		const int per = world / d.blocks; /* reduce_scatter: owners a block holds */
+		const long group = sched_peer(rank / per, d.blocks, (r % d.blocks + 1) % d.blocks);
 		char *const work = mine + lay->work_offset;
 		switch (space) {
 		case FGO_SPACE_A_ROWS:
@@ -103,8 +105,8 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 			c = work;
 			break;
 		case FGO_SPACE_K_ROWS:
-			a += (size_t)(owner * d.m * d.lda) * es;
-			c = work + (size_t)(owner * d.m * d.n) * es;
+			a += (size_t)(group * d.m * d.lda) * es;
+			c = work + (size_t)(group * d.m * d.n) * es;
 			break;
 		default:
 			c = bases[r] + lay->c.offset + (size_t)(rank * d.n - lay->c.col0) * es;

@@ -87,7 +87,12 @@ void defaults_gemm(const struct fgo_config *cfg, long *rows, long *cols, long *k
 	*rows = *cols = *k = 0;
 	if (!algo)
 		return;
-	algo_gemm_dims(algo, cfg, &d);
+	/* a tile not chosen yet: the classes do not move with the tile
+	 * (reduce_scatter's tile holds several owners' blocks where it can,
+	 * sched_owner_group; the table's rows are one owner's) */
+	struct fgo_config untiled = *cfg;
+	untiled.blk_m = 0;
+	algo_gemm_dims(algo, &untiled, &d);
 	*rows = d.m;
 	*cols = d.n * (d.blocks > 0 ? d.blocks : 1);
 	*k = d.k;

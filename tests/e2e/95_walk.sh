@@ -100,3 +100,24 @@ check walk-6.6 "best's reproduce line carries --cluster 2" grep -q -- '--split_k
 expect_exit walk-6.7 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --cluster 3
 expect_eq walk-6.8 1 "$(sql "select count(*) from runs where status = 'invalid' and
 	reason like 'split_k=3 and cluster=2: with split_k > 1 a cluster holds the K slices of one tile%'")"
+
+# reduce_scatter where M/W rows are fewer than a tile's: a tile holds the
+# row blocks of 2 or 4 owners (sched_owner_group) and sends each its rows;
+# every walk validates at world 2 and 4, and a tile longer than the blocks
+# it can hold is refused with the rows it would hold
+rs=tests/e2e/rs_groups.json
+export FGOBENCH_DB="$T/rs.db"
+expect_exit walk-7.1 0 mpi 4 sweep $rs --tag rs-groups --quiet --timeout 2
+rs_sql() { sqlite3 "$T/rs.db" "$1"; }
+expect_eq walk-7.2 0 "$(rs_sql "select count(*) from runs where status not in ('ok', 'invalid') or (status = 'ok' and validated != 1)")"
+# world 4, M = 32 (8 rows an owner): a tile of 16 rows holds 2 owners, of 32 all 4;
+# M = 8: the 4 owners' 2 rows each in 16 (32 refused, 7.7)
+expect_eq walk-7.3 "8/16 32/16 32/32 40/16 40/32 64/16 64/32 128/16 128/32" "$(rs_sql "select group_concat(v, ' ') from
+	(select distinct m || '/' || blk_m as v from runs where world = 4 and status = 'ok' and split_k = 2 order by m, blk_m)")"
+expect_eq walk-7.4 "1/0 1/3 1/5 2/0 3/0" "$(rs_sql "select group_concat(v, ' ') from (select distinct
+	split_k || '/' || gemm_sms as v from runs where world = 4 and m = 8 and status = 'ok' order by split_k, gemm_sms)")"
+expect_eq walk-7.5 1 "$(rs_sql "select count(*) from runs where deterministic = 1 and status = 'ok' and validated = 1")"
+expect_eq walk-7.6 4 "$(rs_sql "select count(*) from runs where cluster = 2 and status = 'ok' and validated = 1")"
+check walk-7.7 "a tile longer than the owners' blocks it holds is refused with their rows" \
+	[ "$(rs_sql "select count(*) from runs where status = 'invalid' and m = 8 and blk_m = 32 and
+		reason like 'BLK_M=32 exceeds M=8 (use BLK_M <= 16)%'")" -ge 1 ]

@@ -248,6 +248,27 @@ static void check_pieces(void)
 	}
 }
 
+/* reduce_scatter's owners a tile holds (sched_owner_group): as many as
+ * fit in the tile and divide the world, 1 where a block fills a tile or no
+ * tile is chosen yet; a group never holds more rows than the tile. */
+static void check_owner_group(void)
+{
+	static const int cases[][4] = { /* world, rows an owner, BLK_M, group */
+		{ 4, 32, 64, 2 },  { 4, 32, 128, 4 }, { 4, 16, 64, 4 },  { 4, 64, 64, 1 }, { 4, 25, 64, 2 },
+		{ 4, 50, 64, 1 },  { 4, 50, 128, 2 }, { 2, 32, 64, 2 },  { 2, 48, 64, 1 }, { 3, 16, 64, 3 },
+		{ 3, 32, 64, 1 },  { 6, 16, 64, 3 },  { 8, 16, 128, 8 }, { 8, 4, 16, 4 },  { 1, 1, 64, 1 },
+		{ 4, 32, 0, 1 },   { 8, 16, 64, 4 },
+	};
+	char id[64];
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+		const int w = cases[i][0], rows = cases[i][1], blk = cases[i][2];
+		const int g = sched_owner_group(w, rows, blk);
+		snprintf(id, sizeof id, "owner-group-w%d-%d-in-%d", w, rows, blk);
+		T_CHECK(id, g == cases[i][3] && w % g == 0 && (g == 1 || g * rows <= blk), "group %d, expected %d",
+			g, cases[i][3]);
+	}
+}
+
 /* The walk (sched_walk_*): over every CTA's segments, each MAC iteration of
  * each tile computed exactly once, each tile ended exactly once; a
  * hand-over only as the first Stream-K segment of a range, at most one a
@@ -401,6 +422,7 @@ int main(void)
 	check_dp_and_owner();
 	check_peer_and_chunks();
 	check_pieces();
+	check_owner_group();
 	check_walk();
 	T_DONE();
 }
