@@ -76,7 +76,7 @@ __device__ __forceinline__ void publish_partial(const Team &t, const struct laun
 /* On the wgmma core the core walks the BLOCKS blocks itself (block q's A
  * and work-area rows through tensor maps q, src/gpu/gpu_tma.c); the
  * storer sends each partial tile by TMA to this rank's work area and, once
- * it is there, raises the owner's flag; the side warps sum the own block's
+ * it is there, raises its owners' flags; the side warps sum the own block's
  * tiles this CTA ends (the own block comes last in the walk) as their
  * partials arrive, the last one with the consumers (wg_tail_team). */
 struct partial_out {
