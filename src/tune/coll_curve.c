@@ -206,3 +206,29 @@ int coll_curve_fit(enum fgo_collective kind, int world, const double *bytes,
 		*rms = sqrt(sq / (double)n);
 	return 1;
 }
+
+/* The measured curve of kind at world, or NULL. */
+static const struct coll_curve *measured_curve(const struct coll_curve *curves, int n,
+					       enum fgo_collective kind, int world)
+{
+	for (int i = 0; i < n; i++)
+		if (curves[i].kind == kind && curves[i].world == world && !curves[i].fitted &&
+		    curves[i].n > 0)
+			return &curves[i];
+	return NULL;
+}
+
+double coll_link_scale(const struct coll_curve *curves, int n, enum fgo_collective kind, int world,
+		       int from)
+{
+	const struct coll_curve *at = measured_curve(curves, n, kind, world);
+	const struct coll_curve *base = measured_curve(curves, n, kind, from);
+	if (!at || !base)
+		return 0;
+	double bytes = at->bytes[at->n - 1] < base->bytes[base->n - 1] ? at->bytes[at->n - 1]
+									: base->bytes[base->n - 1];
+	double s_at = coll_curve_seconds(at, bytes, NULL), s_base = coll_curve_seconds(base, bytes, NULL);
+	if (!(s_at > 0) || !(s_base > 0))
+		return 0;
+	return (coll_bus_factor(kind, world) / s_at) / (coll_bus_factor(kind, from) / s_base);
+}

@@ -84,6 +84,16 @@ struct coll_estimate {
 void coll_estimate(const struct coll_curve *curves, int n, enum fgo_collective kind, int world,
 		   double bytes, struct coll_estimate *out);
 
+/* How much faster a GPU's links move kind's bytes at world than at from,
+ * as calibrate's measured curves say it: the bus bandwidth (bus factor x
+ * bytes / seconds) at the largest size both curves measured, world's over
+ * from's (four H100s: all-gather and reduce-scatter 1.25x at W=4 over
+ * W=2, all-reduce 1.10x: three links at once carry more than one). 0 when
+ * either W has no measured curve of kind (a curve fitted to runs is not a
+ * measurement of the links). */
+double coll_link_scale(const struct coll_curve *curves, int n, enum fgo_collective kind, int world,
+		       int from);
+
 /* "the all_gather curve at W=2 (interpolated)", "... at W=2, scaled to
  * W=4 (extrapolated: another W)", "... (extrapolated: 64 MiB past its
  * largest, 4 MiB)": what e says, for notes and the store. */

@@ -220,6 +220,47 @@ static int copy_algo(const char *algorithm)
 	return world_copy_family(&c);
 }
 
+/* The collective a family's vendor sequence runs (algo_collective's). */
+static enum fgo_collective family_collective(const char *algorithm)
+{
+	const struct fgo_algo *algo = algo_find(algorithm);
+	switch (algo ? algo->space : FGO_SPACE_B_COLS) {
+	case FGO_SPACE_K: return FGO_COLL_ALL_REDUCE;
+	case FGO_SPACE_K_ROWS: return FGO_COLL_REDUCE_SCATTER;
+	default: return FGO_COLL_ALL_GATHER;
+	}
+}
+
+/* A link coefficient fitted at another W than world moves to world at
+ * the rate the measured curves say a GPU's links reach there
+ * (coll_link_scale; W=4 from W=2 fits predicted the large-C shapes
+ * 1.15-1.54x too slow on four H100s); the copy families' link term is a
+ * time, not a rate, and stays. */
+static int link_scale(struct fgo_store *st, const char *machine, const char *backend,
+		      const char *algorithm, int world, struct world_model *out, char *err, size_t len)
+{
+	const int from = out->coef.from[WT_LINK];
+	if (from <= 0 || from == world || copy_algo(algorithm) || (out->absent & (1u << WT_LINK)))
+		return FGO_OK;
+	struct coll_curve *curves = calloc(COLL_CURVES_MAX, sizeof *curves);
+	int nc = 0;
+	if (!curves) {
+		snprintf(err, len, "out of memory for the collective curves");
+		return FGO_EFAIL;
+	}
+	int rc = world_curves_load(st, machine, backend, curves, COLL_CURVES_MAX, &nc, err, len);
+	double scale = rc == FGO_OK ? coll_link_scale(curves, nc, family_collective(algorithm), world, from) : 0;
+	free(curves);
+	if (scale > 0) {
+		size_t at = strlen(out->terms);
+		out->coef.c[WT_LINK] /= scale;
+		snprintf(out->terms + at, sizeof out->terms - at,
+			 "; link x%.2f, the measured %s curves' bus bandwidth at W=%d over W=%d", scale,
+			 fgo_collective_names[family_collective(algorithm)], world, from);
+	}
+	return rc;
+}
+
 int world_model_load(struct fgo_store *st, const char *machine, const char *backend,
 		     const char *algorithm, int world, double link_gbps, double mem_gbps,
 		     struct world_model *out, char *err, size_t len)
@@ -246,6 +287,8 @@ int world_model_load(struct fgo_store *st, const char *machine, const char *back
 	out->absent = absent_terms(algorithm, world);
 	world_coef_at(fits, n, world, def, &out->coef);
 	world_coef_text(&out->coef, world, out->absent, out->terms, sizeof out->terms);
+	if (link_scale(st, machine, backend, algorithm, world, out, err, len) != FGO_OK)
+		return FGO_EFAIL;
 	int rc = load_groups(st, machine, backend, algorithm, world, &g, 1, &ng, err, len);
 	if (rc == FGO_OK && ng)
 		world_errors_of(g.o, g.n, out->coef.c, &out->err);

@@ -74,3 +74,17 @@ expect_err world-6.2 "all_scatter at W=4: $pinned extrapolated from W=2"
 expect_err world-6.2b 'no reduce term; baseline: the all_gather curve at W=2, scaled to W=4'
 expect_err world-6.3 'no stored ok runs at W=4 to judge it on'
 check world-6.4 "json carries the terms and the error" grep -Eq "\"terms\": \"$pinned extrapolated from W=2(; [a-z, ]+ from the ceilings \\(not fitted\\))?; no reduce term\", \"baseline_from\": \"the all_gather curve at W=2, scaled to W=4 \\(512 KiB: extrapolated: another W\\)\", \"err_runs\": 0" "$T/out"
+
+# calibrate at W=4 too: a link coefficient fitted at W=2 moves to W=4 at
+# the rate the measured all-gather curves say a rank's links reach there
+# (their bus bandwidth at W=4 over W=2, coll_link_scale), and the note says
+# by how much; a link the fit did not pin keeps the ceiling's, unscaled
+expect_exit world-7.1 0 mpi 4 calibrate --size 64 --no-floor
+expect_exit world-7.2 0 "$FGO" best --predict -m 256 -n 512 -k 256 --world 4
+case ", $pinned, " in
+*", link, "*)
+	check world-7.3 "the link extrapolated from W=2 is scaled by the curves" \
+		grep -Eq 'all_scatter at W=4: .*; link x[0-9]+\.[0-9][0-9], the measured all_gather curves. bus bandwidth at W=4 over W=2; baseline: the all_gather curve at W=4' "$T/err" ;;
+*)
+	check world-7.3 "a link not pinned is not scaled ($pinned)" sh -c "! grep -q 'link x' '$T/err' && grep -q 'baseline: the all_gather curve at W=4' '$T/err'" ;;
+esac

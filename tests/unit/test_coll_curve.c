@@ -2,7 +2,9 @@
  * exact at its points, linear in bytes between them (latency + bytes /
  * rate is read back exactly), below the first point its latency, past the last its
  * rate, each said extrapolated; another W's curve scaled by the bus
- * factor; the sizes calibrate measures; what the notes say. */
+ * factor; the sizes calibrate measures; what the notes say; how much
+ * faster the links move a collective's bytes at one W than at another
+ * (coll_link_scale). */
 #include <math.h>
 #include <string.h>
 
@@ -151,11 +153,34 @@ static void check_fit(void)
 		"fitted");
 }
 
+/* The bus bandwidth at W=4 over W=2 at the largest size both measured:
+ * an all-gather whose W=4 curve runs 1.5x the rate (its bus factor 3/4
+ * against 1/2 then says 2.25x); curves of another kind, fitted curves and
+ * a missing W say 0. */
+static void check_link_scale(void)
+{
+	struct coll_curve c[4] = { curve(FGO_COLL_ALL_GATHER, 2), curve(FGO_COLL_ALL_GATHER, 4),
+				   curve(FGO_COLL_ALL_REDUCE, 4), curve(FGO_COLL_REDUCE_SCATTER, 2) };
+	for (int i = 0; i < c[1].n; i++)
+		c[1].seconds[i] /= 1.5;
+	T_NEAR("link-scale-1", coll_link_scale(c, 4, FGO_COLL_ALL_GATHER, 4, 2), 1.5 * 0.75 / 0.5, 1e-9);
+	T_NEAR("link-scale-2", coll_link_scale(c, 4, FGO_COLL_ALL_GATHER, 2, 4), 0.5 / (1.5 * 0.75), 1e-9);
+	T_NEAR("link-scale-3", coll_link_scale(c, 4, FGO_COLL_ALL_REDUCE, 4, 2), 0, 0);
+	T_NEAR("link-scale-4", coll_link_scale(c, 4, FGO_COLL_REDUCE_SCATTER, 4, 2), 0, 0);
+	c[1].fitted = 1;
+	T_NEAR("link-scale-5", coll_link_scale(c, 4, FGO_COLL_ALL_GATHER, 4, 2), 0, 0);
+	/* the largest size both have: W=4 measured one size fewer */
+	c[1].fitted = 0;
+	c[1].n = 4;
+	T_NEAR("link-scale-6", coll_link_scale(c, 4, FGO_COLL_ALL_GATHER, 4, 2), 1.5 * 0.75 / 0.5, 1e-9);
+}
+
 int main(void)
 {
 	check_fit();
 	check_read();
 	check_estimate();
 	check_sizes();
+	check_link_scale();
 	T_DONE();
 }
