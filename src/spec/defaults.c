@@ -31,12 +31,15 @@ const struct defaults_row defaults_table[] = {
 	  " (64x64 s8); 64x128 s4, the row before, 1.08-1.14x" },
 	{ "wgmma", "sk_*", 0, 0, 0, 0, 0, 128, 256, 64, 3, 12, 1, 0,
 	  "W=2 M=1024..8192: sk_all_scatter best 4 of 4, sk_all_reduce 1.02-1.06x its best" },
-	{ "wgmma", "all_reduce_*", 65, 128, 0, 512 * K_, 7168, 64, 128, 64, 8, 8, 2, 0,
+	{ "wgmma", "all_reduce_*", 65, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336: one-shot 1.02x and two-shot 0.93x the vendor sequence,"
-	  " best of 14 tiles and splits (split 2 through slots)" },
-	{ "wgmma", "reduce_scatter", 64, 128, 0, 512 * K_, 7168, 64, 128, 64, 8, 8, 2, 0,
+	  " best of 14 tiles and splits (split 2 through slots); W=4 (K/W 3584, four H100s,"
+	  " mgpu.json and mgpu_rs_m128_w4.json): best of each, one-shot 1.06-1.09x, two-shot 1.11x" },
+	{ "wgmma", "reduce_scatter", 4, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
-	  " tiles and splits" },
+	  " tiles and splits; W=4 M=16..128 (4-32 rows a rank, a tile holding 2-4 owners' rows,"
+	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 below 128 rows"
+	  " the same tile space, not measured" },
 	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
 	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
 	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,

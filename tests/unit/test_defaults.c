@@ -61,7 +61,14 @@ static const struct {
 	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 17, 128, 256, 1, 0 },
 	/* M/W rows: reduce_scatter and the gathers */
 	{ "rs-m128", "reduce_scatter", 2, 128, 4096, 14336, 4, 64, 128, 2, 0 },
-	{ "rs-m64", "reduce_scatter", 2, 64, 4096, 14336, 9, 64, 64, 4, 0 },
+	{ "rs-m64", "reduce_scatter", 2, 64, 4096, 14336, 4, 64, 128, 2, 0 },
+	/* W=4, K/W 3584: the K-sharded families at M = 128 split 2 on 64x128,
+	 * reduce_scatter down to 4 rows a rank (M = 16); below, the next row */
+	{ "ar-w4-m128", "all_reduce_one_shot", 4, 128, 4096, 14336, 3, 64, 128, 2, 0 },
+	{ "ar-w4-k3583", "all_reduce_two_shot", 4, 128, 4096, 14332, 11, 64, 64, 1, 0 },
+	{ "rs-w4-m128", "reduce_scatter", 4, 128, 4096, 14336, 4, 64, 128, 2, 0 },
+	{ "rs-w4-m16", "reduce_scatter", 4, 16, 4096, 14336, 4, 64, 128, 2, 0 },
+	{ "rs-w4-m8", "reduce_scatter", 4, 8, 4096, 14336, 11, 64, 64, 1, 0 },
 	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 17, 128, 256, 1, 0 },
 	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 16, 128, 128, 1, 0 },
 	{ "pull-m128", "all_gather_gemm_pull", 2, 128, 4096, 14336, 9, 64, 64, 4, 0 },
