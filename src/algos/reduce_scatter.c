@@ -37,10 +37,11 @@ static void rs_layout(const struct fgo_config *cfg, int rank, struct fgo_layout 
  * (sched_owner_group): the tile is judged against the rows it holds. */
 static int rs_validate(const struct fgo_config *cfg, char *reason, size_t len)
 {
+	struct fgo_gemm_dims d;
 	if (kit_check_divisible("M", cfg->m, cfg->world, reason, len))
 		return 1;
-	const long mw = cfg->m / cfg->world;
-	return ar_validate(cfg, sched_owner_group(cfg->world, mw, cfg->blk_m) * mw, cfg->n, reason, len);
+	algo_gemm_dims(algo_find(cfg->algorithm), cfg, &d); /* d.m: the rows a block holds */
+	return ar_validate(cfg, d.m, cfg->n, reason, len);
 }
 
 /* Rank r sends peer q the partial of q's row block: M/W x N elements. */
@@ -84,9 +85,10 @@ static struct ar_tile rs_tile(const struct rs_launch *L, long v, int *first)
 	const struct fgo_config *cfg = L->ex->cfg;
 	const int blocks = L->ex->world / L->group;
 	const long rows = L->group * (cfg->m / L->ex->world);
+	const int block = sched_peer(L->ex->rank / L->group, blocks, (int)((v / L->g.tiles + 1) % blocks));
 	struct ar_tile t;
-	*first = L->group * sched_peer(L->ex->rank / L->group, blocks, (int)((v / L->g.tiles + 1) % blocks));
-	ar_tile_at(cfg, &L->g, *first / L->group * rows, rows, cfg->n, v % L->g.tiles, &t);
+	*first = block * L->group;
+	ar_tile_at(cfg, &L->g, block * rows, rows, cfg->n, v % L->g.tiles, &t);
 	return t;
 }
 
@@ -126,13 +128,13 @@ static int rs_walk_finish(void *ctx, long v, const float *acc)
 static int rs_run(const struct fgo_exec *ex, enum fgo_mode mode)
 {
 	const struct fgo_config *cfg = ex->cfg;
-	const long mw = cfg->m / ex->world;
-	const int group = sched_owner_group(ex->world, mw, cfg->blk_m);
-	struct rs_launch L = { ex, ar_grid(cfg, group * mw, cfg->n), group,
+	struct fgo_gemm_dims d; /* d.blocks blocks of d.m rows, as the GPU walks them */
+	algo_gemm_dims(algo_find(cfg->algorithm), cfg, &d);
+	struct rs_launch L = { ex, ar_grid(cfg, d.m, cfg->n), ex->world / d.blocks,
 			       mode != FGO_MODE_GEMM_ONLY, 0, NULL };
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : rs_walk_gemm,
 				    rs_walk_finish, NULL, NULL, NULL };
-	struct sched_walk w = kit_walk_of(cfg, &L.g, ex->world / group);
+	struct sched_walk w = kit_walk_of(cfg, &L.g, d.blocks);
 	int rc;
 
 	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);

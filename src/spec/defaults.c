@@ -38,8 +38,8 @@ const struct defaults_row defaults_table[] = {
 	{ "wgmma", "reduce_scatter", 4, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
 	  " tiles and splits; W=4 M=16..128 (4-32 rows a rank, a tile holding 2-4 owners' rows,"
-	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 below 128 rows"
-	  " the same tile space, not measured" },
+	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 M=16..64 as a"
+	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 9's split 4 not in that run)" },
 	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
 	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
 	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,

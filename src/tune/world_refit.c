@@ -220,17 +220,6 @@ static int copy_algo(const char *algorithm)
 	return world_copy_family(&c);
 }
 
-/* The collective a family's vendor sequence runs (algo_collective's). */
-static enum fgo_collective family_collective(const char *algorithm)
-{
-	const struct fgo_algo *algo = algo_find(algorithm);
-	switch (algo ? algo->space : FGO_SPACE_B_COLS) {
-	case FGO_SPACE_K: return FGO_COLL_ALL_REDUCE;
-	case FGO_SPACE_K_ROWS: return FGO_COLL_REDUCE_SCATTER;
-	default: return FGO_COLL_ALL_GATHER;
-	}
-}
-
 /* A link coefficient fitted at another W than world moves to world at
  * the rate the measured curves say a GPU's links reach there
  * (coll_link_scale; W=4 from W=2 fits predicted the large-C shapes
@@ -240,7 +229,14 @@ static int link_scale(struct fgo_store *st, const char *machine, const char *bac
 		      const char *algorithm, int world, struct world_model *out, char *err, size_t len)
 {
 	const int from = out->coef.from[WT_LINK];
-	if (from <= 0 || from == world || copy_algo(algorithm) || (out->absent & (1u << WT_LINK)))
+	struct fgo_config c;
+	enum fgo_collective kind;
+	double bytes;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "%s", algorithm);
+	c.world = world;
+	if (from <= 0 || from == world || copy_algo(algorithm) || (out->absent & (1u << WT_LINK)) ||
+	    !algo_collective(&c, 2, &kind, &bytes)) /* its vendor sequence's collective */
 		return FGO_OK;
 	struct coll_curve *curves = calloc(COLL_CURVES_MAX, sizeof *curves);
 	int nc = 0;
@@ -249,14 +245,14 @@ static int link_scale(struct fgo_store *st, const char *machine, const char *bac
 		return FGO_EFAIL;
 	}
 	int rc = world_curves_load(st, machine, backend, curves, COLL_CURVES_MAX, &nc, err, len);
-	double scale = rc == FGO_OK ? coll_link_scale(curves, nc, family_collective(algorithm), world, from) : 0;
+	double scale = rc == FGO_OK ? coll_link_scale(curves, nc, kind, world, from) : 0;
 	free(curves);
 	if (scale > 0) {
 		size_t at = strlen(out->terms);
 		out->coef.c[WT_LINK] /= scale;
 		snprintf(out->terms + at, sizeof out->terms - at,
 			 "; link x%.2f, the measured %s curves' bus bandwidth at W=%d over W=%d", scale,
-			 fgo_collective_names[family_collective(algorithm)], world, from);
+			 fgo_collective_names[kind], world, from);
 	}
 	return rc;
 }
