@@ -18,46 +18,7 @@
  * (partial_out, sum_side below). */
 #include "comm.h"
 
-#ifndef TWO_SHOT
-#define TWO_SHOT 0
-#endif
-
-/* Two-shot: the rank that sums tile (schedule.h: the owner turns with the
- * wave of gridDim.x CTAs; every rank launches the same grid, so they agree). */
-__device__ __forceinline__ int owner_of(long tile)
-{
-	return sched_tile_owner_waved(tile, WORLD, (long)gridDim.x);
-}
-
-/* Whether this rank sums tile. */
-__device__ __forceinline__ bool sums(const struct launch *L, long tile)
-{
-	return !TWO_SHOT || owner_of(tile) == L->rank;
-}
-
-/* Two-shot: team t waits for its share (first, + step, ...) of the sums
- * other ranks own and store here; nothing for one-shot. */
-template <class Team>
-__device__ __forceinline__ bool sums_arrived(const Team &t, const struct launch *L,
-					     const struct sched_grid *g, long first, long step)
-{
-	if (!TWO_SHOT)
-		return true;
-	return team_wait_share(t, L, g->tiles, first, step, [&](long tile) {
-		return sums(L, tile) ? -1L : g->tiles * WORLD + tile;
-	});
-}
-
-/* After team t stored this rank's partial of tile: its flag, on every rank
- * (one-shot) or on the tile's owner (two-shot). */
-template <class Team>
-__device__ __forceinline__ void publish_partial(const Team &t, const struct launch *L, long tile)
-{
-	if (TWO_SHOT)
-		team_publish_one(t, L, owner_of(tile), tile * WORLD + L->rank);
-	else
-		team_publish_all(t, L, tile * WORLD + L->rank);
-}
+#include "ar_shots.h" /* who sums a tile: TWO_SHOT from the host (gpu_variant) */
 
 /* Team t sums tile over the W work areas once every partial is up. False
  * when the wait gave up. */
@@ -79,17 +40,10 @@ __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	long at = tm * BLK_M * N_ + tn * BLK_N;
 	int rows = tile_rows(tm, M_), cols = tile_cols(tn, N_);
-#if TWO_SHOT
-	elem_t *dst[WORLD];
-#pragma unroll
-	for (int s = 0; s < WORLD; s++)
-		dst[s] = heap_at(L, sched_peer(L->rank, WORLD, s), L->c_off) + at;
+	elem_t *dst[TWO_SHOT ? WORLD : 1];
+	sum_destinations(L, at, dst);
 	sum_over_ranks(t, L, L->work_off, at, dst, N_, rows, cols);
-	team_publish_all(t, L, g->tiles * WORLD + tile);
-#else
-	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	sum_over_ranks(t, L, L->work_off, at, dst, N_, rows, cols);
-#endif
+	publish_sum(t, L, g, tile);
 	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	return true;
 }

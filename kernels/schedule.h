@@ -429,6 +429,13 @@ SCHED_FN int sched_tile_owner(long tile, int world)
 	return (int)(tile % world);
 }
 
+/* sk_all_reduce's all-reduce: two-shot from W = 3 on, where one-shot's
+ * (W - 1) x C bytes into every GPU exceed two-shot's 2 (W - 1) / W x C
+ * (kernels/sk_all_reduce.hip says what that cost on four H100s); one-shot
+ * at W <= 2, where they are the same. The kernel and the CPU backend
+ * (src/algos/sk_all_reduce.c) both read it here. */
+#define SCHED_SK_TWO_SHOT(world) ((world) >= 3)
+
 /* Two-shot on the GPU (kernels/all_reduce.hip): the rank that reduces tile
  * `tile` when `ctas` CTAs walk the tiles data-parallel (tile c, c + ctas,
  * ... to CTA c). With tile % world alone and world dividing ctas (132 CTAs

@@ -1,11 +1,15 @@
-/* sk_all_reduce.hip: Stream-K GEMM + one-shot all-reduce with a CU split.
+/* sk_all_reduce.hip: Stream-K GEMM + all-reduce with a CU split: one-shot
+ * at W <= 2, two-shot from W = 3 on (TWO_SHOT below).
  * K-sharded as all_reduce (tile space M x N over K/W). The first GEMM_SMS
  * CTAs split the MAC iterations (streamk_gemm in comm.h); the CTA
  * that ends a tile stores the partial into this rank's work area (M x N,
- * ld N) and raises flag [tile * W + rank] on every rank. The last COMM_SMS
- * CTAs sum finished tiles (the c-th of every COMM_SMS of the walk's whole
- * waves, [0, dp_tiles), on the wgmma core; of all elsewhere) over the W
- * work areas into this rank's C; on the wgmma core the Stream-K tiles,
+ * ld N) and raises flag [tile * W + rank] on every rank (one-shot) or on
+ * the tile's owner (two-shot). The last COMM_SMS CTAs sum finished tiles
+ * (the c-th of every COMM_SMS this rank sums of the walk's whole waves,
+ * [0, dp_tiles), on the wgmma core; of all elsewhere) over the W work
+ * areas into this rank's C (one-shot) or, on the owner, into every rank's
+ * C, raising [tiles * W + tile] there (two-shot); on the wgmma core the
+ * Stream-K tiles,
  * which all end at the kernel's end, are summed by the side warps of the
  * CTA that ends each (the communication CTAs summing that last wave one
  * tile after another were the kernel's tail), and with COMM_SMS = 0 every
@@ -15,8 +19,22 @@
  * finished tiles flow to the communication CTAs from the first wave on,
  * and the last partial wave Stream-K). On the wgmma core (MMA=64)
  * the GEMM CTAs walk their ranges through wgmma_walk.h and the storer
- * sends each finished partial to the work area and raises its flags. */
+ * sends each finished partial to the work area and raises its flags.
+ * Two-shot: the launch ends once the sums other ranks own have arrived;
+ * the GEMM CTAs wait for them on the wgmma core (side warps), the
+ * communication CTAs elsewhere. */
 #include "comm.h"
+
+/* Which all-reduce (schedule.h's rule): one-shot reads (W - 1) x C into
+ * every GPU, two-shot 2 (W - 1) / W x C, the same at W = 2 and less from
+ * W = 3 on (four H100s, W = 4: one-shot's bytes alone, its comm-only run,
+ * took longer than cuBLAS + NCCL's whole sequence from 4096 rows on, and
+ * this family one-shot 0.64-1.02x the vendor sequence, where two-shot on
+ * the hybrid walk took 0.97-1.41x). The owner turns with the waves of the
+ * GEMM CTAs, which walk the tiles. */
+#define TWO_SHOT SCHED_SK_TWO_SHOT(WORLD)
+#define AR_OWNER_CTAS ((long)GEMM_SMS)
+#include "ar_shots.h"
 
 /* Team t sums tile over the W work areas into this rank's C once every
  * partial is up, DEPTH loads in flight a thread. False when the wait gave up. */
@@ -29,6 +47,8 @@ __device__ __forceinline__ bool sum_tile(const Team &t, const struct launch *L,
 	const int lane = t.size() == THREADS ? 0 : 2;
 	(void)tr;
 	(void)lane;
+	if (!sums(L, tile)) /* two-shot: another rank's */
+		return true;
 	FGO_TRACE_IF(tr, lane, FGO_TR_WAIT, tile * WORLD, -1, -1, -1, -1);
 	if (!team_wait(t, L, tile * WORLD, WORLD, 1))
 		return false;
@@ -37,20 +57,27 @@ __device__ __forceinline__ bool sum_tile(const Team &t, const struct launch *L,
 	long tm, tn;
 	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
 	const long at = tm * BLK_M * N_ + tn * BLK_N;
-	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	sum_over_ranks<Team, 1, DEPTH>(t, L, L->work_off, at, dst, N_, tile_rows(tm, M_), tile_cols(tn, N_));
+	elem_t *dst[TWO_SHOT ? WORLD : 1];
+	sum_destinations(L, at, dst);
+	sum_over_ranks<Team, TWO_SHOT ? WORLD : 1, DEPTH>(t, L, L->work_off, at, dst, N_, tile_rows(tm, M_),
+							   tile_cols(tn, N_));
+	publish_sum(t, L, g, tile);
 	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	return true;
 }
 
 /* The comm role: the last COMM_SMS CTAs sum finished tiles (the c-th of
- * every COMM_SMS of sk_comm_tiles) over the W work areas into this rank's C. */
-__device__ __forceinline__ void sum_finished(const struct launch *L, const struct sched_grid *g)
+ * every COMM_SMS of sk_comm_tiles this rank sums) over the W work areas.
+ * False when a wait gave up. */
+__device__ __forceinline__ bool sum_finished(const struct launch *L, const struct sched_grid *g)
 {
 	const long tiles = sk_comm_tiles(g);
-	for (long tile = (long)blockIdx.x - GEMM_SMS; tile < tiles; tile += COMM_SMS)
-		if (!sum_tile<COMM_DEPTH>(cta_team(), L, g, tile))
-			return;
+	long n = 0; /* tiles this rank sums, so far */
+	for (long tile = 0; tile < tiles; tile++)
+		if (sums(L, tile) && n++ % COMM_SMS == (long)blockIdx.x - GEMM_SMS &&
+		    !sum_tile<COMM_DEPTH>(cta_team(), L, g, tile))
+			return false;
+	return true;
 }
 
 #if MMA == 64
@@ -63,10 +90,7 @@ struct partial_out {
 	const struct launch *L;
 	__device__ void store(const struct wg_part &p, int, long) const { wg_store_boxes(map, p); }
 	__device__ bool publishes() const { return L->mode != MODE_GEMM_ONLY; }
-	__device__ void publish(long tile) const
-	{
-		team_publish_all(wg_solo_team(), L, tile * WORLD + L->rank);
-	}
+	__device__ void publish(long tile) const { publish_partial(wg_solo_team(), L, tile); }
 };
 
 /* Fewer tiles than GEMM CTAs: the hybrid walk has no whole wave, every
@@ -90,12 +114,14 @@ struct last_wave_side {
 		if (L->mode != MODE_FUSED)
 			return;
 		const long last = SK_ALL_STREAM_K ? walk.last_end() : -1; /* -1: no tail */
-		walk.each_end([&](long tile) {
+		bool ok = walk.each_end([&](long tile) {
 			return tile < first || tile == last ||
 			       sum_tile<team_depth<wg_side_team>::value>(t, L, g, tile);
 		});
 		if (SK_ALL_STREAM_K && last >= 0) /* even after a wait gave up: the team waits */
-			tail_sum(wg_tail_team(), last);
+			ok = tail_sum(wg_tail_team(), last) && ok;
+		if (ok) /* two-shot: this CTA's share of the sums other ranks own */
+			sums_arrived(t, L, g, (long)blockIdx.x * t.size(), (long)GEMM_SMS * t.size());
 	}
 	template <class Walk> __device__ void tail(const struct wg_tail_team &t, const Walk &walk) const
 	{
@@ -127,12 +153,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 		struct sched_seg sg;
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
 			if (walk.ends(sg))
-				cta_publish_all(&L, sg.tile * WORLD + rank);
+				publish_partial(cta_team(), &L, sg.tile);
 		/* every flag of this CTA is up: now sum its tiles from sk_ender_first on */
 		for (bool more = walk.first(sg); more; more = walk.next(sg))
 			if (walk.ends(sg) && sg.tile >= sk_ender_first(&g) &&
 			    !sum_tile<COMM_DEPTH>(cta_team(), &L, &g, sg.tile))
 				return;
+		sums_arrived(cta_team(), &L, &g, (long)blockIdx.x * THREADS, (long)GEMM_SMS * THREADS);
 		return;
 	}
 	struct wg_local_a in;
@@ -165,11 +192,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 					     store_tile(heap_at(&L, L.rank, L.work_off), N_, tm * BLK_M,
 							tn * BLK_N, acc);
 				     if (L.mode != MODE_GEMM_ONLY)
-					     cta_publish_all(&L, tile * WORLD + L.rank);
+					     publish_partial(cta_team(), &L, tile);
 			     });
 		return;
 	}
-	if (mode != MODE_GEMM_ONLY)
-		sum_finished(&L, &g);
+	if (mode != MODE_GEMM_ONLY && sum_finished(&L, &g)) /* two-shot: then the sums other ranks own */
+		sums_arrived(cta_team(), &L, &g, ((long)blockIdx.x - GEMM_SMS) * THREADS,
+			     (long)COMM_SMS * THREADS);
 }
 #endif

@@ -135,8 +135,11 @@ struct fgo_algo {
 	enum { FGO_COMM_CTAS_NONE = 0, FGO_COMM_CTAS_OPTIONAL = 1, FGO_COMM_CTAS_REQUIRED = 2 } comm_ctas;
 	/* The Stream-K forms: the algorithm whose communication theirs is when
 	 * comm_sms is 0 (the CTA that ends a tile sends or sums it as that
-	 * family does); NULL for the others. */
+	 * family does); NULL for the others. base_two_shot: the one instead
+	 * where the form's all-reduce is two-shot (sk_all_reduce from W = 3
+	 * on, SCHED_SK_TWO_SHOT); algo_base picks. */
 	const char *base;
+	const char *base_two_shot;
 	/* split_k > 1 runs: the slice that ends a tile sends it out through
 	 * the family's usual epilogue (every family but the sk_* ones, whose
 	 * walk is Stream-K) */
@@ -174,6 +177,8 @@ extern const struct fgo_algo *const fgo_algos[];
 /* The algorithm registered as name: a built-in family, or a user kernel
  * this process has read (algo_register); NULL when none. */
 const struct fgo_algo *algo_find(const char *name);
+/* a's base at `world` ranks (base or base_two_shot), NULL where it has none. */
+const char *algo_base(const struct fgo_algo *a, int world);
 /* Adds algo (which must live as long as the process) to what algo_find
  * finds: a user kernel's "user:NAME". FGO_OK; FGO_EUSAGE when the name is
  * taken or the table (ALGO_REGISTERED_MAX) is full. */

@@ -55,47 +55,6 @@ static double one_shot_link_bytes(const struct fgo_config *cfg)
 	return (double)cfg->m * (double)cfg->n * (double)dtype_size(cfg->dtype);
 }
 
-/* C tile = sum of every rank's partial tile; returns the tile for pushes. */
-static void reduce_tile(const struct fgo_exec *ex, const struct sched_grid *g, long tile,
-			float *acc, struct ar_tile *t)
-{
-	const struct fgo_config *cfg = ex->cfg;
-	ar_tile_at(cfg, g, 0, cfg->m, cfg->n, tile, t);
-	kit_trace_reduce(ex, 0, tile, ex->world);
-	ar_tile_sum(ex, ex->lay->work_offset, t, acc);
-	cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->c.offset, t->row0, t->col0)),
-		       cfg->n, acc, t->rows, t->cols, cfg->dtype);
-	kit_trace_reduce(ex, 1, tile, ex->world);
-}
-
-/* Next tile at or after `from` that this rank owns (g->tiles when none). */
-static long next_owned(const struct fgo_exec *ex, const struct sched_grid *g, long from)
-{
-	while (from < g->tiles && sched_tile_owner(from, ex->world) != ex->rank)
-		from++;
-	return from;
-}
-
-/* Owner: reduce tile into own C, then push it into every peer's C and
- * publish its arrival there. */
-static void reduce_push(const struct fgo_exec *ex, const struct sched_grid *g, long tile,
-			float *acc)
-{
-	const struct fgo_config *cfg = ex->cfg;
-	struct ar_tile t;
-	reduce_tile(ex, g, tile, acc, &t);
-	size_t at = ar_elem_offset(cfg, ex->lay->c.offset, t.row0, t.col0);
-	size_t bytes = (size_t)t.rows * (size_t)t.cols * dtype_size(cfg->dtype);
-	for (int s = 1; s < ex->world; s++) {
-		int q = sched_peer(ex->rank, ex->world, s);
-		kit_trace_put(ex, 0, q, bytes, tile);
-		cpu_tile_copy(kit_heap(ex, q, at), cfg->n, kit_heap(ex, ex->rank, at), cfg->n,
-			      t.rows, t.cols, cfg->dtype);
-		kit_flag_publish(ex, q, g->tiles * ex->world + tile);
-		kit_trace_put(ex, 1, q, bytes, tile);
-	}
-}
-
 /* One launch: the walk (kit_walk_run) computes the partial tiles; the CTA
  * that ends a tile stores it in this rank's work area and announces it
  * (to every rank, or to the owner), then reduces whatever is ready. */
@@ -125,10 +84,10 @@ static void reduce_ready(struct ar_launch *L)
 	struct ar_tile t;
 	while (L->next < L->g.tiles && ar_sources_ready(ex, L->next * ex->world)) {
 		if (L->two_shot) {
-			reduce_push(ex, &L->g, L->next, L->sum);
-			L->next = next_owned(ex, &L->g, L->next + 1);
+			ar_reduce_push(ex, &L->g, L->next, L->sum);
+			L->next = ar_next_owned(ex, &L->g, L->next + 1);
 		} else {
-			reduce_tile(ex, &L->g, L->next++, L->sum, &t);
+			ar_reduce_tile(ex, &L->g, L->next++, L->sum, &t);
 		}
 	}
 }
@@ -170,7 +129,7 @@ static int ar_run(const struct fgo_exec *ex, enum fgo_mode mode, int two_shot)
 	L.sum = malloc(sizeof *L.sum * (size_t)cfg->blk_m * (size_t)cfg->blk_n);
 	if (!L.sum)
 		return FGO_EFAIL;
-	L.next = two_shot ? next_owned(ex, &L.g, 0) : 0;
+	L.next = two_shot ? ar_next_owned(ex, &L.g, 0) : 0;
 	rc = kit_walk_run(ex, &w, &ops, &L);
 	/* the tiles still to reduce, waiting for each */
 	while (rc == FGO_OK && L.comm && L.next < L.g.tiles) {
@@ -178,11 +137,8 @@ static int ar_run(const struct fgo_exec *ex, enum fgo_mode mode, int two_shot)
 		if (rc == FGO_OK)
 			reduce_ready(&L);
 	}
-	/* two-shot: the launch ends when the tiles other ranks own have arrived */
-	for (long tile = 0; two_shot && L.comm && tile < L.g.tiles && rc == FGO_OK; tile++)
-		if (sched_tile_owner(tile, ex->world) != ex->rank)
-			rc = kit_flag_wait_peer(ex, ex->rank, L.g.tiles * ex->world + tile,
-						sched_tile_owner(tile, ex->world));
+	if (rc == FGO_OK && two_shot && L.comm)
+		rc = ar_sums_wait(ex, &L.g);
 	free(L.sum);
 	return rc;
 }

@@ -199,3 +199,49 @@ int ar_baseline(const struct fgo_exec *ex, int scatter)
 		free(out);
 	return FGO_OK;
 }
+
+void ar_reduce_tile(const struct fgo_exec *ex, const struct sched_grid *g, long tile, float *acc,
+		    struct ar_tile *t)
+{
+	const struct fgo_config *cfg = ex->cfg;
+	ar_tile_at(cfg, g, 0, cfg->m, cfg->n, tile, t);
+	kit_trace_reduce(ex, 0, tile, ex->world);
+	ar_tile_sum(ex, ex->lay->work_offset, t, acc);
+	cpu_tile_store(kit_heap(ex, ex->rank, ar_elem_offset(cfg, ex->lay->c.offset, t->row0, t->col0)),
+		       cfg->n, acc, t->rows, t->cols, cfg->dtype);
+	kit_trace_reduce(ex, 1, tile, ex->world);
+}
+
+long ar_next_owned(const struct fgo_exec *ex, const struct sched_grid *g, long from)
+{
+	while (from < g->tiles && sched_tile_owner(from, ex->world) != ex->rank)
+		from++;
+	return from;
+}
+
+void ar_reduce_push(const struct fgo_exec *ex, const struct sched_grid *g, long tile, float *acc)
+{
+	const struct fgo_config *cfg = ex->cfg;
+	struct ar_tile t;
+	ar_reduce_tile(ex, g, tile, acc, &t);
+	size_t at = ar_elem_offset(cfg, ex->lay->c.offset, t.row0, t.col0);
+	size_t bytes = (size_t)t.rows * (size_t)t.cols * dtype_size(cfg->dtype);
+	for (int s = 1; s < ex->world; s++) {
+		int q = sched_peer(ex->rank, ex->world, s);
+		kit_trace_put(ex, 0, q, bytes, tile);
+		cpu_tile_copy(kit_heap(ex, q, at), cfg->n, kit_heap(ex, ex->rank, at), cfg->n,
+			      t.rows, t.cols, cfg->dtype);
+		kit_flag_publish(ex, q, g->tiles * ex->world + tile);
+		kit_trace_put(ex, 1, q, bytes, tile);
+	}
+}
+
+int ar_sums_wait(const struct fgo_exec *ex, const struct sched_grid *g)
+{
+	int rc = FGO_OK;
+	for (long tile = 0; tile < g->tiles && rc == FGO_OK; tile++)
+		if (sched_tile_owner(tile, ex->world) != ex->rank)
+			rc = kit_flag_wait_peer(ex, ex->rank, g->tiles * ex->world + tile,
+						sched_tile_owner(tile, ex->world));
+	return rc;
+}

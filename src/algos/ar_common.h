@@ -51,6 +51,20 @@ size_t ar_elem_offset(const struct fgo_config *cfg, size_t base, long row, long 
  * read in sched_peer order, so ranks start on different peers. */
 void ar_tile_sum(const struct fgo_exec *ex, size_t base, const struct ar_tile *t, float *acc);
 
+/* The sum of tile over every rank's partial (the work area) into this
+ * rank's C; t gets the tile's extent. */
+void ar_reduce_tile(const struct fgo_exec *ex, const struct sched_grid *g, long tile, float *acc,
+		    struct ar_tile *t);
+
+/* Two-shot (sched_tile_owner: tile % world): the next tile at or after
+ * `from` this rank owns (g->tiles when none); the owner's sum of tile into
+ * its C, then into every peer's C, the tile's flag [tiles * W + tile] raised
+ * there; the launch's end, once the tiles other ranks own have arrived
+ * (FGO_OK / FGO_ETIMEOUT). */
+long ar_next_owned(const struct fgo_exec *ex, const struct sched_grid *g, long from);
+void ar_reduce_push(const struct fgo_exec *ex, const struct sched_grid *g, long tile, float *acc);
+int ar_sums_wait(const struct fgo_exec *ex, const struct sched_grid *g);
+
 /* Per-source flags [first, first + world) of this rank: all ready now
  * (no wait), or wait for all of them (FGO_OK / FGO_ETIMEOUT). */
 int ar_sources_ready(const struct fgo_exec *ex, long first);

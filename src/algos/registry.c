@@ -73,6 +73,13 @@ int algo_collective(const struct fgo_config *cfg, size_t sum_elt, enum fgo_colle
 	return 1;
 }
 
+const char *algo_base(const struct fgo_algo *a, int world)
+{
+	if (a && a->base_two_shot && SCHED_SK_TWO_SHOT(world))
+		return a->base_two_shot;
+	return a ? a->base : NULL;
+}
+
 const struct fgo_algo *algo_find(const char *name)
 {
 	if (!name)

@@ -1,10 +1,13 @@
-/* sk_all_reduce.c: Stream-K GEMM + one-shot all-reduce on the CPU. The
- * partial GEMM of this rank's K slice is split evenly over gemm_sms virtual
- * CTAs (the hybrid walk of kernels/schedule.h, run by kit_walk_run);
- * comm_sms virtual CTAs sum finished tiles over all ranks as they become
- * ready, polled after every tile a GEMM CTA ends. With comm_sms = 0 (on
- * the GPU the side warps of the CTA that ends a tile sum it) one virtual
- * summer does: the sums are the same, in the same rank order. */
+/* sk_all_reduce.c: Stream-K GEMM + all-reduce on the CPU, one-shot at
+ * W <= 2 and two-shot from W = 3 on (SCHED_SK_TWO_SHOT, as the kernel).
+ * The partial GEMM of this rank's K slice is split evenly over gemm_sms
+ * virtual CTAs (the hybrid walk of kernels/schedule.h, run by
+ * kit_walk_run); comm_sms virtual CTAs sum finished tiles (one-shot: all,
+ * on every rank; two-shot: the tiles this rank owns, pushed to every peer)
+ * as they become ready, polled after every tile a GEMM CTA ends. With
+ * comm_sms = 0 (on the GPU the side warps of the CTA that ends a tile sum
+ * it) one virtual summer does: the sums are the same, in the same rank
+ * order. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,12 +16,18 @@
 #include "cpu/gemm.h"
 #include "fgo.h"
 
-/* Heap: A | B | C | work: partial C (M x N, dtype, read by every peer) then
- * the walk's exchange (kit_xchg_place, at the next 64-byte boundary: one
- * fp32 BLK_M x BLK_N slot per GEMM CTA, the head of a split tile, read by
- * the CTA that ends the tile; work_bytes spans both, as before) | flags:
- * [tile * W + p] = rank p's partial of tile is ready; [xchg_flag0 + cta] =
- * [tiles * W + cta] = slot of cta is written. */
+static int two_shot(const struct fgo_config *cfg)
+{
+	return SCHED_SK_TWO_SHOT(cfg->world);
+}
+
+/* Heap: A | B | C | work: partial C (M x N, dtype, read by the summers)
+ * then the walk's exchange (kit_xchg_place, at the next 64-byte boundary:
+ * one fp32 BLK_M x BLK_N slot per GEMM CTA, the head of a split tile, read
+ * by the CTA that ends the tile; work_bytes spans both, as before) | flags:
+ * [tile * W + p] = rank p's partial of tile is ready; two-shot adds
+ * [tiles * W + tile] = the sum of tile arrived; then [xchg_flag0 + cta] =
+ * slot of cta is written. */
 static void sk_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	struct sched_grid g = ar_grid(cfg, cfg->m, cfg->n);
@@ -26,7 +35,7 @@ static void sk_layout(const struct fgo_config *cfg, int rank, struct fgo_layout 
 	size_t cursor = off + (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
 
 	lay->work_offset = off;
-	lay->flags_count = (size_t)g.tiles * (size_t)cfg->world;
+	lay->flags_count = (size_t)g.tiles * (size_t)(cfg->world + two_shot(cfg));
 	kit_xchg_place(cfg, g.tiles, lay, &cursor);
 	lay->work_bytes = cursor - off;
 	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
@@ -40,11 +49,14 @@ static int sk_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	return ar_validate(cfg, cfg->m, cfg->n, reason, len);
 }
 
-/* As one-shot: every peer reads this rank's whole partial C once. */
+/* As one-shot (every peer reads this rank's whole partial C once) or
+ * two-shot. */
 static double sk_link_bytes(const struct fgo_config *cfg)
 {
 	if (cfg->world < 2)
 		return 0;
+	if (two_shot(cfg))
+		return ar_two_shot_link_bytes(cfg);
 	return (double)cfg->m * (double)cfg->n * (double)dtype_size(cfg->dtype);
 }
 
@@ -53,7 +65,9 @@ struct sk_launch {
 	enum fgo_mode mode;
 	struct sched_grid g;
 	int ctas, comms;  /* GEMM CTAs, comm CTAs */
-	long *next;       /* next[c]: next tile comm CTA c reduces (c, c + comms, ...) */
+	int two_shot;
+	long summed;      /* tiles this rank sums: all (one-shot), its own (two-shot) */
+	long *next;       /* next[c]: the next of them comm CTA c sums (c, c + comms, ...) */
 	float *sum;       /* comm CTAs' reduction tile */
 };
 
@@ -65,15 +79,22 @@ static struct ar_tile tile_of(const struct sk_launch *L, long tile)
 	return t;
 }
 
-/* Comm CTA c sums tile into C. */
+/* The i-th tile this rank sums (sched_tile_owner: two-shot's are tile %
+ * W = rank). */
+static long summed_tile(const struct sk_launch *L, long i)
+{
+	return L->two_shot ? i * L->ex->world + L->ex->rank : i;
+}
+
+/* Comm CTA c sums tile: into this rank's C (one-shot), or, its owner, into
+ * every rank's C (two-shot). */
 static void reduce(const struct sk_launch *L, long tile)
 {
-	const struct fgo_config *cfg = L->ex->cfg;
-	struct ar_tile t = tile_of(L, tile);
-	ar_tile_sum(L->ex, L->ex->lay->work_offset, &t, L->sum);
-	cpu_tile_store(kit_heap(L->ex, L->ex->rank,
-				ar_elem_offset(cfg, L->ex->lay->c.offset, t.row0, t.col0)),
-		       cfg->n, L->sum, t.rows, t.cols, cfg->dtype);
+	struct ar_tile t;
+	if (L->two_shot)
+		ar_reduce_push(L->ex, &L->g, tile, L->sum);
+	else
+		ar_reduce_tile(L->ex, &L->g, tile, L->sum, &t);
 }
 
 /* One pass over the comm CTAs: each reduces its tiles, in order, for as
@@ -82,34 +103,41 @@ static void comm_poll(struct sk_launch *L)
 {
 	int w = L->ex->world;
 	for (int c = 0; c < L->comms; c++) {
-		while (L->next[c] < L->g.tiles && ar_sources_ready(L->ex, L->next[c] * w)) {
-			reduce(L, L->next[c]);
+		while (L->next[c] < L->summed &&
+		       ar_sources_ready(L->ex, summed_tile(L, L->next[c]) * w)) {
+			reduce(L, summed_tile(L, L->next[c]));
 			L->next[c] += L->comms;
 		}
 	}
 }
 
-/* The comm CTAs' remaining tiles, waiting for each. */
+/* The comm CTAs' remaining tiles, waiting for each; two-shot, then the
+ * sums other ranks own. */
 static int comm_finish(struct sk_launch *L)
 {
 	int w = L->ex->world;
 	for (int c = 0; c < L->comms; c++) {
-		for (; L->next[c] < L->g.tiles; L->next[c] += L->comms) {
-			int rc = ar_sources_wait(L->ex, L->next[c] * w);
+		for (; L->next[c] < L->summed; L->next[c] += L->comms) {
+			int rc = ar_sources_wait(L->ex, summed_tile(L, L->next[c]) * w);
 			if (rc != FGO_OK)
 				return rc;
-			reduce(L, L->next[c]);
+			reduce(L, summed_tile(L, L->next[c]));
 		}
 	}
-	return FGO_OK;
+	return L->two_shot ? ar_sums_wait(L->ex, &L->g) : FGO_OK;
 }
 
-/* This rank's partial of tile is complete in its work area: tell every rank. */
+/* This rank's partial of tile is complete in its work area: tell every rank
+ * (one-shot) or the tile's owner (two-shot). */
 static void publish_partial(struct sk_launch *L, long tile)
 {
 	const struct fgo_exec *ex = L->ex;
-	for (int s = 0; s < ex->world; s++)
-		kit_flag_publish(ex, sched_peer(ex->rank, ex->world, s), tile * ex->world + ex->rank);
+	if (L->two_shot)
+		kit_flag_publish(ex, sched_tile_owner(tile, ex->world), tile * ex->world + ex->rank);
+	else
+		for (int s = 0; s < ex->world; s++)
+			kit_flag_publish(ex, sched_peer(ex->rank, ex->world, s),
+					 tile * ex->world + ex->rank);
 	comm_poll(L);
 }
 
@@ -149,6 +177,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		.g = ar_grid(cfg, cfg->m, cfg->n),
 		.ctas = cfg->gemm_sms,
 		.comms = cfg->comm_sms > 0 ? cfg->comm_sms : 1,
+		.two_shot = two_shot(cfg),
 	};
 	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,
@@ -162,6 +191,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		rc = FGO_EFAIL;
 		goto out;
 	}
+	L.summed = L.two_shot ? (L.g.tiles - ex->rank + ex->world - 1) / ex->world : L.g.tiles;
 	for (int c = 0; c < L.comms; c++)
 		L.next[c] = c;
 	rc = kit_walk_run(ex, &w, &ops, &L);
@@ -181,7 +211,7 @@ static int sk_baseline(const struct fgo_exec *ex)
 const struct fgo_algo algo_sk_all_reduce = {
 	.name = "sk_all_reduce",
 	.family = "all_reduce",
-	.summary = "as all_reduce_one_shot, with the partial GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs summing ready tiles (0: the CTA that ends a tile sums it)",
+	.summary = "as all_reduce_one_shot (two-shot from W = 3 on), with the partial GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs summing ready tiles (0: the CTA that ends a tile sums it)",
 	.needs_comm = 1,
 	.validate = sk_validate,
 	.layout = sk_layout,
@@ -192,4 +222,5 @@ const struct fgo_algo algo_sk_all_reduce = {
 	.space = FGO_SPACE_K,
 	.comm_ctas = FGO_COMM_CTAS_REQUIRED,
 	.base = "all_reduce_one_shot",
+	.base_two_shot = "all_reduce_two_shot",
 };

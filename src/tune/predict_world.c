@@ -32,9 +32,12 @@ int predict_world_gemm_shape(const struct fgo_config *cfg, long *m, long *n, lon
 static double reduced_elements(const struct fgo_config *cfg)
 {
 	double mn = (double)cfg->m * (double)cfg->n;
-	if (!strcmp(cfg->algorithm, "all_reduce_one_shot") || !strcmp(cfg->algorithm, "sk_all_reduce"))
+	/* a Stream-K form reduces as its base does at this W */
+	const char *base = algo_base(algo_find(cfg->algorithm), cfg->world);
+	const char *as = base ? base : cfg->algorithm;
+	if (!strcmp(as, "all_reduce_one_shot"))
 		return cfg->world * mn;
-	if (!strcmp(cfg->algorithm, "all_reduce_two_shot") || !strcmp(cfg->algorithm, "reduce_scatter"))
+	if (!strcmp(as, "all_reduce_two_shot") || !strcmp(as, "reduce_scatter"))
 		return mn; /* W partials of M x N / W */
 	return 0;
 }

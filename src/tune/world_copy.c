@@ -20,7 +20,8 @@ const char *world_fit_family(const struct fgo_config *cfg)
 {
 	const struct fgo_algo *a = algo_find(cfg->algorithm);
 	/* the base family's mechanism on a Stream-K walk (world_copy.h) */
-	return a && a->base && cfg->comm_sms == 0 ? a->base : cfg->algorithm;
+	const char *base = algo_base(a, cfg->world);
+	return base && cfg->comm_sms == 0 ? base : cfg->algorithm;
 }
 
 int world_copy_pulls(const struct fgo_config *cfg)

@@ -45,6 +45,17 @@ static void check_names(void)
 	c = sk("all_reduce_one_shot", 1024, 0);
 	c.comm_sms = 0;
 	T_EQ_STR("name-1.6", world_fit_family(&c), "all_reduce_one_shot");
+	/* sk_all_reduce's all-reduce is two-shot from W = 3 on: so is its base */
+	c = sk("sk_all_reduce", 1024, 0);
+	c.world = 2;
+	T_EQ_STR("name-1.7", world_fit_family(&c), "all_reduce_one_shot");
+	c.world = 3;
+	T_EQ_STR("name-1.8", world_fit_family(&c), "all_reduce_two_shot");
+	c.world = 4;
+	T_EQ_STR("name-1.9", world_fit_family(&c), "all_reduce_two_shot");
+	c = sk("sk_all_scatter", 1024, 0);
+	c.world = 4;
+	T_EQ_STR("name-1.10", world_fit_family(&c), "all_scatter");
 }
 
 /* the base family's terms (a link at 300 GB/s) and the sk family's (its
