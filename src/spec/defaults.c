@@ -26,11 +26,14 @@
  * faster than tile-sized ones (push's SM copies do not gain). */
 const struct defaults_row defaults_table[] = {
 	/* core     family                  rows      cols  elems     K      tile           split chunk */
-	{ "wgmma", "sk_*", 0, 0, 0, 512 * K_, 0, 64, 128, 64, 8, 8, 1, 0,
-	  "W=2 M=128 at 132 + 0 CTAs: sk_all_scatter best (46.5 us), sk_all_reduce 1.03x its best"
-	  " (64x64 s8); 64x128 s4, the row before, 1.08-1.14x" },
-	{ "wgmma", "sk_*", 0, 0, 0, 0, 0, 128, 256, 64, 3, 12, 1, 0,
-	  "W=2 M=1024..8192: sk_all_scatter best 4 of 4, sk_all_reduce 1.02-1.06x its best" },
+	{ "wgmma", "sk_*", 0, 0, 0, 512 * K_, 0, 64, 64, 64, 12, 8, 1, 0,
+	  "W=2 and 4 M=128 x 4096 x 14336 at 132 + 0 CTAs (mgpu_sk_small_m.json): best 4 of 4,"
+	  " 1.15-1.23x the vendor sequence; 64x128 s8, the row before, 0.96-1.21x" },
+	/* larger C: the last row's 128x256 s3 (W=2 M = 1024..8192: sk_all_scatter
+	 * best 4 of 4, sk_all_reduce 1.02-1.06x its best) */
+	{ "wgmma", "sk_*", 0, 0, 0, 4096 * K_, 0, 128, 128, 64, 5, 12, 1, 0,
+	  "W=2 M=512, 1024 x 4096 x 14336 (mgpu_sk_small_m.json): best 4 of 4, 1.15-1.27x;"
+	  " W=4 best or within 6% 4 of 4 (1.12-1.42x); 128x256 s3, the row before, 0.82-1.27x" },
 	{ "wgmma", "all_reduce_*", 65, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336: one-shot 1.02x and two-shot 0.93x the vendor sequence,"
 	  " best of 14 tiles and splits (split 2 through slots); W=4 (K/W 3584, four H100s,"
