@@ -69,6 +69,29 @@ __device__ __forceinline__ unsigned int fgo_count_arrivals(unsigned int *counter
 		     : "memory");
 	return old;
 }
+/* The same with no ordering of its own (a fence before it makes it a
+ * release, one after it an acquire): several counters on several peers in
+ * flight at once, where each acq_rel one first waits for the one before
+ * it to land, a round trip over NVLink each. */
+__device__ __forceinline__ unsigned int fgo_count_arrivals_relaxed(unsigned int *counter, unsigned int n)
+{
+	unsigned int old;
+	asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;"
+		     : "=r"(old)
+		     : "l"(counter), "r"(n)
+		     : "memory");
+	return old;
+}
+/* The same within one GPU (the device scope), acquire and release. */
+__device__ __forceinline__ unsigned int fgo_count_arrivals_gpu(unsigned int *counter, unsigned int n)
+{
+	unsigned int old;
+	asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+		     : "=r"(old)
+		     : "l"(counter), "r"(n)
+		     : "memory");
+	return old;
+}
 
 /* Nanoseconds of the GPU's global timer (for wait timeouts). */
 __device__ __forceinline__ unsigned long long fgo_now_ns(void)
@@ -146,6 +169,14 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int 
 __device__ __forceinline__ unsigned int fgo_count_arrivals(unsigned int *counter, unsigned int n)
 {
 	return __hip_atomic_fetch_add(counter, n, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+__device__ __forceinline__ unsigned int fgo_count_arrivals_relaxed(unsigned int *counter, unsigned int n)
+{
+	return __hip_atomic_fetch_add(counter, n, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+__device__ __forceinline__ unsigned int fgo_count_arrivals_gpu(unsigned int *counter, unsigned int n)
+{
+	return __hip_atomic_fetch_add(counter, n, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT);
 }
 
 /* wall_clock64() counts at a constant 100 MHz on CDNA GPUs. HIP 5.2
