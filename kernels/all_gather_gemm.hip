@@ -1,9 +1,15 @@
 /* all_gather_gemm.hip: all-gather of A + GEMM, pull (default) and push
  * (-DPUSH=1). A is row-sharded (M/W x K per rank), B column-sharded
  * (K x N/W); rank r computes C[:, r*N/W, +N/W) (M x N/W, ld N_). The tile
- * space is one source's M/W x N/W block (M_ = M/W); virtual tile v is tile
- * v % tiles of the block of source sched_peer(rank, W, v / tiles): the
- * local shard first, then peers in an order offset by rank.
+ * space is one block of GROUP sources' M/W x N/W rows (M_ = GROUP x M/W;
+ * GROUP = 1 but on the wgmma core where M/W is shorter than a tile,
+ * sched_owner_group); virtual tile v is tile v % tiles of block v / tiles,
+ * the sources of group sched_peer(rank / GROUP, BLOCKS, v / tiles): the
+ * local shard's first, then peers' in an order offset by rank. Where a
+ * block holds several sources (GROUP > 1) it reads them all from the
+ * inbox, this rank's own shard too (moved there as a peer's is), so a
+ * tile of 64 rows at M = 16, W = 4 streams B once for all 16 rows where
+ * four blocks of 4 rows streamed it four times.
  *
  * Both forms gather each peer's shard once into this rank's inbox (the
  * work area, all of A, source p's rows at p * M/W) in chunks of CHUNK_ROWS
@@ -41,13 +47,23 @@
 #ifndef PUSH
 #define PUSH 0
 #endif
+/* Sources a block holds, and a source's rows (OWN_M = M/W). */
+#define GROUP (WORLD / BLOCKS)
+#define OWN_M (M_ / GROUP)
 #define CHUNK_ROWS (COMM_BLK_M > 0 ? COMM_BLK_M : BLK_M)
-#define CHUNKS ((M_ + CHUNK_ROWS - 1) / CHUNK_ROWS)
+#define CHUNKS ((OWN_M + CHUNK_ROWS - 1) / CHUNK_ROWS)
 
-/* C rows of source p's block, at this rank's C. */
+/* C rows of source p, at this rank's C. */
 __device__ __forceinline__ elem_t *c_block(const struct launch *L, int p)
 {
-	return heap_at(L, L->rank, L->c_off) + (long)p * M_ * N_;
+	return heap_at(L, L->rank, L->c_off) + (long)p * OWN_M * N_;
+}
+
+/* The group of sources block q of the walk holds (the first of its
+ * GROUP sources is GROUP x this): this rank's own first. */
+__device__ __forceinline__ int block_group(const struct launch *L, int q)
+{
+	return sched_peer(L->rank / GROUP, BLOCKS, q);
 }
 
 #if PUSH || MMA == 64
@@ -69,7 +85,18 @@ __device__ __forceinline__ elem_t *c_block(const struct launch *L, int p)
 #define PIECES_ALL 64
 #define PIECES_MAX 16
 #endif
-#define PIECES (CHUNKS >= PIECES_ALL ? 1 : PIECES_ALL / CHUNKS > PIECES_MAX ? PIECES_MAX : PIECES_ALL / CHUNKS)
+/* Where a block holds several sources (GROUP > 1) every CTA moves before it
+ * computes: the sources' pieces share the grid, one piece of one source a
+ * CTA where they suffice (pull at M = 16, W = 4: four sources of 128
+ * pieces, each CTA's four pieces one after another, each a remote round
+ * trip and its arrivals, held every tile's start to ~14 us). */
+#if GROUP > 1
+#define PIECES_SOURCES (PUSH ? 2 : WORLD) /* push: the peers' copies and this rank's own */
+#else
+#define PIECES_SOURCES 1
+#endif
+#define PIECES_SHARE (PIECES_ALL / PIECES_SOURCES)
+#define PIECES (CHUNKS >= PIECES_SHARE ? 1 : PIECES_SHARE / CHUNKS > PIECES_MAX ? PIECES_MAX : PIECES_SHARE / CHUNKS)
 #define COUNTER0 ((long)WORLD * CHUNKS)
 
 /* Elements [e0, e1) of chunk c of a shard that its piece i holds, in
@@ -77,7 +104,7 @@ __device__ __forceinline__ elem_t *c_block(const struct launch *L, int p)
 __device__ __forceinline__ void piece_span(long c, long i, long *e0, long *e1)
 {
 	long r0, r1;
-	sched_chunk_rows(M_, CHUNK_ROWS, c, &r0, &r1);
+	sched_chunk_rows(OWN_M, CHUNK_ROWS, c, &r0, &r1);
 	sched_piece_span((r1 - r0) * K_, PIECES, VEC, i, e0, e1);
 }
 
@@ -92,10 +119,8 @@ __device__ __forceinline__ void piece_span(long c, long i, long *e0, long *e1)
  * acquire-release count a chunk and peer took 5-7 us after each chunk of
  * a pull and ~19 us after a push to three peers (timelines, 128 x 4096 x
  * 14336 on four H100s), where the pieces took 2-4 us to move. */
-__device__ __forceinline__ void chunk_arrivals(const struct launch *L, int p, long c, unsigned int n)
+__device__ __forceinline__ void chunk_arrivals_pushed(const struct launch *L, long at, unsigned int n)
 {
-	const long at = (long)p * CHUNKS + c;
-#if PUSH
 	int to[PEERS];
 	unsigned int before[PEERS];
 	bool done = false;
@@ -116,27 +141,29 @@ __device__ __forceinline__ void chunk_arrivals(const struct launch *L, int p, lo
 			flags_of(L, to[s])[COUNTER0 + at] = 0; /* for the next launch */
 			fgo_flag_set(flags_of(L, to[s]) + at, L->epoch);
 		}
-#else
+}
+__device__ __forceinline__ void chunk_arrivals_here(const struct launch *L, long at, unsigned int n)
+{
 	unsigned int *count = flags_of(L, L->rank) + COUNTER0 + at;
 	__threadfence(); /* the team's stores into the inbox, before its arrivals */
 	if (fgo_count_arrivals_gpu(count, n) + n == PIECES) {
 		*count = 0; /* for the next launch */
 		fgo_flag_release_gpu(flags_of(L, L->rank) + at, L->epoch);
 	}
-#endif
 }
 
 /* Chunk c of source p's shard, by team t, its pieces j = first,
  * first + step, ... of a sequence in which this chunk's PIECES start at
  * lo: push (p is this rank) copies them into every peer's inbox and counts
- * them on each peer; pull copies them from peer p's shard into this
- * rank's inbox and counts them here. Then, once, the system fence and the
+ * them on each peer; pull copies them from p's shard (a peer's, or this
+ * rank's own where a block holds several sources) into this rank's inbox
+ * and counts them here. Then, once, the system fence and the
  * arrivals, all n at once: a CTA pushing eight pieces of a small shard
  * paid a fence and a remote round trip for each, the tail of a 45 us
  * launch. Traced as a put (a pull's: a0 the peer it read). */
 template <class Team>
 __device__ __forceinline__ void gather_chunk(const Team &t, const struct launch *L, int p, long c,
-					     long lo, long first, long step)
+					     long lo, long first, long step, bool push)
 {
 	const long hi = lo + PIECES;
 	long j = first >= lo ? first : first + (lo - first + step - 1) / step * step;
@@ -157,44 +184,62 @@ __device__ __forceinline__ void gather_chunk(const Team &t, const struct launch 
 	}
 #endif
 	(void)bytes;
-	FGO_TRACE_IF(tr, lane, FGO_TR_PUT, PUSH ? -1 : p, bytes, c, -1, -1);
+	FGO_TRACE_IF(tr, lane, FGO_TR_PUT, push ? -1 : p, bytes, c, -1, -1);
 	for (; j < hi; j += step) {
 		piece_span(c, j - lo, &e0, &e1);
 		if (e1 <= e0)
 			continue;
-#if PUSH /* contiguous rows: one long row */
-		team_copy_to_peers(t, L, heap_at(L, L->rank, L->a_off) + row0 + e0, L->work_off,
-				   (long)L->rank * M_ * K_ + row0 + e0, e1 - e0, 1, (int)(e1 - e0));
-#else
-		const elem_t *from[1] = { heap_at(L, p, L->a_off) + row0 + e0 };
-		elem_t *to[1] = { heap_at(L, L->rank, L->work_off) + (long)p * M_ * K_ + row0 + e0 };
-		block_sum<Team, 1, 1, team_depth<Team>::value>(t, to, from, e1 - e0, 1, (int)(e1 - e0));
-#endif
+		if (push) { /* contiguous rows: one long row */
+			team_copy_to_peers(t, L, heap_at(L, L->rank, L->a_off) + row0 + e0, L->work_off,
+					   (long)L->rank * OWN_M * K_ + row0 + e0, e1 - e0, 1, (int)(e1 - e0));
+		} else {
+			const elem_t *from[1] = { heap_at(L, p, L->a_off) + row0 + e0 };
+			elem_t *to[1] = { heap_at(L, L->rank, L->work_off) + (long)p * OWN_M * K_ + row0 + e0 };
+			block_sum<Team, 1, 1, team_depth<Team>::value>(t, to, from, e1 - e0, 1, (int)(e1 - e0));
+		}
 	}
 	t.sync();
-	FGO_TRACE_IF(tr, lane, FGO_TR_PUT | FGO_TR_END, PUSH ? -1 : p, bytes, c, -1, -1);
-	if (t.tid() == 0)
-		chunk_arrivals(L, p, c, n);
+	FGO_TRACE_IF(tr, lane, FGO_TR_PUT | FGO_TR_END, push ? -1 : p, bytes, c, -1, -1);
+	if (t.tid() == 0 && push)
+		chunk_arrivals_pushed(L, (long)p * CHUNKS + c, n);
+	else if (t.tid() == 0)
+		chunk_arrivals_here(L, (long)p * CHUNKS + c, n);
 }
 #endif
 
+/* The chunks a tile (tm) of block q reads, waited for by wait_chunks(first
+ * flag, count): none for this rank's own shard alone (GROUP = 1); the
+ * chunks holding its rows where a block is one source; every chunk of
+ * every source where it holds several (a block is then one tile's rows).
+ * False when a wait gave up. */
+template <class Wait>
+__device__ __forceinline__ bool tile_chunks(const struct launch *L, int q, long tm, Wait wait_chunks)
+{
+	const int g = block_group(L, q);
+	if (GROUP > 1) {
+		for (int i = 0; i < GROUP; i++)
+			if (!wait_chunks((long)(g * GROUP + i) * CHUNKS, (int)CHUNKS))
+				return false;
+		return true;
+	}
+	if (g == L->rank)
+		return true;
+	const long r0 = tm * BLK_M, last = r0 + tile_rows(tm, M_) - 1;
+	return wait_chunks((long)g * CHUNKS + r0 / CHUNK_ROWS, (int)(last / CHUNK_ROWS - r0 / CHUNK_ROWS + 1));
+}
+
 /* Comm-only mode, on either core: what the fused kernel moves, without
  * the GEMM, for the virtual tiles v = first, first + step, ...: (its chunks
- * already pushed or being pulled) it waits for the chunks each peer tile
+ * already pushed or being pulled) it waits for the chunks each tile
  * reads. */
 __device__ __forceinline__ void gather_comm_only(const struct launch *L, const struct sched_grid *g,
 						 long first, long step)
 {
-	for (long v = first; v < (long)WORLD * g->tiles; v += step) {
-		const int p = sched_peer(L->rank, WORLD, (int)(v / g->tiles));
+	for (long v = first; v < (long)BLOCKS * g->tiles; v += step) {
 		long tm, tn;
 		sched_tile_coords(g, GSIZE_M, v % g->tiles, &tm, &tn);
-		const long r0 = tm * BLK_M;
-		const int rows = tile_rows(tm, M_);
-		if (p == L->rank)
-			continue;
-		if (!cta_wait(L, (long)p * CHUNKS + r0 / CHUNK_ROWS,
-			      (int)((r0 + rows - 1) / CHUNK_ROWS - r0 / CHUNK_ROWS + 1), 1))
+		if (!tile_chunks(L, (int)(v / g->tiles), tm,
+				 [&](long f, int n) { return cta_wait(L, f, n, 1); }))
 			return;
 	}
 }
@@ -204,62 +249,72 @@ __device__ __forceinline__ void gather_comm_only(const struct launch *L, const s
  * this rank moves, chunk by chunk in the order the walks read them, so
  * the first chunks land first: push, its own shard's CHUNKS x PIECES;
  * pull on the wgmma core, the peers' shards in the walk's block order,
- * (W - 1) x CHUNKS x PIECES. */
+ * (W - 1) x CHUNKS x PIECES. Where a block holds several sources (GROUP >
+ * 1), this rank's own shard into its inbox first, as a pull from itself. */
 template <class Team>
 __device__ __forceinline__ void gather_chunks(const Team &t, const struct launch *L, long first,
 					      long step)
 {
 	if (L->mode == MODE_GEMM_ONLY || WORLD < 2)
 		return;
+	const int q0 = GROUP > 1 ? 0 : 1; /* sources from q0 on, pulled (or copied) */
 #if PUSH
 	for (long c = 0; c < CHUNKS; c++)
-		gather_chunk(t, L, L->rank, c, c * PIECES, first, step);
+		gather_chunk(t, L, L->rank, c, c * PIECES, first, step, true);
+	if (GROUP > 1) /* then into this rank's own inbox */
+		for (long c = 0; c < CHUNKS; c++)
+			gather_chunk(t, L, L->rank, c, (CHUNKS + c) * PIECES, first, step, false);
 #else
-	for (int q = 1; q < WORLD; q++)
+	for (int q = q0; q < WORLD; q++)
 		for (long c = 0; c < CHUNKS; c++)
 			gather_chunk(t, L, sched_peer(L->rank, WORLD, q), c,
-				     ((q - 1) * (long)CHUNKS + c) * PIECES, first, step);
+				     ((q - q0) * (long)CHUNKS + c) * PIECES, first, step, false);
 #endif
+	(void)q0;
 }
 #endif
 
 #if MMA == 64
-/* Block q's A: source sched_peer(rank, W, q)'s rows (this rank's own shard
- * in GEMM-only mode), through the map the host built for that source (a
- * peer's rows in the inbox); a peer's rows are read once their chunks'
- * flags arrived, and the proxy fence orders those acquires before the TMA
- * unit's loads. */
+/* Block q's A: the rows of its group of sources, through the map the host
+ * built for that group (gpu_tma.c: a peer's rows in the inbox, this rank's
+ * own in its A where a block is one source, every source's in the inbox
+ * where it holds several; GEMM-only: this rank's own shard where a block
+ * is one source); they are read once their chunks' flags arrived, and the
+ * proxy fence orders those acquires before the TMA unit's loads. */
 struct gather_in {
 	const struct fgo_tmaps *maps;
 	const struct launch *L;
 	__device__ const struct fgo_tmap *map_a(int q) const
 	{
-		return &maps->m[L->mode == MODE_GEMM_ONLY ? L->rank : sched_peer(L->rank, WORLD, q)];
+		return &maps->m[L->mode == MODE_GEMM_ONLY && GROUP == 1 ? L->rank : block_group(L, q)];
 	}
 	__device__ bool ready(int q, long tm) const
 	{
-		const int p = sched_peer(L->rank, WORLD, q);
-		if (p == L->rank || L->mode == MODE_GEMM_ONLY)
+		if (L->mode == MODE_GEMM_ONLY)
 			return true;
-		const long r0 = tm * BLK_M, last = r0 + tile_rows(tm, M_) - 1;
 		/* traced: the producer's waits, lane 3 */
-		FGO_TRACE_EV(3, FGO_TR_WAIT, (long)p * CHUNKS + r0 / CHUNK_ROWS, p, -1, -1, -1);
-		for (long c = r0 / CHUNK_ROWS; c <= last / CHUNK_ROWS; c++)
-			if (!wait_flag(L, (long)p * CHUNKS + c))
-				return false;
-		FGO_TRACE_EV(3, FGO_TR_WAIT | FGO_TR_END, (long)p * CHUNKS + r0 / CHUNK_ROWS, p, -1, -1, -1);
+		const int g = block_group(L, q);
+		FGO_TRACE_EV(3, FGO_TR_WAIT, (long)g * GROUP * CHUNKS, g, -1, -1, -1);
+		if (!tile_chunks(L, q, tm, [&](long f, int n) {
+			    for (int i = 0; i < n; i++)
+				    if (!wait_flag(L, f + i))
+					    return false;
+			    return true;
+		    }))
+			return false;
+		FGO_TRACE_EV(3, FGO_TR_WAIT | FGO_TR_END, (long)g * GROUP * CHUNKS, g, -1, -1, -1);
 		asm volatile("fence.proxy.async.global;" ::: "memory");
 		return true;
 	}
 };
 
-/* Block q's parts to this rank's C rows of its source; nothing to publish. */
+/* Block q's parts to this rank's C rows of its group; nothing to publish. */
 struct gather_out {
 	const struct fgo_tmaps *maps;
 	const struct launch *L;
 	__device__ void store(const struct wg_part &p, int q, long) const
 	{
-		wg_store_boxes(&maps->m[sched_peer(L->rank, WORLD, q)], p);
+		wg_store_boxes(&maps->m[block_group(L, q)], p);
 	}
 	__device__ bool publishes() const { return false; }
 	__device__ void publish(long) const {}
@@ -286,10 +341,10 @@ struct gather_out {
  * (pull at 1024 x 4096 x 14336 with 128 x 256 tiles, 64 CTAs and a
  * 14.7 MB shard: 1.31-1.41x the copy engine's time at W=2, 1.73x at W=4;
  * the 64 x 128 tiles there gain 0.72-0.97x). */
-#define SMALL_SHARD ((long)M_ * K_ * (long)sizeof(elem_t) <= (4L << 20))
+#define SMALL_SHARD ((long)OWN_M * K_ * (long)sizeof(elem_t) <= (4L << 20))
 /* Pull of a large shard: the copy engine copies it (schedule.h's rule,
  * which the host's engine_copies follows too). */
-#define PULL_BY_ENGINE (!PUSH && sched_pull_by_engine((long)M_ * K_ * (long)sizeof(elem_t)))
+#define PULL_BY_ENGINE (!PUSH && sched_pull_by_engine((long)OWN_M * K_ * (long)sizeof(elem_t), GROUP))
 struct mover_plan {
 	bool by_ctas; /* the waiting CTAs move the pieces, not the side warps */
 	int movers, mine; /* mine: this CTA's index among them, -1: not one */
@@ -303,7 +358,9 @@ __device__ __forceinline__ struct mover_plan mover_plan_make(const struct wg_wal
 	for (int c0 = 0; c0 < (int)gridDim.x; c0 += THREADS) { /* a thread a CTA of the grid */
 		const int c = c0 + (int)threadIdx.x;
 		struct sched_seg sg;
-		const bool w = c < (int)gridDim.x && (!sched_walk_first(&walk.w, c, &sg) || sg.tile >= tiles);
+		/* where a block holds several sources, its own too waits for peers */
+		const bool w = c < (int)gridDim.x &&
+			       (GROUP > 1 || !sched_walk_first(&walk.w, c, &sg) || sg.tile >= tiles);
 		waiting += __syncthreads_count(w);
 		before += __syncthreads_count(w && c < (int)blockIdx.x);
 		me = me || __syncthreads_or(w && c == (int)blockIdx.x);
@@ -390,7 +447,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) fgo_main(FGO_KERNEL_PARAMS
 		const int rows = tile_rows(tm, M_);
 		const elem_t *a = p == rank || mode == MODE_GEMM_ONLY
 					  ? heap_at(&L, rank, a_off)
-					  : heap_at(&L, rank, work_off) + (long)p * M_ * K_;
+					  : heap_at(&L, rank, work_off) + (long)p * OWN_M * K_;
 		if (a != heap_at(&L, rank, a_off)) {
 			FGO_TRACE_IF(threadIdx.x == 0, 0, FGO_TR_WAIT, (long)p * CHUNKS + r0 / CHUNK_ROWS, p, -1, -1, -1);
 			if (!cta_wait(&L, (long)p * CHUNKS + r0 / CHUNK_ROWS,

@@ -496,9 +496,12 @@ SCHED_FN void sched_chunk_rows(long rows, long chunk_rows, long c, long *r0, lon
  * copies the peers one after another) and 0.95-0.99x at W=2 up to a 67 MB
  * shard, but took 1.15-1.16x the engine's time with 235 MB (16384 x 4096 x
  * 14336, W=2). */
-SCHED_FN int sched_pull_by_engine(long shard_bytes)
+SCHED_FN int sched_pull_by_engine(long shard_bytes, int group)
 {
-	return shard_bytes > (128L << 20);
+	/* group: sources a block of tiles holds (sched_owner_group); where
+	 * several, this rank's own shard goes into the inbox too, as the
+	 * kernel's CTAs move it */
+	return group == 1 && shard_bytes > (128L << 20);
 }
 
 /* A chunk of elems elements cut into pieces (kernels/all_gather_gemm.hip

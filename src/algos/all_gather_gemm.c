@@ -64,9 +64,14 @@ static void layout(const struct fgo_config *cfg, int rank, struct fgo_layout *la
 
 static int ag_validate(const struct fgo_config *cfg, char *reason, size_t len)
 {
+	struct fgo_gemm_dims d;
 	if (kit_check_divisible("M", cfg->m, cfg->world, reason, len) ||
-	    kit_check_divisible("N", cfg->n, cfg->world, reason, len) ||
-	    kit_check_tile(cfg, cfg->m / cfg->world, cfg->n / cfg->world, reason, len))
+	    kit_check_divisible("N", cfg->n, cfg->world, reason, len))
+		return 1;
+	/* d.m: the rows a block holds (several sources' on the wgmma core
+	 * where M/W is shorter than a tile) */
+	algo_gemm_dims(algo_find(cfg->algorithm), cfg, &d);
+	if (kit_check_tile(cfg, d.m, cfg->n / cfg->world, reason, len))
 		return 1;
 	long mw = cfg->m / cfg->world;
 	if (cfg->comm_blk_m > kit_pow2_ceil(mw)) {
@@ -271,7 +276,9 @@ static int engine_copies(const struct fgo_config *cfg, const struct fgo_layout *
 			 struct fgo_engine_copy *c, int max)
 {
 	long shard = cfg->m / cfg->world * cfg->k * (long)dtype_size(cfg->dtype);
-	if (cfg->mma == FGO_MMA_WGMMA && !sched_pull_by_engine(shard))
+	struct fgo_gemm_dims d;
+	algo_gemm_dims(algo_find(cfg->algorithm), cfg, &d); /* sources a block: world / blocks */
+	if (cfg->mma == FGO_MMA_WGMMA && !sched_pull_by_engine(shard, cfg->world / d.blocks))
 		return 0;
 	return pull_copies(cfg, lay, rank, c, max);
 }

@@ -116,9 +116,11 @@ void algo_gemm_dims(const struct fgo_algo *algo, const struct fgo_config *cfg,
 		*d = (struct fgo_gemm_dims){ group * mw, cfg->n, kw, kw, cfg->n, w / group };
 		break;
 	}
-	case FGO_SPACE_A_ROWS:
-		*d = (struct fgo_gemm_dims){ mw, nw, cfg->k, cfg->k, nw, w };
+	case FGO_SPACE_A_ROWS: { /* the wgmma core: W / group blocks of group sources' rows */
+		int group = cfg->mma == FGO_MMA_WGMMA ? sched_owner_group(w, mw, cfg->blk_m) : 1;
+		*d = (struct fgo_gemm_dims){ group * mw, nw, cfg->k, cfg->k, nw, w / group };
 		break;
+	}
 	default:
 		*d = (struct fgo_gemm_dims){ cfg->m, nw, cfg->k, cfg->k, nw, 1 };
 		break;

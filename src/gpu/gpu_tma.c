@@ -59,9 +59,12 @@ int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, 
  * of BLK_M over the consumer warpgroups rows.
  *   gemm, all_scatter: A is this rank's for every entry; C entry r is the
  *     block of rank r's C this rank writes (its own columns).
- *   all_gather_gemm: block r is source r's rows: A entry r is its rows in
- *     this rank's inbox, pull and push alike (this rank's own shard for
- *     r = rank); C entry r is this rank's C rows of source r.
+ *   all_gather_gemm: entry g is the rows of source group g (G sources a
+ *     block, sched_owner_group; G = 1 but where M/W is shorter than a
+ *     tile): A entry g is its rows in this rank's inbox, pull and push
+ *     alike (this rank's own shard for g = rank where G = 1); C entry g is
+ *     this rank's C rows of group g. Entries from W / G on repeat the
+ *     first ones (the kernel reads only W / G).
  *   all_reduce: A is this rank's; C is this rank's work area (the partial
  *     C), for every entry.
  *   reduce_scatter: entry q is the q-th block of the walk, the rows of
@@ -97,10 +100,12 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 		const long group = sched_peer(rank / per, d.blocks, (r % d.blocks + 1) % d.blocks);
 		char *const work = mine + lay->work_offset;
 		switch (space) {
-		case FGO_SPACE_A_ROWS:
-			a = r != rank ? work + (size_t)(r * d.m * d.k) * es : mine + lay->a.offset;
-			c = mine + lay->c.offset + (size_t)(r * d.m * lay->c.ld) * es;
+		case FGO_SPACE_A_ROWS: {
+			const int g = r % d.blocks;
+			a = g != rank || per > 1 ? work + (size_t)(g * d.m * d.k) * es : mine + lay->a.offset;
+			c = mine + lay->c.offset + (size_t)(g * d.m * lay->c.ld) * es;
 			break;
+		}
 		case FGO_SPACE_K:
 			c = work;
 			break;

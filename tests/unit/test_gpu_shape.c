@@ -254,6 +254,42 @@ static void check_grid(void)
 	T_EQ_INT("grid-gemm-streamk-resident-n", grid, 130);
 }
 
+/* The gathers on the wgmma core: where a source's M/W rows are fewer than a
+ * tile's, a block holds the rows of as many sources as fit
+ * (sched_owner_group), so B is streamed once for all of them; elsewhere (and
+ * on the other cores) a block is one source's rows. */
+static void check_gather_groups(void)
+{
+	char why[256] = "";
+	unsigned int grid = 0;
+	struct fgo_config c = gemm(FGO_BF16, 64, 128, 64, 4, 8);
+	const struct fgo_algo *pull = algo_find("all_gather_gemm_pull");
+	struct fgo_gemm_dims d;
+	c.mma = FGO_MMA_WGMMA;
+	c.world = 4;
+	c.m = 16; /* 4 rows a source: the four in one 64-row block */
+	c.n = 4096;
+	c.k = 14336;
+	algo_gemm_dims(pull, &c, &d);
+	T_EQ_INT("gather-group-w4-m16-blocks", d.blocks, 1);
+	T_EQ_INT("gather-group-w4-m16-rows", (int)d.m, 16);
+	T_EQ_INT("gather-group-w4-m16-grid", gpu_grid_size(pull, &c, 1000, &grid, why, sizeof why), FGO_OK);
+	T_EQ_INT("gather-group-w4-m16-grid-n", grid, 8); /* 1 block x 1 x 1024 / 128 */
+	c.m = 128; /* 32 rows a source: two in a 64-row block */
+	algo_gemm_dims(pull, &c, &d);
+	T_EQ_INT("gather-group-w4-m128-blocks", d.blocks, 2);
+	T_EQ_INT("gather-group-w4-m128-rows", (int)d.m, 64);
+	c.m = 256; /* 64 rows a source: one a block, as before */
+	algo_gemm_dims(pull, &c, &d);
+	T_EQ_INT("gather-group-w4-m256-blocks", d.blocks, 4);
+	T_EQ_INT("gather-group-w4-m256-rows", (int)d.m, 64);
+	c.m = 16;
+	c.mma = 16; /* mma.sync: one source a block at any M */
+	algo_gemm_dims(pull, &c, &d);
+	T_EQ_INT("gather-group-mma-blocks", d.blocks, 4);
+	T_EQ_INT("gather-group-mma-rows", (int)d.m, 4);
+}
+
 /* Clusters: the grid is whole clusters over cluster tiles (M-stacked:
  * ceil(tiles_m / C) x tiles_n; K slices: one cluster a tile), never more
  * than the resident clusters; refused off the wgmma core, and where a
@@ -337,6 +373,7 @@ int main(void)
 	check_simt();
 	check_mfma();
 	check_grid();
+	check_gather_groups();
 	check_cluster();
 	check_sk_comm0();
 	T_DONE();
