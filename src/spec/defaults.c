@@ -38,11 +38,15 @@ const struct defaults_row defaults_table[] = {
 	  "W=2 M=128 x 4096 x 14336: one-shot 1.02x and two-shot 0.93x the vendor sequence,"
 	  " best of 14 tiles and splits (split 2 through slots); W=4 (K/W 3584, four H100s,"
 	  " mgpu.json and mgpu_rs_m128_w4.json): best of each, one-shot 1.06-1.09x, two-shot 1.11x" },
+	{ "wgmma", "all_reduce_*", 1, 64, 0, 512 * K_, 3584, 64, 64, 64, 12, 8, 2, 0,
+	  "W=2 and 4 M=16, 64 x 4096 x 14336 (mgpu_small_m_all.json): best or within 1.2%"
+	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 12's"
+	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 10's split 4 at W=2 1.02-1.14x" },
 	{ "wgmma", "reduce_scatter", 4, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
 	  " tiles and splits; W=4 M=16..128 (4-32 rows a rank, a tile holding 2-4 owners' rows,"
 	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 M=16..64 as a"
-	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 9's split 4 not in that run)" },
+	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 10's split 4 not in that run)" },
 	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
 	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
 	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,
