@@ -106,12 +106,7 @@ static int walk_finish(void *ctx, long tile, const float *acc)
 	}
 	if (!L->comm)
 		return FGO_OK;
-	if (L->two_shot)
-		kit_flag_publish(ex, sched_tile_owner(tile, ex->world), tile * ex->world + ex->rank);
-	else
-		for (int s = 0; s < ex->world; s++)
-			kit_flag_publish(ex, sched_peer(ex->rank, ex->world, s),
-					 tile * ex->world + ex->rank);
+	ar_publish_partial(ex, tile, L->two_shot);
 	reduce_ready(L);
 	return FGO_OK;
 }

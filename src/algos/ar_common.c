@@ -219,6 +219,16 @@ long ar_next_owned(const struct fgo_exec *ex, const struct sched_grid *g, long f
 	return from;
 }
 
+void ar_publish_partial(const struct fgo_exec *ex, long tile, int two_shot)
+{
+	if (two_shot)
+		kit_flag_publish(ex, sched_tile_owner(tile, ex->world), tile * ex->world + ex->rank);
+	else
+		for (int s = 0; s < ex->world; s++)
+			kit_flag_publish(ex, sched_peer(ex->rank, ex->world, s),
+					 tile * ex->world + ex->rank);
+}
+
 void ar_reduce_push(const struct fgo_exec *ex, const struct sched_grid *g, long tile, float *acc)
 {
 	const struct fgo_config *cfg = ex->cfg;

@@ -62,6 +62,9 @@ void ar_reduce_tile(const struct fgo_exec *ex, const struct sched_grid *g, long 
  * there; the launch's end, once the tiles other ranks own have arrived
  * (FGO_OK / FGO_ETIMEOUT). */
 long ar_next_owned(const struct fgo_exec *ex, const struct sched_grid *g, long from);
+/* This rank's partial of tile is in its work area: flag [tile * W + rank]
+ * on every rank (one-shot) or on the tile's owner (two-shot). */
+void ar_publish_partial(const struct fgo_exec *ex, long tile, int two_shot);
 void ar_reduce_push(const struct fgo_exec *ex, const struct sched_grid *g, long tile, float *acc);
 int ar_sums_wait(const struct fgo_exec *ex, const struct sched_grid *g);
 

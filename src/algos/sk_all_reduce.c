@@ -131,13 +131,7 @@ static int comm_finish(struct sk_launch *L)
  * (one-shot) or the tile's owner (two-shot). */
 static void publish_partial(struct sk_launch *L, long tile)
 {
-	const struct fgo_exec *ex = L->ex;
-	if (L->two_shot)
-		kit_flag_publish(ex, sched_tile_owner(tile, ex->world), tile * ex->world + ex->rank);
-	else
-		for (int s = 0; s < ex->world; s++)
-			kit_flag_publish(ex, sched_peer(ex->rank, ex->world, s),
-					 tile * ex->world + ex->rank);
+	ar_publish_partial(L->ex, tile, L->two_shot);
 	comm_poll(L);
 }
 
