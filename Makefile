@@ -71,13 +71,13 @@ all: build/.deps-ok $(BIN)
 # work as the first command on a fresh machine.
 build/.deps-ok:
 	@mkdir -p build
-	@sh src/deps.sh check || $(MAKE) --no-print-directory deps
-	@sh src/deps.sh check && touch $@
+	@sh src/make/deps.sh check || $(MAKE) --no-print-directory deps
+	@sh src/make/deps.sh check && touch $@
 
 # `make deps GPU=hip` adds AMD's HIP headers and the clang that compiles
 # kernels for AMD without ROCm
 deps:
-	@sh src/deps.sh install $(DEB_PACKAGES) $(if $(filter hip,$(GPU)),libamdhip64-dev clang-19 lld-19)
+	@sh src/make/deps.sh install $(DEB_PACKAGES) $(if $(filter hip,$(GPU)),libamdhip64-dev clang-19 lld-19)
 
 # A GPU build checks its toolchain first, so a missing CUDA or HIP names the
 # package to install instead of stopping inside the compiler.
@@ -86,11 +86,11 @@ deps:
 ifeq ($(GPU),cuda)
 GPU_CHECK := gpu-check
 gpu-check:
-	@sh src/deps.sh check-gpu cuda $(CUDA)
+	@sh src/make/deps.sh check-gpu cuda $(CUDA)
 else ifeq ($(GPU),hip)
 GPU_CHECK := gpu-check
 gpu-check:
-	@sh src/deps.sh check-gpu hip $(HIP_PATH)
+	@sh src/make/deps.sh check-gpu hip $(HIP_PATH)
 endif
 
 $(OBJ)/%.o: src/%.c $(HDRS) | build/.deps-ok $(GPU_CHECK)
@@ -98,9 +98,9 @@ $(OBJ)/%.o: src/%.c $(HDRS) | build/.deps-ok $(GPU_CHECK)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Schema, migrations and plot templates become C arrays, so the binary is the whole tool.
-build/embedded.c: $(EMBED) src/embed.sh
+build/embedded.c: $(EMBED) src/make/embed.sh
 	@mkdir -p build
-	sh src/embed.sh $(EMBED) > $@
+	sh src/make/embed.sh $(EMBED) > $@
 
 # The git revision recorded with every sweep; rewritten only when it changes.
 build/revision.c: FORCE | build/.deps-ok
@@ -142,7 +142,7 @@ build/tests/mpi_%: tests/mpi/%.c tests/unit/testlib.h build/obj/libfgo.a
 TEST_PACKAGES := chromium
 build/.test-deps-ok:
 	@mkdir -p build
-	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || sh src/deps.sh install $(TEST_PACKAGES) >/dev/null || \
+	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || sh src/make/deps.sh install $(TEST_PACKAGES) >/dev/null || \
 		echo "make test: installing $(TEST_PACKAGES) failed; the browser test will say SKIP"
 	@touch $@
 

@@ -49,15 +49,15 @@ csv_counts() {
 		"$(csv_status "$1" invalid) $(csv_status "$1" skipped)"
 }
 
-# ---- a GPU build names the toolchain it lacks (src/deps.sh check-gpu, run
+# ---- a GPU build names the toolchain it lacks (src/make/deps.sh check-gpu, run
 # by `make GPU=cuda|hip` before any compile) ----
-expect_exit deps-gpu-1.1 2 sh src/deps.sh check-gpu cuda "$T/no-cuda"
+expect_exit deps-gpu-1.1 2 sh src/make/deps.sh check-gpu cuda "$T/no-cuda"
 expect_err deps-gpu-1.2 "$T/no-cuda/include/cuda.h is missing: install the CUDA toolkit"
-expect_exit deps-gpu-1.3 2 sh src/deps.sh check-gpu hip "$T/no-rocm"
+expect_exit deps-gpu-1.3 2 sh src/make/deps.sh check-gpu hip "$T/no-rocm"
 expect_err deps-gpu-1.4 "install libamdhip64-dev (as root: make deps GPU=hip)"
-expect_exit deps-gpu-1.5 2 sh src/deps.sh check-gpu vulkan
+expect_exit deps-gpu-1.5 2 sh src/make/deps.sh check-gpu vulkan
 mkdir -p "$T/half-cuda/include" && : > "$T/half-cuda/include/cuda.h"
-expect_exit deps-gpu-1.6 2 sh src/deps.sh check-gpu cuda "$T/half-cuda"
+expect_exit deps-gpu-1.6 2 sh src/make/deps.sh check-gpu cuda "$T/half-cuda"
 expect_err deps-gpu-1.7 "include/nvrtc.h is missing"
 
 # ---- the CPU build ----
