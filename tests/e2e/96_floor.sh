@@ -30,8 +30,10 @@ expect_eq floor-2.5 "cpu 5" "$(sql "select backend, repetitions from read_floors
 # 8 MiB reads slower than 1 MiB (not "twice as slow": on a CI machine whose
 # cores are shared, the 1 MiB point was once as slow as that)
 expect_eq floor-2.6 1 "$(sql "select (select max(seconds) from read_floor_points where bytes = 8388608) > (select max(seconds) from read_floor_points where bytes = 1048576)")"
-# monotone-ish: no size reads in under half the time of the size before it
-expect_eq floor-2.7 0 "$(sql "select count(*) from read_floor_points a join read_floor_points b on b.floor_id = a.floor_id and b.bytes = (select min(bytes) from read_floor_points c where c.bytes > a.bytes) where b.seconds < 0.5 * a.seconds")"
+# monotone-ish: no size reads in under a quarter of the time of the size
+# before it (half, until a loaded 2-core VM stretched one point past twice
+# its neighbour's: the curve's shape is checked here, not its speed)
+expect_eq floor-2.7 0 "$(sql "select count(*) from read_floor_points a join read_floor_points b on b.floor_id = a.floor_id and b.bytes = (select min(bytes) from read_floor_points c where c.bytes > a.bytes) where b.seconds < 0.25 * a.seconds")"
 expect_eq floor-2.8 1 "$(sql "select count(*) from read_floors f where exists (select 1 from ceilings c where c.machine = f.machine and c.backend = f.backend and c.what = 'memory_bw')")"
 expect_exit floor-2.9 0 mpi 1 calibrate --size 64 --no-floor
 expect_eq floor-2.10 1 "$(sql "select count(*) from read_floors")"
