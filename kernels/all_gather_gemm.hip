@@ -47,9 +47,7 @@
 #ifndef PUSH
 #define PUSH 0
 #endif
-/* Sources a block holds, and a source's rows (OWN_M = M/W). */
-#define GROUP (WORLD / BLOCKS)
-#define OWN_M (M_ / GROUP)
+/* GROUP sources a block, OWN_M rows each (comm.h). */
 #define CHUNK_ROWS (COMM_BLK_M > 0 ? COMM_BLK_M : BLK_M)
 #define CHUNKS ((OWN_M + CHUNK_ROWS - 1) / CHUNK_ROWS)
 
@@ -257,7 +255,6 @@ __device__ __forceinline__ void gather_chunks(const Team &t, const struct launch
 {
 	if (L->mode == MODE_GEMM_ONLY || WORLD < 2)
 		return;
-	const int q0 = GROUP > 1 ? 0 : 1; /* sources from q0 on, pulled (or copied) */
 #if PUSH
 	for (long c = 0; c < CHUNKS; c++)
 		gather_chunk(t, L, L->rank, c, c * PIECES, first, step, true);
@@ -265,12 +262,12 @@ __device__ __forceinline__ void gather_chunks(const Team &t, const struct launch
 		for (long c = 0; c < CHUNKS; c++)
 			gather_chunk(t, L, L->rank, c, (CHUNKS + c) * PIECES, first, step, false);
 #else
+	const int q0 = GROUP > 1 ? 0 : 1; /* sources from q0 on, pulled (or copied) */
 	for (int q = q0; q < WORLD; q++)
 		for (long c = 0; c < CHUNKS; c++)
 			gather_chunk(t, L, sched_peer(L->rank, WORLD, q), c,
 				     ((q - q0) * (long)CHUNKS + c) * PIECES, first, step, false);
 #endif
-	(void)q0;
 }
 #endif
 

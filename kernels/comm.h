@@ -157,6 +157,12 @@ __device__ __forceinline__ void team_publish_one(const Team &t, const struct lau
 
 /* The other ranks, in sched_peer order (steps 1 .. W - 1). */
 #define PEERS (WORLD > 1 ? WORLD - 1 : 1)
+
+/* The row-block families (reduce_scatter's owners, the gathers' sources):
+ * the ranks whose M/W rows a block of tiles holds (BLOCKS = W / GROUP from
+ * the host, sched_owner_group), and one rank's rows, OWN_M = M/W. */
+#define GROUP (WORLD / BLOCKS)
+#define OWN_M (M_ / GROUP)
 __device__ __forceinline__ void peers_of(int rank, int (&peers)[PEERS])
 {
 #pragma unroll

@@ -58,40 +58,28 @@ __device__ __forceinline__ unsigned int fgo_flag_acquire_gpu(const unsigned int 
 	return v;
 }
 #define fgo_fence_system() __threadfence_system()
-/* n arrivals at a counter in (possibly peer) memory, acquire and release
- * at the system scope; the count before them. */
-__device__ __forceinline__ unsigned int fgo_count_arrivals(unsigned int *counter, unsigned int n)
-{
-	unsigned int old;
-	asm volatile("atom.acq_rel.sys.global.add.u32 %0, [%1], %2;"
-		     : "=r"(old)
-		     : "l"(counter), "r"(n)
-		     : "memory");
-	return old;
-}
-/* The same with no ordering of its own (a fence before it makes it a
- * release, one after it an acquire): several counters on several peers in
- * flight at once, where each acq_rel one first waits for the one before
- * it to land, a round trip over NVLink each. */
-__device__ __forceinline__ unsigned int fgo_count_arrivals_relaxed(unsigned int *counter, unsigned int n)
-{
-	unsigned int old;
-	asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;"
-		     : "=r"(old)
-		     : "l"(counter), "r"(n)
-		     : "memory");
-	return old;
-}
-/* The same within one GPU (the device scope), acquire and release. */
-__device__ __forceinline__ unsigned int fgo_count_arrivals_gpu(unsigned int *counter, unsigned int n)
-{
-	unsigned int old;
-	asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
-		     : "=r"(old)
-		     : "l"(counter), "r"(n)
-		     : "memory");
-	return old;
-}
+/* n arrivals at a counter in (possibly peer) memory; the count before
+ * them. Three orders of the one instruction:
+ *   fgo_count_arrivals          acquire and release at the system scope;
+ *   fgo_count_arrivals_relaxed  no ordering of its own (a fence before it
+ *     makes it a release, one after it an acquire): several counters on
+ *     several peers in flight at once, where each acq_rel one first waits
+ *     for the one before it to land, a round trip over NVLink each;
+ *   fgo_count_arrivals_gpu      acquire and release within one GPU. */
+#define FGO_COUNT_ARRIVALS(name, order)                                                          \
+	__device__ __forceinline__ unsigned int name(unsigned int *counter, unsigned int n)      \
+	{                                                                                        \
+		unsigned int old;                                                                \
+		asm volatile("atom." order ".global.add.u32 %0, [%1], %2;"                       \
+			     : "=r"(old)                                                         \
+			     : "l"(counter), "r"(n)                                              \
+			     : "memory");                                                        \
+		return old;                                                                      \
+	}
+FGO_COUNT_ARRIVALS(fgo_count_arrivals, "acq_rel.sys")
+FGO_COUNT_ARRIVALS(fgo_count_arrivals_relaxed, "relaxed.sys")
+FGO_COUNT_ARRIVALS(fgo_count_arrivals_gpu, "acq_rel.gpu")
+#undef FGO_COUNT_ARRIVALS
 
 /* Nanoseconds of the GPU's global timer (for wait timeouts). */
 __device__ __forceinline__ unsigned long long fgo_now_ns(void)

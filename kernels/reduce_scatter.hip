@@ -14,11 +14,9 @@
  * (partial_out, sum_side below). */
 #include "comm.h"
 
-/* Owners a block holds, and the rows of an owner's block (OWN_M = M/W).
- * With GROUP > 1 a block is one row of tiles, so an owner's tile has the
- * index of the block's tile it lies in. */
-#define GROUP (WORLD / BLOCKS)
-#define OWN_M (M_ / GROUP)
+/* GROUP owners a block, OWN_M rows each (comm.h). With GROUP > 1 a block
+ * is one row of tiles, so an owner's tile has the index of the block's
+ * tile it lies in. */
 
 /* Virtual tile v of this rank's BLOCKS * tiles: the block's first owner
  * and the tile in it. */

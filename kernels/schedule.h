@@ -429,6 +429,17 @@ SCHED_FN int sched_tile_owner(long tile, int world)
 	return (int)(tile % world);
 }
 
+/* The tiles rank owns by that rule, in order: how many of tiles, and the
+ * i-th (the CPU's sk_all_reduce hands them to its summers in turn). */
+SCHED_FN long sched_owned_count(long tiles, int rank, int world)
+{
+	return tiles > rank ? (tiles - rank + world - 1) / world : 0;
+}
+SCHED_FN long sched_owned_tile(long i, int rank, int world)
+{
+	return i * world + rank;
+}
+
 /* sk_all_reduce's all-reduce: two-shot from W = 3 on, where one-shot's
  * (W - 1) x C bytes into every GPU exceed two-shot's 2 (W - 1) / W x C
  * (kernels/sk_all_reduce.hip says what that cost on four H100s); one-shot
@@ -459,10 +470,11 @@ SCHED_FN int sched_peer(int rank, int world, int step)
 	return (rank + step) % world;
 }
 
-/* reduce_scatter's row blocks in one tile: when an owner's block of rows
- * rows (M/W) is shorter than a tile of blk_m rows, a tile holds the blocks
- * of the `group` consecutive owners that fit in it, the largest divisor of
- * world that does (1 when none: blk_m <= 0, before a tile is chosen, too).
+/* Row blocks in one tile (reduce_scatter's owners; the gathers' sources on
+ * the wgmma core): when a rank's block of rows rows (M/W) is shorter than
+ * a tile of blk_m rows, a tile holds the blocks of the `group` consecutive
+ * ranks that fit in it, the largest divisor of world that does (1 when
+ * none: blk_m <= 0, before a tile is chosen, too).
  * Each block alone in a tile left its other rows empty: 32-row blocks in
  * the wgmma core's 64-row tiles (M = 128, W = 4) computed twice the rows.
  * Owners' blocks are consecutive rows, so a group is one block of group x

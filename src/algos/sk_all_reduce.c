@@ -79,11 +79,11 @@ static struct ar_tile tile_of(const struct sk_launch *L, long tile)
 	return t;
 }
 
-/* The i-th tile this rank sums (sched_tile_owner: two-shot's are tile %
- * W = rank). */
+/* The i-th tile this rank sums: every tile (one-shot), the ones it owns
+ * (two-shot). */
 static long summed_tile(const struct sk_launch *L, long i)
 {
-	return L->two_shot ? i * L->ex->world + L->ex->rank : i;
+	return L->two_shot ? sched_owned_tile(i, L->ex->rank, L->ex->world) : i;
 }
 
 /* Comm CTA c sums tile: into this rank's C (one-shot), or, its owner, into
@@ -185,7 +185,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		rc = FGO_EFAIL;
 		goto out;
 	}
-	L.summed = L.two_shot ? (L.g.tiles - ex->rank + ex->world - 1) / ex->world : L.g.tiles;
+	L.summed = L.two_shot ? sched_owned_count(L.g.tiles, ex->rank, ex->world) : L.g.tiles;
 	for (int c = 0; c < L.comms; c++)
 		L.next[c] = c;
 	rc = kit_walk_run(ex, &w, &ops, &L);
