@@ -37,6 +37,8 @@ struct fgo_env {
 	char runtime[64];   /* runtime / library versions */
 	char arch[32];      /* "x86_64", "sm_90a", "gfx90a" */
 	int device_count;   /* devices visible on this node (cores on CPU) */
+	int compute_units;  /* SMs / CUs of this rank's device (the cores on CPU): the
+			     * Stream-K forms' default GEMM CTAs (plan_fit_units) */
 };
 
 /* Counters read back from a compiled kernel (0 where not applicable). */

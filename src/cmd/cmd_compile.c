@@ -397,6 +397,12 @@ static int compile_spec(const struct compile_opts *opt)
 		error("%s", err);
 		return FGO_EUSAGE;
 	}
+	size_t sk = plan_fit_units(&plan, gpu_arch_units(opt->arch));
+	if (sk)
+		note("%zu Stream-K configuration%s without gemm_sms or comm_sms: compiled for %d GEMM"
+		     " CTAs + 0, the SMs of the usual %s GPU; a sweep takes its own GPU's count (and"
+		     " compiles that at its start where it differs)", sk, sk == 1 ? "" : "s",
+		     gpu_arch_units(opt->arch), opt->arch);
 	plan_fit_target(&plan, opt->arch); /* the best core of --arch where left to the default */
 	if (plan.pick == FGO_PICK_MODEL)
 		note("%s asks for config auto: the cost model's picks are made where the sweep runs,"

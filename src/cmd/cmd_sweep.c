@@ -115,10 +115,20 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 					       "K", "tile", "stages", "warps", "mma", "gsize_m",
 					       "sms", "comm_tile", "valid", "reason" };
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
-	size_t valid = 0;
+	size_t valid = 0, units = 0;
 	for (size_t i = 0; i < plan->count; i++) {
 		const struct fgo_config *c = &plan->items[i].cfg;
-		valid += plan->items[i].valid ? 1 : 0;
+		const char *why = plan->items[i].reason;
+		char probe_why[FGO_REASON_MAX];
+		int ok = plan->items[i].valid, takes = config_takes_units(c);
+		if (takes) { /* its CTAs come from the device at the sweep (plan_fit_units) */
+			struct fgo_config probe = *c;
+			probe.gemm_sms = 1;
+			ok = !config_validate(&probe, probe_why, sizeof probe_why);
+			why = probe_why;
+			units++;
+		}
+		valid += ok ? 1 : 0;
 		table_add(t, "%zu", i + 1);
 		view_problem_cells(t, c);
 		if (c->params[0]) /* a user kernel's own tunables */
@@ -133,16 +143,23 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 			table_add(t, "%d", c->num_warps);
 			table_add(t, "%s", mma_name(c->mma));
 			table_add(t, "%d", c->gsize_m);
-			table_add(t, "%d+%d", c->gemm_sms, c->comm_sms);
+			if (takes)
+				table_add(t, "%s", "all+0");
+			else
+				table_add(t, "%d+%d", c->gemm_sms, c->comm_sms);
 			table_add(t, "%dx%d", c->comm_blk_m, c->comm_blk_n);
 		}
-		table_add(t, "%s", plan->items[i].valid ? "yes" : "no");
-		table_add(t, "%s", plan->items[i].valid ? "" : plan->items[i].reason);
+		table_add(t, "%s", ok ? "yes" : "no");
+		table_add(t, "%s", ok ? "" : why);
 	}
 	int rc = table_print(t, fmt, stdout) ? FGO_EFAIL : FGO_OK;
 	table_free(t);
 	note("%s: %zu configurations, %zu valid, %zu invalid, world up to %d (needs mpirun -np %d)",
 	     path, plan->count, valid, plan->count - valid, plan->max_world, plan->max_world);
+	if (units)
+		note("sms all+0: %zu Stream-K configuration%s without gemm_sms or comm_sms, given every"
+		     " SM of the GPU (every core of the CPU) as GEMM CTAs when the sweep runs", units,
+		     units == 1 ? "" : "s");
 	return rc;
 }
 

@@ -97,6 +97,7 @@ static void cpu_describe(struct fgo_backend_ctx *ctx, struct fgo_env *env)
 
 	memset(env, 0, sizeof *env);
 	env->device_count = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	env->compute_units = env->device_count;
 	cpu_model(model, sizeof model);
 	snprintf(env->devices, sizeof env->devices, "cpu: %d cores%s%s", env->device_count,
 		 model[0] ? ", " : "", model);

@@ -107,6 +107,7 @@ static void gpu_describe(struct fgo_backend_ctx *ctx, struct fgo_env *env)
 	hipGetDeviceCount(&count);
 	gpu_vendor_device_name(ctx->device, name, sizeof name);
 	env->device_count = count;
+	env->compute_units = ctx->sms;
 	snprintf(env->devices, sizeof env->devices, "%dx %s (%d SMs)", count, name, ctx->sms);
 	hipDriverGetVersion(&drv);
 	hipRuntimeGetVersion(&rt);

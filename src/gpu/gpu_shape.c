@@ -128,6 +128,20 @@ int gpu_arch_smem_limit(const char *arch)
 	return 0;
 }
 
+int gpu_arch_units(const char *arch)
+{
+	static const struct {
+		const char *prefix;
+		int units;
+	} units[] = { { "sm_90", 132 }, { "sm_80", 108 }, { "gfx942", 304 }, { "gfx90a", 110 } };
+	if (!arch)
+		return 0;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strncmp(arch, units[i].prefix, strlen(units[i].prefix)) == 0)
+			return units[i].units;
+	return 0;
+}
+
 int gpu_shape_check(const struct fgo_config *cfg, const char *arch, int smem_limit,
 		    struct gpu_shape *shape, char *reason, size_t len)
 {

@@ -36,6 +36,12 @@ struct gpu_shape {
  * NULL, an arch not listed): the check is then left to the launch. */
 int gpu_arch_smem_limit(const char *arch);
 
+/* The compute units (SMs, CUs) of the usual GPU of arch, for `compile`,
+ * which has no GPU at hand: H100 SXM and H200 for sm_90 (an H100 PCIe
+ * has 114), A100 for sm_80, MI300X for gfx942, an MI250X GCD for gfx90a;
+ * 0 where not known. A sweep takes its own device's count instead. */
+int gpu_arch_units(const char *arch);
+
 /* Fills shape for cfg on target arch ("sm_90a", "gfx942"; NULL: an NVIDIA
  * GPU). Returns FGO_OK, or FGO_EUSAGE with a one-line reason when cfg
  * cannot launch on a GPU allowing smem_limit bytes of shared memory per

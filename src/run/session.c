@@ -473,6 +473,11 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	struct fgo_env env;
 	memset(&env, 0, sizeof env);
 	be->describe(ctx, &env);
+	size_t sk = plan_fit_units(plan, env.compute_units);
+	if (sk && rank == 0)
+		note("%zu Stream-K configuration%s without gemm_sms or comm_sms: %d GEMM CTAs (every %s)"
+		     " + 0 communication CTAs", sk, sk == 1 ? "" : "s", env.compute_units,
+		     strcmp(be->name, "gpu") ? "core" : "SM");
 	plan_fit_target(plan, env.arch);
 	if (session_defaults(comm, plan, s, env.arch, be->name) != FGO_OK) {
 		be->finish(ctx);

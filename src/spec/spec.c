@@ -70,6 +70,32 @@ void plan_fit_target(struct fgo_plan *plan, const char *arch)
 	}
 }
 
+int config_takes_units(const struct fgo_config *cfg)
+{
+	const struct fgo_algo *a = algo_find(cfg->algorithm);
+	return a && a->comm_ctas == FGO_COMM_CTAS_REQUIRED && !(cfg->given & FGO_GIVEN_SMS) &&
+	       cfg->gemm_sms == 0;
+}
+
+size_t plan_fit_units(struct fgo_plan *plan, int units)
+{
+	size_t n = 0;
+	if (units < 1)
+		return 0;
+	for (size_t i = 0; i < plan->count; i++) {
+		struct fgo_plan_item *it = &plan->items[i];
+		if (!config_takes_units(&it->cfg))
+			continue;
+		it->cfg.gemm_sms = units;
+		it->cfg.comm_sms = 0;
+		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);
+		if (it->valid)
+			it->reason[0] = 0;
+		n++;
+	}
+	return n;
+}
+
 void plan_free(struct fgo_plan *plan)
 {
 	free(plan->items);

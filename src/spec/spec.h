@@ -88,6 +88,17 @@ int spec_parse(const char *path, const char *text, const struct fgo_config *base
  * its pick can run (item->default_how, default_row say which). Call once
  * the target is known, before any item is stored or compiled. */
 void plan_fit_target(struct fgo_plan *plan, const char *arch);
+
+/* The Stream-K forms (sk_*) whose spec and flags give neither gemm_sms nor
+ * comm_sms: `units` GEMM CTAs, every compute unit of the device (a GPU's
+ * SMs, the CPU's cores), and no communication CTAs, as the defaults
+ * table's sk rows were measured (132 + 0 on H100s); the item validated
+ * again. Nothing where units < 1 (the item keeps its refusal). Call before
+ * plan_fit_target, which ranks and tiles them. Returns how many took it. */
+size_t plan_fit_units(struct fgo_plan *plan, int units);
+
+/* Whether cfg is such a Stream-K form (its CTAs left to the device). */
+int config_takes_units(const struct fgo_config *cfg);
 void plan_free(struct fgo_plan *plan);
 
 /* One reason shared by invalid items of a plan. */

@@ -14,8 +14,8 @@
 #include "tune/predict.h"
 
 /* The space auto ranks for cfg on arch, as a sweep spec: on wgmma its
- * tiles 64..256 x 64..256, BLK_K 64, 3, 4 or 6 stages, 8 or 12 warps,
- * split 1..16 (the gathers also 512-row chunks); elsewhere tiles 16..128,
+ * tiles 64..256 x 64..256, BLK_K 64, 3 to 12 stages (the table's skinny
+ * rows run 8 and 12), 8 or 12 warps, split 1..16 (the gathers also 512-row chunks); elsewhere tiles 16..128,
  * BLK_K 16..64, 1..4 stages, 4 or 8 warps, split 1..4; the Stream-K forms
  * their split of CTAs instead of a split. */
 const char *auto_pick_space(const struct fgo_config *cfg, const char *arch);

@@ -133,3 +133,22 @@ sk_sql() { sqlite3 "$T/sk.db" "$1"; }
 expect_eq walk-8.2 0 "$(sk_sql "select count(*) from runs where status != 'ok' or validated != 1")"
 expect_eq walk-8.3 "2:24 3:26 4:26" "$(sk_sql "select group_concat(v, ' ') from
 	(select world || ':' || count(*) as v from runs group by world order by world)")"
+
+# a Stream-K form whose spec gives neither gemm_sms nor comm_sms takes the
+# device's compute units (the CPU's cores) and no communication CTAs, both
+# in the plan (sms all+0, valid) and in the store; one that gives comm_sms
+# alone is still refused for its gemm_sms
+export FGOBENCH_DB="$T/units.db"
+printf '%s\n' '{"name": "units", "world": 2, "m": 40, "n": 48, "k": 64, "BLK_M": 16, "BLK_N": 16, "BLK_K": 16,
+ "blocks": [{"algorithm": ["sk_all_scatter", "sk_all_reduce"]}, {"algorithm": "sk_all_reduce", "comm_sms": 2}]}' >"$T/units.json"
+"$FGO" sweep "$T/units.json" --dry-run --format csv >"$T/units.csv" 2>"$T/units.err"
+expect_eq walk-9.1 "all+0,yes all+0,yes 0+2,no" "$(tail -n +2 "$T/units.csv" | cut -d, -f13,15 | tr '\n' ' ' | sed 's/ $//')"
+check walk-9.2 "the dry run says where the CTAs come from" grep -q 'sms all+0: 2 Stream-K configurations without gemm_sms or comm_sms' "$T/units.err"
+expect_exit walk-9.3 0 mpi 2 sweep "$T/units.json" --tag units --quiet
+units_sql() { sqlite3 "$T/units.db" "$1"; }
+cores=$(getconf _NPROCESSORS_ONLN)
+expect_eq walk-9.4 "sk_all_reduce:$cores+0:ok:1 sk_all_scatter:$cores+0:ok:1" "$(units_sql "select group_concat(v, ' ') from
+	(select algorithm || ':' || gemm_sms || '+' || comm_sms || ':' || status || ':' || validated as v
+	 from runs where status = 'ok' order by algorithm)")"
+expect_eq walk-9.5 1 "$(units_sql "select count(*) from runs where status = 'invalid' and comm_sms = 2 and
+	reason like 'sk_all_reduce needs gemm_sms >= 1%'")"

@@ -38,8 +38,8 @@ static const struct {
 	/* all_scatter W=2 N=4096 K=14336 (the seed's decode dataset): per-rank 2048 columns */
 	{ "as-m1", "all_scatter", 2, 1, 4096, 14336, 10, 64, 64, 4, 0 },
 	{ "as-m256", "all_scatter", 2, 256, 4096, 14336, 8, 64, 128, 2, 0 },
-	{ "as-m257", "all_scatter", 2, 257, 4096, 14336, 9, 64, 128, 1, 0 },
-	{ "as-m512", "all_scatter", 2, 512, 4096, 14336, 9, 64, 128, 1, 0 },
+	{ "as-m257", "all_scatter", 2, 257, 4096, 14336, 9, 128, 128, 2, 0 },
+	{ "as-m512", "all_scatter", 2, 512, 4096, 14336, 9, 128, 128, 2, 0 },
 	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 17, 128, 128, 1, 0 },
 	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 17, 128, 128, 1, 0 },
 	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 18, 128, 256, 1, 0 },
@@ -197,8 +197,8 @@ static void check_plan(void)
 	static const char dataset[] =
 		"[{\"m\": 1, \"n\": 4096, \"k\": 14336}, {\"m\": 128, \"n\": 4096, \"k\": 14336},"
 		" {\"m\": 512, \"n\": 4096, \"k\": 14336}, {\"m\": 1024, \"n\": 4096, \"k\": 14336}]";
-	static const int blk_m[] = { 64, 64, 64, 128 }, blk_n[] = { 64, 64, 128, 128 },
-			 split[] = { 4, 4, 1, 1 };
+	static const int blk_m[] = { 64, 64, 128, 128 }, blk_n[] = { 64, 64, 128, 128 },
+			 split[] = { 4, 4, 2, 1 };
 	struct fgo_config base;
 	struct fgo_config_mask set;
 	struct fgo_plan p;
@@ -318,6 +318,68 @@ static void check_auto_sk(void)
 		"%d + %d CTAs", out.gemm_sms, out.comm_sms);
 }
 
+/* config auto on the wgmma core ranks the stage counts the table's
+ * skinny rows run (8 and 12): with the stall term alone (fewer K steps a
+ * stage is faster) the pick is the deepest ring the shared memory holds,
+ * 12 stages of a 64x64 tile or 8 of 64x128 (12 of those would need
+ * 294912 bytes), never a ring past the arch's limit. */
+static void check_auto_stages(void)
+{
+	struct predict_model pm;
+	struct fgo_config c = problem("all_scatter", 2, 8, 4096, 14336), out;
+	char why[FGO_REASON_MAX];
+	double ms;
+	size_t ranked;
+	memset(&pm, 0, sizeof pm);
+	pm.ncores = 1;
+	snprintf(pm.core[0].core, sizeof pm.core[0].core, "wgmma");
+	pm.core[0].coef[MT_STALL] = 1;
+	model_machine_fill(&pm.machine);
+	T_EQ_INT("auto-stages-fit", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
+	T_CHECK("auto-stages-deepest", out.num_stages == (out.blk_n == 64 ? 12 : 8),
+		"%dx%d s%d", out.blk_m, out.blk_n, out.num_stages);
+	T_EQ_INT("auto-stages-fits", defaults_check(&out, "sm_90a", why, sizeof why), 0);
+}
+
+/* The Stream-K forms without gemm_sms or comm_sms take the device's
+ * compute units and no communication CTAs (plan_fit_units), valid then;
+ * one that gives either keeps what it gave (and its refusal), the other
+ * families are untouched, and without a count nothing changes. */
+static void check_units(void)
+{
+	struct fgo_plan p;
+	struct fgo_plan_item items[4];
+	memset(&p, 0, sizeof p);
+	memset(items, 0, sizeof items);
+	items[0].cfg = problem("sk_all_reduce", 2, 1024, 4096, 14336);
+	items[1].cfg = problem("sk_all_scatter", 2, 1024, 4096, 14336);
+	items[1].cfg.comm_sms = 8;
+	items[1].cfg.given |= FGO_GIVEN_SMS;
+	items[2].cfg = problem("all_scatter", 2, 1024, 4096, 14336);
+	items[3].cfg = problem("sk_all_scatter", 2, 1024, 4096, 14336);
+	for (int i = 0; i < 4; i++)
+		items[i].valid = !config_validate(&items[i].cfg, items[i].reason, sizeof items[i].reason);
+	p.items = items;
+	p.count = 4;
+	T_EQ_INT("units-refused-before", items[0].valid, 0);
+	T_EQ_INT("units-none", (int)plan_fit_units(&p, 0), 0);
+	T_EQ_INT("units-none-refused", items[0].valid, 0);
+	T_EQ_INT("units-taken", (int)plan_fit_units(&p, 132), 2);
+	T_CHECK("units-sk", items[0].valid && items[0].cfg.gemm_sms == 132 && items[0].cfg.comm_sms == 0,
+		"valid %d %d + %d (%s)", items[0].valid, items[0].cfg.gemm_sms, items[0].cfg.comm_sms,
+		items[0].reason);
+	T_CHECK("units-given-kept", !items[1].valid && items[1].cfg.gemm_sms == 0 &&
+		items[1].cfg.comm_sms == 8, "valid %d %d + %d", items[1].valid, items[1].cfg.gemm_sms,
+		items[1].cfg.comm_sms);
+	T_CONTAINS("units-given-says", items[1].reason, "needs gemm_sms >= 1");
+	T_EQ_INT("units-dp-untouched", items[2].cfg.gemm_sms, 0);
+	T_EQ_INT("units-sk-scatter", items[3].cfg.gemm_sms, 132);
+	T_EQ_INT("units-again", (int)plan_fit_units(&p, 132), 0);
+	T_EQ_INT("units-arch-h100", gpu_arch_units("sm_90a"), 132);
+	T_EQ_INT("units-arch-mi300", gpu_arch_units("gfx942"), 304);
+	T_EQ_INT("units-arch-unknown", gpu_arch_units("x86_64"), 0);
+}
+
 int main(void)
 {
 	check_smem();
@@ -328,5 +390,7 @@ int main(void)
 	check_plan();
 	check_auto();
 	check_auto_sk();
+	check_auto_stages();
+	check_units();
 	T_DONE();
 }
