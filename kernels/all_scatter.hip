@@ -2,7 +2,8 @@
  * rank's column block of C (M x N, ld NFULL, own columns from rank * N_),
  * stores each into its own C and then into every peer's C (on the mma
  * core straight from registers, on the wgmma core by TMA from shared
- * memory), and raises flag [rank * tiles + tile] there with a system-scope
+ * memory or by the storer's warp from this rank's C: scatter_out), and
+ * raises flag [rank * tiles + tile] there with a system-scope
  * release. Each CTA then waits for its share of the peers' tiles (on the
  * wgmma core its side warps do, from the start), so the launch ends when
  * every peer's every tile has arrived (team_wait_sources). Comm-only mode
@@ -14,24 +15,35 @@
 #if MMA == 64
 #include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
 
-/* On the wgmma core the storer thread sends each staged part to every
- * rank's C by TMA (this rank first, then the peers in sched_peer order),
- * waits until the stores are done and releases the tile's flag on every
- * peer; in GEMM-only mode the parts go to this rank's C alone. */
+/* On the wgmma core the storer thread sends each staged part by TMA to
+ * every rank's C (this rank first, then the peers in sched_peer order);
+ * where WG_SCATTER_WARP, a tile that is not the CTA's last goes to this
+ * rank's C alone and leaves for the peers by the storer's warp once it is
+ * complete there, 16-byte copies into every peer's at once. Then the
+ * tile's flag is released on every peer. In GEMM-only mode the parts go
+ * to this rank's C alone. */
 struct scatter_out {
+	enum { storer_warp = WG_SCATTER_WARP };
 	const struct fgo_tmaps *maps;
 	const struct launch *L;
-	long tiles;
-	__device__ void store(const struct wg_part &p, int, long) const
+	const struct sched_grid *g;
+	__device__ void store(const struct wg_part &p, int, long, bool copies = false) const
 	{
-		const int n = L->mode == MODE_GEMM_ONLY ? 1 : WORLD;
+		const int n = L->mode == MODE_GEMM_ONLY || copies ? 1 : WORLD;
 		for (int s = 0; s < n; s++)
 			wg_store_boxes(&maps->m[sched_peer(L->rank, WORLD, s)], p);
 	}
 	__device__ bool publishes() const { return WORLD > 1 && L->mode != MODE_GEMM_ONLY; }
-	__device__ void publish(long tile) const
+	/* by the storer thread alone (storer_warp 0) or its whole warp */
+	__device__ void publish(long tile, bool copies = false) const
 	{
-		team_publish_peers(wg_solo_team(), L, L->rank * tiles + tile);
+		if (!storer_warp) {
+			team_publish_peers(wg_solo_team(), L, L->rank * g->tiles + tile);
+			return;
+		}
+		if (copies)
+			team_copy_tile_to_peers(wg_storer_team(), L, g, tile);
+		team_publish_peers(wg_storer_team(), L, L->rank * g->tiles + tile);
 	}
 };
 
@@ -43,12 +55,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	const struct sched_grid g = tile_grid();
 	struct wg_local_a in;
 	struct scatter_out out;
-	struct wg_sources_side side; /* the side warps wait for the peers' tiles */
+	struct wg_scatter_side side; /* the side warps wait for the peers' tiles */
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
 	out.maps = &maps_c;
 	out.L = &L;
-	out.tiles = g.tiles;
+	out.g = &g;
 	side.L = &L;
 	side.tiles = g.tiles;
 	side.on = true;

@@ -281,6 +281,9 @@ template <> struct team_depth<wg_side_team> {
 template <> struct team_depth<wg_tail_team> { /* the side warps are in it */
 	enum { value = 8 };
 };
+template <> struct team_depth<wg_storer_team> { /* one warp: 4 KB in flight */
+	enum { value = 8 };
+};
 #endif
 
 /* dst[d] = sum over s of src[s] for a rows x cols block, by team t; every
@@ -473,6 +476,28 @@ struct wg_sources_side : wg_side_base {
 			team_wait_sources(t, L, tiles, (long)blockIdx.x * t.size(), (long)gridDim.x * t.size());
 	}
 };
+
+/* Whether the scatter families (all_scatter, sk_all_scatter) send a tile
+ * that is not their CTA's last to the peers by the storer's warp, from
+ * this rank's C, rather than by TMA stores (wg_storer_warp in
+ * core_wgmma.h): an SM's TMA unit pushing tiles over the link (132 SMs
+ * sharing it) held up the next tile's loads behind them, so every GEMM
+ * tile after the first wave took as long again as the pushes before it
+ * (four H100s, 4096 x 4096 x 14336, 128x128: the second wave's tiles 135
+ * us against the first's 85). The warp's copies pay where there are peers
+ * enough or K enough to hide them: all_scatter at W=2 and K = 4096, one
+ * warp copying a 128x128 tile took longer than the next tile's main loop
+ * (1.03-1.07x the time); at W=4 or K >= 8192 0.77-0.99x
+ * (sweeps/mgpu_scatter_push.json, 2026-11-27). */
+#define WG_SCATTER_WARP (WORLD >= 4 || K_ >= 8192)
+
+/* Their side warps: waiting for the peers' tiles, with 64 registers a
+ * producer-warpgroup thread where the storer's warp copies (16-byte
+ * vectors in flight). */
+struct wg_scatter_side : wg_sources_side {
+	enum { producer_regs = WG_SCATTER_WARP ? 64 : 40 };
+};
+
 #endif
 
 /* The Stream-K forms' split of their tiles. The communication CTAs take
@@ -508,6 +533,21 @@ __device__ __forceinline__ int tile_cols(long tn, long cols)
 {
 	return (int)(cols - tn * BLK_N < BLK_N ? cols - tn * BLK_N : BLK_N);
 }
+
+#if MMA == 64
+/* Tile `tile` of this rank's column block, complete in this rank's C,
+ * into every peer's C at the same place, by team t. */
+template <class Team>
+__device__ __forceinline__ void team_copy_tile_to_peers(const Team &t, const struct launch *L,
+							const struct sched_grid *g, long tile)
+{
+	long tm, tn;
+	sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+	const long at = tm * BLK_M * NFULL + (long)L->rank * N_ + tn * BLK_N;
+	team_copy_to_peers(t, L, heap_at(L, L->rank, L->c_off) + at, L->c_off, at, NFULL,
+			   tile_rows(tm, M_), tile_cols(tn, N_));
+}
+#endif
 
 /* Stream-K slots: the fp32 head of a split tile, in the accumulator's own
  * per-thread order (coalesced; only CTAs of this launch read it). */

@@ -48,7 +48,8 @@
  * caller's `out` says where), frees the staging area once the stores have
  * read it and, when `out` publishes, waits for the stores to complete and
  * raises the tile's flags. So stores and flags run under the next main
- * loop.
+ * loop. An `out` may have its tiles copied on to the peers by the
+ * storer's whole warp instead (wg_storer_warp).
  *
  * The tensor maps (src/backend_gpu.c: cuTensorMapEncodeTiled) are kernel
  * parameters (__grid_constant__), so their address is in the parameter
@@ -379,6 +380,29 @@ struct wg_tail_team {
 struct wg_side_base {
 	template <class Walk> __device__ void tail(const struct wg_tail_team &, const Walk &) const {}
 };
+/* The storer's whole warp (warp 1 of warpgroup 0), as a team: copying a
+ * stored tile to the peers where `out` asks for it (wg_storer_warp). */
+struct wg_storer_team {
+	__device__ int tid() const { return (int)(threadIdx.x % 128) - 32; }
+	__device__ int size() const { return 32; }
+	__device__ void sync() const { __syncwarp(); }
+	__device__ bool all(bool p) const { return __all_sync(0xffffffffu, p) != 0; }
+};
+/* Whether `out` may have a tile leave this rank by the storer's warp
+ * (Out::storer_warp 1): then out.store(part, q, v, copies) and
+ * out.publish(v, copies), the latter by the whole warp once the stores
+ * are complete, where copies says that the warp copies tile v on from
+ * this rank's C (out.store put it there alone) rather than the storer's
+ * TMA stores taking it everywhere. Every tile but the CTA's last is
+ * copied so: an SM's TMA unit pushing a tile over the link holds up the
+ * next tile's loads behind it; after the last there are none, and one
+ * bulk store per part has the shortest latency. */
+template <class Out, class = void> struct wg_storer_warp {
+	enum { value = 0 }; /* an enum, not a static member: no symbol in the module */
+};
+template <class Out> struct wg_storer_warp<Out, decltype((void)Out::storer_warp)> {
+	enum { value = Out::storer_warp };
+};
 /* The storer thread alone, as a team: publishing from it. */
 struct wg_solo_team {
 	__device__ int tid() const { return 0; }
@@ -499,11 +523,20 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			side.run(wg_side_team(), walk);
 			return;
 		}
-		if (t == 32) { /* the storer */
+		constexpr bool warp = wg_storer_warp<Out>::value != 0;
+		if (t == 32 || (warp && t > 32 && t < 64)) { /* the storer (and its warp) */
+			const bool lead = !warp || t == 32; /* the thread that issues TMA */
 			unsigned int phase = 0;
+			long after = 0; /* the tiles this CTA stores after the current one */
+			if constexpr (warp)
+				for (bool more = walk.first(sg); more; more = walk.next(sg))
+					after += walk.ends(sg) && !sg.ghost;
 			for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 				if (!walk.ends(sg) || sg.ghost)
 					continue; /* handed over, or a cluster's ghost: nothing to store */
+				bool copies = false; /* by the warp (wg_storer_warp) */
+				if constexpr (warp)
+					copies = --after > 0;
 				const long v = sg.tile;
 				const int q = (int)(v / g.tiles);
 				long tm, tn;
@@ -511,11 +544,16 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				for (int half = 0; half < WG_STAGE_SPLIT; half++) {
 					for (int c = 0; c < WG_CONSUMERS; c++) {
 						mbar_wait(staged + 8 * c, phase, WG_BAR_STAGED + c, watch);
+						if (!lead)
+							continue;
 						/* traced: the tile leaves (stores, flags), storer lane 1 */
 						if (c == 0 && half == 0)
 							FGO_TRACE_EV(1, FGO_TR_PUT, -1, BLK_M * BLK_N * (int)sizeof(elem_t),
 								     v, -1, -1);
-						out.store(wg_part_of(tm, tn, c, sc, half), q, v);
+						if constexpr (warp)
+							out.store(wg_part_of(tm, tn, c, sc, half), q, v, copies);
+						else
+							out.store(wg_part_of(tm, tn, c, sc, half), q, v);
 						tma_store_commit();
 					}
 					/* the staging area is free once the TMA unit has
@@ -524,21 +562,32 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 					 * complete, and only the flags wait for that
 					 * (freeing it after the completion stalled every
 					 * tile of a scatter family) */
-					tma_store_wait_read();
-					for (int c = 0; c < WG_CONSUMERS; c++)
-						mbar_arrive(freed + 8 * c);
+					if (lead) {
+						tma_store_wait_read();
+						for (int c = 0; c < WG_CONSUMERS; c++)
+							mbar_arrive(freed + 8 * c);
+					}
 					if (half + 1 < WG_STAGE_SPLIT)
 						phase ^= 1;
 				}
 				if (out.publishes()) {
-					tma_store_wait_all();
-					out.publish(v);
+					if (lead)
+						tma_store_wait_all();
+					if constexpr (warp) {
+						__syncwarp(); /* the tile is in this rank's C for every lane */
+						out.publish(v, copies);
+					} else {
+						out.publish(v);
+					}
 				}
-				FGO_TRACE_EV(1, FGO_TR_PUT | FGO_TR_END, -1, BLK_M * BLK_N * (int)sizeof(elem_t), v, -1, -1);
+				if (lead)
+					FGO_TRACE_EV(1, FGO_TR_PUT | FGO_TR_END, -1, BLK_M * BLK_N * (int)sizeof(elem_t), v,
+						     -1, -1);
 				phase ^= 1;
 			}
 			/* the CTA's shared memory must outlive the stores that read it */
-			tma_store_wait_all();
+			if (lead)
+				tma_store_wait_all();
 			return;
 		}
 		if (t != 0)

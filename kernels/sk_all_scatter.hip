@@ -83,25 +83,38 @@ __device__ __forceinline__ void push_finished(const struct launch *L, const stru
 /* A finished tile before sk_ender_first goes by TMA to this rank's C, then
  * its done flag here (the communication CTAs send it on); one from there
  * on goes to every rank's C, then its flags on the peers, as all_scatter's
- * do. */
+ * do (by the storer's warp, but for the CTA's last, where WG_SCATTER_WARP). */
 struct finished_out {
+	enum { storer_warp = WG_SCATTER_WARP };
 	const struct fgo_tmaps *maps; /* every rank's C at this rank's columns */
 	const struct launch *L;
-	long done0, tiles, first;
+	const struct sched_grid *g;
+	long done0, first;
 	__device__ bool sends(long v) const { return v >= first && L->mode != MODE_GEMM_ONLY; }
-	__device__ void store(const struct wg_part &p, int, long v) const
+	__device__ void store(const struct wg_part &p, int, long v, bool copies = false) const
 	{
-		const int n = sends(v) ? WORLD : 1;
+		const int n = sends(v) && !copies ? WORLD : 1;
 		for (int s = 0; s < n; s++)
 			wg_store_boxes(&maps->m[sched_peer(L->rank, WORLD, s)], p);
 	}
 	__device__ bool publishes() const { return L->mode != MODE_GEMM_ONLY; }
-	__device__ void publish(long v) const
+	/* by the storer thread alone (storer_warp 0) or its whole warp */
+	__device__ void publish(long v, bool copies = false) const
 	{
-		if (sends(v))
-			team_publish_peers(wg_solo_team(), L, L->rank * tiles + v);
+		if (storer_warp)
+			publish_by(wg_storer_team(), v, copies);
 		else
-			team_publish_one(wg_solo_team(), L, L->rank, done0 + v);
+			publish_by(wg_solo_team(), v, false);
+	}
+	template <class Team> __device__ void publish_by(const Team &t, long v, bool copies) const
+	{
+		if (!sends(v)) {
+			team_publish_one(t, L, L->rank, done0 + v);
+			return;
+		}
+		if (copies)
+			team_copy_tile_to_peers(t, L, g, v);
+		team_publish_peers(t, L, L->rank * g->tiles + v);
 	}
 };
 
@@ -137,13 +150,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS fgo_mai
 	}
 	struct wg_local_a in;
 	struct finished_out out;
-	struct wg_sources_side side; /* the peers' tiles: waited for here with no comm CTAs */
+	struct wg_scatter_side side; /* the peers' tiles: waited for here with no comm CTAs */
 	struct wg_watch watch;
 	in.map = &maps_a.m[rank];
 	out.maps = &maps_c;
 	out.L = &L;
 	out.done0 = done0;
-	out.tiles = g.tiles;
+	out.g = &g;
 	out.first = sk_ender_first(&g);
 	side.L = &L;
 	side.tiles = g.tiles;
