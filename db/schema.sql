@@ -366,6 +366,9 @@ CREATE TABLE world_fits (
     c_wait      REAL NOT NULL,
     c_reduce    REAL NOT NULL,
     fitted      TEXT NOT NULL,            -- the terms the runs pinned, space-separated
-    fitted_at   TEXT NOT NULL
+    fitted_at   TEXT NOT NULL,
+    -- schema 9: the link side at no bytes (us); the share of the shorter side exposed
+    c_latency   REAL NOT NULL DEFAULT 0,
+    c_share     REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX world_fits_lookup ON world_fits(machine, backend, algorithm, world);

@@ -5,6 +5,7 @@
  * --fit`), and stores a stated link (--link-bw) first; cmd_calibrate.c
  * measures. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -55,10 +56,18 @@ static void print_world_fit(const struct world_refit *r)
 		snprintf(terms[WT_WAIT], sizeof terms[0], "%.3g us", f->coef[WT_WAIT]);
 	if (f->fitted & (1u << WT_REDUCE))
 		rate_text(f->coef[WT_REDUCE], terms[WT_REDUCE], sizeof terms[0]);
+	/* the link's latency (us a run) and the share of the shorter side left
+	 * exposed, where the runs pinned them (predict_world.h) */
+	char extra[96] = "";
+	if (f->fitted & (1u << WT_LATENCY))
+		snprintf(extra, sizeof extra, ", link latency %.3g us", f->coef[WT_LATENCY]);
+	if (f->fitted & (1u << WT_SHARE))
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", exposed share x%.3g",
+			 f->coef[WT_SHARE]);
 	printf("world %s W=%d %zu runs: error rms %.1f%%, max %.1f%%; gemm x%s, link %s, tile x%s,"
-	       " wait %s, reduce reads %s\n",
+	       " wait %s, reduce reads %s%s\n",
 	       r->algorithm, f->world, f->runs, 100 * f->rms_rel_err, 100 * f->max_rel_err,
-	       terms[WT_GEMM], terms[WT_LINK], terms[WT_TILE], terms[WT_WAIT], terms[WT_REDUCE]);
+	       terms[WT_GEMM], terms[WT_LINK], terms[WT_TILE], terms[WT_WAIT], terms[WT_REDUCE], extra);
 }
 
 /* The multi-GPU terms of every (family, W) of host and backend. */

@@ -17,7 +17,7 @@
 #include "model.h"
 #include "trace/timeline.h"
 
-#define FGO_SCHEMA_VERSION 8
+#define FGO_SCHEMA_VERSION 9
 
 struct fgo_store;
 
@@ -167,10 +167,10 @@ int store_world_prediction_put(struct fgo_store *st, const struct store_world_pr
 			       char *err, size_t len);
 
 /* The multi-GPU terms of a fused family at W (world_fits, schema 7;
- * src/tune/predict_world.h): coef in predict_world.h's order (gemm, link,
- * tile, wait, reduce); fitted names the terms the runs pinned,
- * space-separated. */
-#define STORE_WORLD_TERMS 5
+ * c_latency schema 9, 0 in a fit from before; src/tune/predict_world.h):
+ * coef in predict_world.h's order (gemm, link, tile, wait, reduce,
+ * latency); fitted names the terms the runs pinned, space-separated. */
+#define STORE_WORLD_TERMS 7
 struct store_world_fit {
 	char algorithm[32];
 	int world;

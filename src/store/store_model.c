@@ -166,9 +166,9 @@ int store_world_fit_put(struct fgo_store *st, const char *machine, const char *b
 	}
 	if (store_sql_prepare(db,
 		    "INSERT INTO world_fits (machine, backend, algorithm, world, source, runs,"
-		    " rms_rel_err, max_rel_err, c_gemm, c_link, c_tile, c_wait, c_reduce, fitted,"
-		    " fitted_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		    " ?15)",
+		    " rms_rel_err, max_rel_err, c_gemm, c_link, c_tile, c_wait, c_reduce,"
+		    " c_latency, c_share, fitted, fitted_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		    " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
 		    &q, "store the multi-GPU fit", err, len))
 		return FGO_EFAIL;
 	int b = store_sql_bind_text(q, 1, machine) | store_sql_bind_text(q, 2, backend) |
@@ -177,7 +177,8 @@ int store_world_fit_put(struct fgo_store *st, const char *machine, const char *b
 		sqlite3_bind_double(q, 7, f->rms_rel_err) | sqlite3_bind_double(q, 8, f->max_rel_err);
 	for (int i = 0; i < STORE_WORLD_TERMS; i++)
 		b |= sqlite3_bind_double(q, 9 + i, f->coef[i]);
-	b |= store_sql_bind_text(q, 14, f->fitted) | store_sql_bind_text(q, 15, now);
+	b |= store_sql_bind_text(q, 9 + STORE_WORLD_TERMS, f->fitted) |
+	     store_sql_bind_text(q, 10 + STORE_WORLD_TERMS, now);
 	if (b != SQLITE_OK) {
 		sqlite3_finalize(q);
 		return store_sql_fail(db, err, len, "store the multi-GPU fit");
@@ -195,7 +196,7 @@ int store_world_fits_get(struct fgo_store *st, const char *machine, const char *
 	*n = 0;
 	if (store_sql_prepare(db,
 		    "SELECT world, runs, rms_rel_err, max_rel_err, c_gemm, c_link, c_tile, c_wait,"
-		    " c_reduce, fitted, fitted_at FROM ("
+		    " c_reduce, c_latency, c_share, fitted, fitted_at FROM ("
 		    "  SELECT f.*, row_number() OVER (PARTITION BY world"
 		    "    ORDER BY fitted_at DESC, id DESC) AS recency"
 		    "  FROM world_fits f WHERE machine = ?1 AND backend = ?2 AND algorithm = ?3"
@@ -215,7 +216,8 @@ int store_world_fits_get(struct fgo_store *st, const char *machine, const char *
 		f->max_rel_err = sqlite3_column_double(q, 3);
 		for (int i = 0; i < STORE_WORLD_TERMS; i++)
 			f->coef[i] = sqlite3_column_double(q, 4 + i);
-		const unsigned char *fitted = sqlite3_column_text(q, 9), *at = sqlite3_column_text(q, 10);
+		const unsigned char *fitted = sqlite3_column_text(q, 4 + STORE_WORLD_TERMS),
+				    *at = sqlite3_column_text(q, 5 + STORE_WORLD_TERMS);
 		snprintf(f->fitted, sizeof f->fitted, "%s", fitted ? (const char *)fitted : "");
 		snprintf(f->fitted_at, sizeof f->fitted_at, "%s", at ? (const char *)at : "");
 	}

@@ -13,7 +13,8 @@
 #include "model.h"
 #include "tune/world_copy.h"
 
-const char *const world_term_names[WORLD_TERMS] = { "gemm", "link", "tile", "wait", "reduce" };
+const char *const world_term_names[WORLD_TERMS] = { "gemm", "link", "tile", "wait", "reduce",
+						     "latency", "share" };
 
 int predict_world_gemm_shape(const struct fgo_config *cfg, long *m, long *n, long *k)
 {
@@ -75,7 +76,7 @@ int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
 		return 0;
 	o.copy_ms = in->copy_ms > 0 ? in->copy_ms : 0;
 	out->comm_bytes = o.egress;
-	out->comm_ms = c[WT_LINK] * world_link_basis(&o);
+	out->comm_ms = world_link_ms(&o, c);
 	out->reduce_ms = c[WT_REDUCE] * o.reduced * 1e-6;
 	out->fused_ms = world_time(&o, c);
 	out->collective_bytes = cfg->world > 1 ? collective_bytes(cfg) : 0;
@@ -146,6 +147,8 @@ void world_coef_default(double link_gbps, double mem_gbps, double c[WORLD_TERMS]
 	c[WT_TILE] = 1;
 	c[WT_WAIT] = 0;
 	c[WT_REDUCE] = mem_gbps > 0 ? 1 / mem_gbps : 0;
+	c[WT_LATENCY] = 0;
+	c[WT_SHARE] = 0;
 }
 
 double world_link_basis(const struct world_obs *o)
@@ -153,20 +156,47 @@ double world_link_basis(const struct world_obs *o)
 	return o->copy_ms > 0 ? o->copy_ms : o->egress * 1e-6;
 }
 
+double world_latency_basis(const struct world_obs *o)
+{
+	return o->egress > 0 && !(o->copy_ms > 0) ? 1e-3 : 0;
+}
+
+double world_link_ms(const struct world_obs *o, const double c[WORLD_TERMS])
+{
+	return c[WT_LINK] * world_link_basis(o) + c[WT_LATENCY] * world_latency_basis(o);
+}
+
 /* The GEMM side and the link side of o under c, in ms. */
 static void sides(const struct world_obs *o, const double c[WORLD_TERMS], double *gemm,
 		  double *link)
 {
 	*gemm = c[WT_GEMM] * o->gemm_ms;
-	*link = c[WT_LINK] * world_link_basis(o);
+	*link = world_link_ms(o, c);
+}
+
+/* The shorter side as the exposed part sees it, ms: the GEMM's g, or
+ * the link's bytes at its rate (its latency is paid once, not a tile's
+ * share of it). */
+static double shorter(const struct world_obs *o, const double c[WORLD_TERMS], double g)
+{
+	return fmin(g, c[WT_LINK] * world_link_basis(o));
+}
+
+/* The share term's basis of o: its shorter side, or 0 for a Stream-K
+ * form's (its units are 1 already: the tile term is its share). */
+static double share_basis(const struct world_obs *o, double shorter_ms)
+{
+	return o->copy_ms > 0 ? 0 : shorter_ms;
 }
 
 double world_time(const struct world_obs *o, const double c[WORLD_TERMS])
 {
 	double g, l;
 	sides(o, c, &g, &l);
-	return fmax(g, l) + c[WT_TILE] * fmin(g, l) / (double)(o->units > 0 ? o->units : 1) +
-	       c[WT_WAIT] * world_wait_basis(o) + c[WT_REDUCE] * o->reduced * 1e-6;
+	double s = shorter(o, c, g);
+	return fmax(g, l) + c[WT_TILE] * s / (double)(o->units > 0 ? o->units : 1) +
+	       c[WT_SHARE] * share_basis(o, s) + c[WT_WAIT] * world_wait_basis(o) +
+	       c[WT_REDUCE] * o->reduced * 1e-6;
 }
 
 void world_errors_of(const struct world_obs *o, size_t n, const double c[WORLD_TERMS],
@@ -185,12 +215,26 @@ void world_errors_of(const struct world_obs *o, size_t n, const double c[WORLD_T
 	out->rms_rel_err = n ? sqrt(sq / (double)n) : 0;
 }
 
+/* The comm-only runs of o the fit takes as rows of their link side:
+ * those timed (comm_ms > 0) that send at a rate (world_latency_basis).
+ * Their indexes into idx (n of room); how many. */
+static size_t comm_rows(const struct world_obs *o, size_t n, size_t *idx)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (o[i].comm_ms > 0 && isfinite(o[i].comm_ms) && world_latency_basis(&o[i]) > 0)
+			idx[k++] = i;
+	return k;
+}
+
 /* The rows of the linear problem under c (each run's longer side known):
- * x n x WORLD_TERMS; a column used by fewer than 2 runs is zeroed (the
- * term keeps def's coefficient) and its bit left out of *used. Returns
- * how many runs changed side from side[] (updated). */
-static size_t rows_under(const struct world_obs *o, size_t n, const double c[WORLD_TERMS],
-			 double *x, unsigned char *side, unsigned *used)
+ * x (n + ncomm) x WORLD_TERMS, the n runs' fused times, then the link
+ * side of the ncomm runs comm[] names against their comm-only times; a
+ * column used by fewer than 2 rows is zeroed (the term keeps def's
+ * coefficient) and its bit left out of *used. Returns how many runs
+ * changed side from side[] (updated). */
+static size_t rows_under(const struct world_obs *o, size_t n, const size_t *comm, size_t ncomm,
+			 const double c[WORLD_TERMS], double *x, unsigned char *side, unsigned *used)
 {
 	size_t flips = 0, nonzero[WORLD_TERMS] = { 0 };
 	for (size_t i = 0; i < n; i++) {
@@ -201,36 +245,63 @@ static size_t rows_under(const struct world_obs *o, size_t n, const double c[WOR
 		side[i] = s;
 		row[WT_GEMM] = s ? 0 : o[i].gemm_ms;
 		row[WT_LINK] = s ? world_link_basis(&o[i]) : 0;
-		row[WT_TILE] = fmin(g, l) / (double)(o[i].units > 0 ? o[i].units : 1);
+		row[WT_LATENCY] = s ? world_latency_basis(&o[i]) : 0;
+		double sh = shorter(&o[i], c, g);
+		row[WT_TILE] = sh / (double)(o[i].units > 0 ? o[i].units : 1);
+		row[WT_SHARE] = share_basis(&o[i], sh);
 		row[WT_WAIT] = world_wait_basis(&o[i]);
 		row[WT_REDUCE] = o[i].reduced * 1e-6;
-		for (int t = 0; t < WORLD_TERMS; t++)
-			nonzero[t] += row[t] > 0;
 	}
+	for (size_t j = 0; j < ncomm; j++) {
+		double *row = x + (n + j) * WORLD_TERMS;
+		memset(row, 0, sizeof *row * WORLD_TERMS);
+		row[WT_LINK] = world_link_basis(&o[comm[j]]);
+		row[WT_LATENCY] = world_latency_basis(&o[comm[j]]);
+	}
+	for (size_t i = 0; i < n + ncomm; i++)
+		for (int t = 0; t < WORLD_TERMS; t++)
+			nonzero[t] += x[i * WORLD_TERMS + t] > 0;
 	*used = 0;
 	for (int t = 0; t < WORLD_TERMS; t++) {
 		if (nonzero[t] >= 2) {
 			*used |= 1u << t;
 			continue;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n + ncomm; i++)
 			x[i * WORLD_TERMS + t] = 0;
 	}
 	return flips;
 }
 
-/* The alternation from c (in: the start; out: where it settled); the
- * rms relative error there. */
-static double settle(const struct world_obs *o, size_t n, const double def[WORLD_TERMS],
-		     const double lo[WORLD_TERMS], double *x, unsigned char *side, double *ms,
-		     double c[WORLD_TERMS], unsigned *used)
+/* The rms relative error of c on the n runs' fused times and the ncomm
+ * comm-only times comm[] names (the fit's objective). */
+static double fit_rms(const struct world_obs *o, size_t n, const size_t *comm, size_t ncomm,
+		      const double c[WORLD_TERMS])
 {
-	struct world_errors e;
+	double sq = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = world_time(&o[i], c) / o[i].ms - 1;
+		sq += e * e;
+	}
+	for (size_t j = 0; j < ncomm; j++) {
+		double e = world_link_ms(&o[comm[j]], c) / o[comm[j]].comm_ms - 1;
+		sq += e * e;
+	}
+	return n + ncomm ? sqrt(sq / (double)(n + ncomm)) : 0;
+}
+
+/* The alternation from c (in: the start; out: where it settled); the
+ * rms relative error there (fit_rms). ms: the n fused times, then the
+ * ncomm comm-only times. */
+static double settle(const struct world_obs *o, size_t n, const size_t *comm, size_t ncomm,
+		     const double def[WORLD_TERMS], const double lo[WORLD_TERMS], double *x,
+		     unsigned char *side, double *ms, double c[WORLD_TERMS], unsigned *used)
+{
 	memset(side, 2, n); /* neither: the first pass counts every run as moved */
 	for (int it = 0; it < 100; it++) {
 		double next[WORLD_TERMS], moved = 0;
-		size_t flips = rows_under(o, n, c, x, side, used);
-		if (model_nnls_box(x, ms, n, WORLD_TERMS, def, 0, lo, next) != FGO_OK)
+		size_t flips = rows_under(o, n, comm, ncomm, c, x, side, used);
+		if (model_nnls_box(x, ms, n + ncomm, WORLD_TERMS, def, 0, lo, next) != FGO_OK)
 			break;
 		for (int t = 0; t < WORLD_TERMS; t++) {
 			moved = fmax(moved, fabs(next[t] - c[t]) / fmax(fabs(c[t]), 1e-30));
@@ -239,9 +310,8 @@ static double settle(const struct world_obs *o, size_t n, const double def[WORLD
 		if (!flips && moved < 1e-10)
 			break;
 	}
-	rows_under(o, n, c, x, side, used);
-	world_errors_of(o, n, c, &e);
-	return e.rms_rel_err;
+	rows_under(o, n, comm, ncomm, c, x, side, used);
+	return fit_rms(o, n, comm, ncomm, c);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -283,17 +353,19 @@ int world_fit(const struct world_obs *o, size_t n, const double ceil[WORLD_TERMS
 	 * the small shapes it never saw then paid in full */
 	if (copy)
 		lo[WT_GEMM] = 1;
-	double *x = malloc(sizeof *x * n * WORLD_TERMS), *ms = malloc(sizeof *ms * n),
+	double *x = malloc(sizeof *x * 2 * n * WORLD_TERMS), *ms = malloc(sizeof *ms * 2 * n),
 	       *v = malloc(sizeof *v * n);
 	unsigned char *side = malloc(n);
-	if (!x || !ms || !v || !side) {
-		free(x), free(ms), free(v), free(side);
+	size_t *comm = malloc(sizeof *comm * n);
+	if (!x || !ms || !v || !side || !comm) {
+		free(x), free(ms), free(v), free(side), free(comm);
 		return FGO_EFAIL;
 	}
+	const size_t ncomm = comm_rows(o, n, comm);
 	/* the starts of the link's ms per ms at 1 GB/s: the ceiling's, what
 	 * the comm-only runs achieved, what the fused times allow were they
 	 * all link-bound, and a quarter of that */
-	double starts[4];
+	double starts[6];
 	int nstarts = 0;
 	size_t k = 0;
 	if (def[WT_LINK] > 0)
@@ -318,6 +390,23 @@ int world_fit(const struct world_obs *o, size_t n, const double ceil[WORLD_TERMS
 		if (o[i].egress > 0)
 			v[k++] = o[i].ms / world_link_basis(&o[i]);
 	}
+	for (size_t j = 0; j < ncomm; j++)
+		ms[n + j] = o[comm[j]].comm_ms;
+	/* the link side the comm-only runs alone say (rate and latency): a
+	 * start of the rate, and every start's latency */
+	double lat0 = 0;
+	if (ncomm >= 2) {
+		double two[2], *xc = x + n * WORLD_TERMS;
+		for (size_t j = 0; j < ncomm; j++) {
+			xc[2 * j] = world_link_basis(&o[comm[j]]);
+			xc[2 * j + 1] = world_latency_basis(&o[comm[j]]);
+		}
+		if (model_nnls_box(xc, ms + n, ncomm, 2, NULL, 0, NULL, two) == FGO_OK &&
+		    two[0] > 0 && nstarts < 5) {
+			starts[nstarts++] = two[0];
+			lat0 = two[1];
+		}
+	}
 	if (k) {
 		double all_link = median(v, k);
 		starts[nstarts++] = all_link;
@@ -332,7 +421,8 @@ int world_fit(const struct world_obs *o, size_t n, const double ceil[WORLD_TERMS
 		memcpy(c, def, sizeof c);
 		c[WT_GEMM] = 1;
 		c[WT_LINK] = starts[s];
-		double rms = settle(o, n, def, lo, x, side, ms, c, &used);
+		c[WT_LATENCY] = lat0;
+		double rms = settle(o, n, comm, ncomm, def, lo, x, side, ms, c, &used);
 		if (rms < best) {
 			best = rms;
 			memcpy(out->coef, c, sizeof c);
@@ -354,7 +444,7 @@ int world_fit(const struct world_obs *o, size_t n, const double ceil[WORLD_TERMS
 		out->coef[WT_LINK] = fmin(comm_rate, bound);
 		out->fitted |= 1u << WT_LINK;
 	}
-	free(x), free(ms), free(v), free(side);
+	free(x), free(ms), free(v), free(side), free(comm);
 	struct world_errors e;
 	world_errors_of(o, n, out->coef, &e);
 	out->runs = n;
@@ -380,6 +470,14 @@ void world_coef_at(const struct world_fit *fits, int n, int world, const double 
 	}
 }
 
+/* Whether term t of r goes unsaid: the latency and the share where no
+ * fit pinned them (0, from no ceiling: a fit from before schema 9, or
+ * runs without comm-only times, reads as it did). */
+static int quiet(const struct world_coef *r, int t)
+{
+	return (t == WT_LATENCY || t == WT_SHARE) && r->from[t] == 0 && r->c[t] == 0;
+}
+
 void world_coef_text(const struct world_coef *r, int world, unsigned absent, char *out,
 		     size_t len)
 {
@@ -393,7 +491,7 @@ void world_coef_text(const struct world_coef *r, int world, unsigned absent, cha
 			int next = -1;
 			for (int t = 0; t < WORLD_TERMS; t++) {
 				int f = r->from[t];
-				if (said[t] || (absent & (1u << t)))
+				if (said[t] || (absent & (1u << t)) || quiet(r, t))
 					continue;
 				int fits_pass = pass == 0 ? f == world : pass == 1 ? f && f != world : !f;
 				if (fits_pass && (next < 0 || f < next) && f > src)
@@ -404,7 +502,7 @@ void world_coef_text(const struct world_coef *r, int world, unsigned absent, cha
 			src = next;
 			const char *sep = at ? "; " : "";
 			for (int t = 0; t < WORLD_TERMS; t++) {
-				if (said[t] || (absent & (1u << t)) || r->from[t] != src)
+				if (said[t] || (absent & (1u << t)) || quiet(r, t) || r->from[t] != src)
 					continue;
 				at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%s%s", sep,
 						       world_term_names[t]);
@@ -422,8 +520,10 @@ void world_coef_text(const struct world_coef *r, int world, unsigned absent, cha
 						       " from the ceilings (not fitted)");
 		}
 	}
+	/* (no latency or share: said by "no link term", or a Stream-K form's
+	 * copy time, which has both) */
 	for (int t = 0; t < WORLD_TERMS; t++)
-		if (absent & (1u << t))
+		if ((absent & (1u << t)) && t != WT_LATENCY && t != WT_SHARE)
 			at += (size_t)snprintf(out + at, at < len ? len - at : 0, "%sno %s term",
 					       at ? "; " : "", world_term_names[t]);
 }

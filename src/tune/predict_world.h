@@ -70,8 +70,10 @@ int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
 
 /* ---- the multi-GPU terms, fitted to runs at W on W devices (issue 33) ----
  *
- *   fused = max(c_gemm g, c_link L) + c_tile min(c_gemm g, c_link L) / units
+ *   fused = max(c_gemm g, link) + (c_tile / units + c_share) S
  *           + c_wait x 1 us + c_reduce R
+ *   link  = c_link L + c_latency x 1 us
+ *   S     = min(c_gemm g, c_link L), the shorter side (its bytes only)
  *
  * g: the per-rank GEMM's ms (for a stored run, its own t_gemm: the same
  * configuration with the communication compiled out; for a prediction,
@@ -80,17 +82,39 @@ int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
  * reads in ms at 1 GB/s (1 / c_reduce: their GB/s); units: the per-rank
  * GEMM's output tiles (the first tile computed before anything is sent,
  * the last one sent after the GEMM: one unit of the shorter side
- * exposed); wait: flags, fences and the first handshake, in us. The
- * ceilings' coefficients (world_coef_default: 1, 1 / link_gbps, 1, 0,
- * 1 / mem_gbps) give predict_world's formula above. The Stream-K forms'
- * link side is their comm CTAs' copy time times c_link instead (their
- * rate moves with comm_sms and the tile, world_copy.h): c_link is then
- * the fused kernel's link side over its comm-only time (default 1). */
-enum world_term { WT_GEMM, WT_LINK, WT_TILE, WT_WAIT, WT_REDUCE, WORLD_TERMS };
-extern const char *const world_term_names[WORLD_TERMS]; /* gemm link tile wait reduce */
+ * exposed); share: the part of the shorter side that stays exposed
+ * whatever the tiles (the GEMM and the transfers slowing each other: on
+ * four H100s at W=2 all_scatter's fused runs took their GEMM's time and
+ * 35-60% of their comm-only time, at 256 or 900 tiles alike); S leaves
+ * the latency out (paid once, not a share); wait: flags, fences and the
+ * first handshake, in us; latency:
+ * the link side's time at no bytes, in us (a comm-only run of a few KB
+ * takes 10-28 us on H100s: launch, flags, the first round trip), so
+ * 1 / c_link is the rate of the large transfers, not one slowed by the
+ * small ones' latency. The comm-only runs (t_comm: the same pattern with
+ * the GEMM compiled out) are the link side alone: the fit takes each as
+ * one more row, c_link L + c_latency x 1 us against its t_comm, so the
+ * link's rate and latency are what the link measured, not what a fused
+ * run's excess over its GEMM would have them be (a link 3x slower than
+ * its comm-only runs explained the all_scatter and push runs at W=2 that
+ * lose 5-20% to their GEMM, and then priced a held-out large shape on
+ * the link side: 1.3-1.7x its time). The ceilings' coefficients
+ * (world_coef_default: 1, 1 / link_gbps, 1, 0, 1 / mem_gbps, 0, 0) give
+ * predict_world's formula above. The Stream-K forms' link side is their
+ * comm CTAs' copy time times c_link instead (their rate moves with
+ * comm_sms and the tile, world_copy.h): c_link is then the fused
+ * kernel's link side over its comm-only time (default 1), whose latency
+ * is in it (no latency term), and their units are 1 (no share term:
+ * c_tile is their share). */
+enum world_term { WT_GEMM, WT_LINK, WT_TILE, WT_WAIT, WT_REDUCE, WT_LATENCY, WT_SHARE, WORLD_TERMS };
+/* gemm link tile wait reduce latency share */
+extern const char *const world_term_names[WORLD_TERMS];
 
-/* Runs a (family, W) needs before it is fitted: twice the coefficients. */
-#define WORLD_MIN_RUNS (2 * WORLD_TERMS)
+/* Runs a (family, W) needs before it is fitted: twice the five
+ * coefficients every family's fused times pin (the latency and the share
+ * are pinned by the comm-only times too, or not at all: a Stream-K form
+ * has neither). */
+#define WORLD_MIN_RUNS 10
 
 /* What one run (or one prediction) puts into the terms. */
 struct world_obs {
@@ -99,7 +123,7 @@ struct world_obs {
 	double reduced;  /* bytes of partial sums one rank reads (0: no reduction) */
 	long units;      /* the per-rank GEMM's output tiles, >= 1 */
 	double ms;       /* the measured fused time (fits and errors only) */
-	double comm_ms;  /* the measured comm-only time; 0: none (seeds the fit only) */
+	double comm_ms;  /* the measured comm-only time; 0: none (fits only: the link side's row) */
 	/* the Stream-K forms (world_copy.h): the comm CTAs' copy time, ms (a
 	 * run's own t_comm; at a new shape the copy model's). > 0: the link
 	 * side is c_link x copy_ms (c_link a factor on the comm-only time, 1
@@ -136,6 +160,15 @@ void world_coef_default(double link_gbps, double mem_gbps, double c[WORLD_TERMS]
  * in ms at 1 GB/s. */
 double world_link_basis(const struct world_obs *o);
 
+/* The link side's ms at c_latency 1: 1 us where o sends bytes at a rate
+ * (egress > 0, no copy_ms); 0 otherwise (nothing sent; the Stream-K
+ * forms' copy time has its latency in it). */
+double world_latency_basis(const struct world_obs *o);
+
+/* The link side of o under c, ms: c_link x world_link_basis + c_latency
+ * x world_latency_basis (what its comm-only run takes, modelled). */
+double world_link_ms(const struct world_obs *o, const double c[WORLD_TERMS]);
+
 /* The fused ms of o under c (the formula above). */
 double world_time(const struct world_obs *o, const double c[WORLD_TERMS]);
 
@@ -149,7 +182,9 @@ struct world_fit {
 	double max_rel_err;    /* max |predicted / measured - 1| */
 };
 
-/* Fits c >= 0 to n runs by least squares on relative error: the formula
+/* Fits c >= 0 to n runs by least squares on relative error, each run's
+ * comm-only time (comm_ms > 0, at a rate: world_latency_basis) one more
+ * row against its link side: the formula
  * is linear in c once each run's longer side (GEMM or link) is known, so
  * the sides and the fit are alternated until the sides hold, from a few
  * starts of the link's rate (def's, and what the runs' comm-only times
@@ -184,7 +219,9 @@ void world_coef_at(const struct world_fit *fits, int n, int world, const double 
  * the ceilings (not fitted)": where each term of r came from at world,
  * for notes and the store. absent: terms the family does not have (bit
  * t: its column is 0 for every configuration, e.g. reduce without a
- * reduction), said as such. */
+ * reduction), said as such. The latency and the share are said where a
+ * fit pinned them ("gemm, link, tile, wait, latency, share fitted at
+ * W=2"), not as ceilings (they have none: 0) nor as absent. */
 void world_coef_text(const struct world_coef *r, int world, unsigned absent, char *out,
 		     size_t len);
 

@@ -193,21 +193,6 @@ int world_refit(struct fgo_store *st, const char *machine, const char *backend,
 	return rc;
 }
 
-/* The terms a family has none of, whatever its configuration: no
- * reduction (all_scatter, the gathers), or nothing to send. */
-static unsigned absent_terms(const char *algorithm, int world)
-{
-	struct fgo_config c;
-	struct world_obs o;
-	config_defaults(&c);
-	snprintf(c.algorithm, sizeof c.algorithm, "%s", algorithm);
-	c.world = world > 1 ? world : 2;
-	c.m = c.n = c.k = 1024;
-	if (!world_obs_of(&c, 1, 1, &o))
-		return 0;
-	return (o.reduced > 0 ? 0 : 1u << WT_REDUCE) | (o.egress > 0 ? 0 : 1u << WT_LINK);
-}
-
 /* Whether algorithm's link side is its comm CTAs' copy time (its
  * configurations all have comm CTAs: the Stream-K forms). */
 static int copy_algo(const char *algorithm)
@@ -220,11 +205,35 @@ static int copy_algo(const char *algorithm)
 	return world_copy_family(&c);
 }
 
+/* The terms a family has none of, whatever its configuration: no
+ * reduction (all_scatter, the gathers), or nothing to send; no latency
+ * and no share for the Stream-K forms (their copy time has its latency;
+ * their tile term is their share, world_units). */
+static unsigned absent_terms(const char *algorithm, int world)
+{
+	struct fgo_config c;
+	struct world_obs o;
+	config_defaults(&c);
+	snprintf(c.algorithm, sizeof c.algorithm, "%s", algorithm);
+	c.world = world > 1 ? world : 2;
+	c.m = c.n = c.k = 1024;
+	if (!world_obs_of(&c, 1, 1, &o))
+		return 0;
+	return (o.reduced > 0 ? 0 : 1u << WT_REDUCE) |
+	       (o.egress > 0 ? 0 : 1u << WT_LINK | 1u << WT_LATENCY | 1u << WT_SHARE) |
+	       (copy_algo(algorithm) ? 1u << WT_LATENCY | 1u << WT_SHARE : 0);
+}
+
 /* A link coefficient fitted at another W than world moves to world at
  * the rate the measured curves say a GPU's links reach there
  * (coll_link_scale; W=4 from W=2 fits predicted the large-C shapes
  * 1.15-1.54x too slow on four H100s); the copy families' link term is a
- * time, not a rate, and stays. */
+ * time, not a rate, and stays. So does a link side fitted with its
+ * latency at that W (its rate and latency the comm-only runs', schema
+ * 9): the fused kernels' own pattern does not gain the links NCCL's
+ * algorithms do (per GPU's egress, comm-only, four H100s: all_scatter
+ * 330 GB/s at W=2, 288 at W=4; push 330, 301), and scaled by the curves
+ * it put W=4 within 10% on 19 of 69 (family, shape), not 24. */
 static int link_scale(struct fgo_store *st, const char *machine, const char *backend,
 		      const char *algorithm, int world, struct world_model *out, char *err, size_t len)
 {
@@ -236,6 +245,7 @@ static int link_scale(struct fgo_store *st, const char *machine, const char *bac
 	snprintf(c.algorithm, sizeof c.algorithm, "%s", algorithm);
 	c.world = world;
 	if (from <= 0 || from == world || copy_algo(algorithm) || (out->absent & (1u << WT_LINK)) ||
+	    out->coef.from[WT_LATENCY] == from || /* the comm-only runs' link (above) */
 	    !algo_collective(&c, 2, &kind, &bytes)) /* its vendor sequence's collective */
 		return FGO_OK;
 	struct coll_curve *curves = calloc(COLL_CURVES_MAX, sizeof *curves);

@@ -1,7 +1,8 @@
 /* test_world_fit.c: the multi-GPU terms (src/tune/predict_world.c, second
  * half): a fit recovers known coefficients of synthetic runs made with
  * them (both sides of the max among the runs, a reduction, an exposed
- * tile, a fixed wait), exactly and under noise; a term the runs cannot
+ * tile and share, a fixed wait, the link's latency from comm-only runs of
+ * every size), exactly and under noise; a term the runs cannot
  * pin keeps the ceilings' coefficient and says so; the coefficients at
  * a W come from the fit at that W, else the nearest one (extrapolated),
  * else the ceilings; bad input is refused. Table of cases, one line each. */
@@ -31,7 +32,8 @@ static struct fgo_config fam(const char *algo, int w, long m, long n, long k, in
 /* Synthetic runs of algo at W: shapes from decode to prefill and three
  * tiles; the GEMM at an efficiency that moves with the tile (so it is not
  * a function of the bytes), timed by truth times (1 + noise x u), u
- * uniform in [-1, 1]; comm-only times at the true link rate. */
+ * uniform in [-1, 1]; comm-only times the true link side (its rate and
+ * latency). */
 static size_t synthetic(const char *algo, int w, const double truth[WORLD_TERMS], double noise,
 			struct world_obs *o, size_t cap)
 {
@@ -52,7 +54,7 @@ static size_t synthetic(const char *algo, int w, const double truth[WORLD_TERMS]
 					r = r * 6364136223846793005ull + 1442695040888963407ull;
 					double u = (double)(r >> 11) / 9007199254740992.0 * 2 - 1;
 					o[n].ms = world_time(&o[n], truth) * (1 + noise * u);
-					o[n].comm_ms = truth[WT_LINK] * o[n].egress * 1e-6;
+					o[n].comm_ms = world_link_ms(&o[n], truth);
 					n++;
 				}
 	return n;
@@ -78,13 +80,15 @@ static void check_recovery(void)
 		double truth[WORLD_TERMS];
 		unsigned want_fitted; /* the terms the runs must pin */
 	} cases[] = {
-		/* one-shot all-reduce: every term, the link at 400 GB/s achieved,
-		 * 25 us of waits, the reduction's reads at 900 GB/s */
-		{ "fit-1.1", "all_reduce_one_shot", 4, { 1.15, 1 / 400.0, 0.7, 25, 1 / 900.0 }, 0x1f },
-		{ "fit-1.2", "reduce_scatter", 2, { 1.05, 1 / 150.0, 1.3, 8, 1 / 1500.0 }, 0x1f },
+		/* one-shot all-reduce: every term, the link at 400 GB/s achieved
+		 * after 4 us of latency, 25 us of waits, the reduction's reads
+		 * at 900 GB/s, a tenth of the shorter side exposed */
+		{ "fit-1.1", "all_reduce_one_shot", 4, { 1.15, 1 / 400.0, 0.7, 25, 1 / 900.0, 4, 0.1 },
+		  0x7f },
+		{ "fit-1.2", "reduce_scatter", 2, { 1.05, 1 / 150.0, 1.3, 8, 1 / 1500.0, 10, 0.3 }, 0x7f },
 		/* all_scatter has no reduction: the term keeps the ceilings' */
-		{ "fit-1.3", "all_scatter", 2, { 1.02, 1 / 90.0, 1.0, 12, 0 }, 0x0f },
-		{ "fit-1.4", "all_gather_gemm_push", 8, { 1.2, 1 / 30.0, 2.0, 40, 0 }, 0x0f },
+		{ "fit-1.3", "all_scatter", 2, { 1.02, 1 / 90.0, 1.0, 12, 0, 11, 0.4 }, 0x6f },
+		{ "fit-1.4", "all_gather_gemm_push", 8, { 1.2, 1 / 30.0, 2.0, 40, 0, 1, 0.05 }, 0x6f },
 	};
 	double def[WORLD_TERMS];
 	world_coef_default(350, 3000, def);
@@ -96,15 +100,16 @@ static void check_recovery(void)
 		size_t gemm_side = 0;
 		for (size_t j = 0; j < n; j++)
 			gemm_side += cases[i].truth[WT_GEMM] * o[j].gemm_ms >
-				     cases[i].truth[WT_LINK] * o[j].egress * 1e-6;
+				     world_link_ms(&o[j], cases[i].truth);
 		snprintf(id, sizeof id, "%s-both-sides", cases[i].id);
 		T_CHECK(id, gemm_side >= 4 && n - gemm_side >= 4, "%zu of %zu runs GEMM-bound", gemm_side, n);
 		snprintf(id, sizeof id, "%s-exact", cases[i].id);
 		T_CHECK(id, rc == FGO_OK && f.fitted == cases[i].want_fitted && worst_off(&f, cases[i].truth) < 1e-3 &&
 			f.rms_rel_err < 1e-5,
-			"%s W=%d: rc %d, fitted 0x%x, off %.2g, rms %.2g: %g %g %g %g %g", cases[i].algo,
-			cases[i].world, rc, f.fitted, worst_off(&f, cases[i].truth), f.rms_rel_err, f.coef[0],
-			f.coef[1], f.coef[2], f.coef[3], f.coef[4]);
+			"%s W=%d: rc %d, fitted 0x%x, off %.2g, rms %.2g: %g %g %g %g %g %g %g",
+			cases[i].algo, cases[i].world, rc, f.fitted, worst_off(&f, cases[i].truth),
+			f.rms_rel_err, f.coef[0], f.coef[1], f.coef[2], f.coef[3], f.coef[4], f.coef[5],
+			f.coef[6]);
 		if (!(cases[i].want_fitted & (1u << WT_REDUCE))) {
 			snprintf(id, sizeof id, "%s-unpinned-keeps-ceiling", cases[i].id);
 			T_CHECK(id, f.coef[WT_REDUCE] == def[WT_REDUCE], "reduce %g, ceilings %g",
@@ -150,16 +155,6 @@ static void check_one_side(void)
 	T_CHECK("side-1.3", rc == FGO_OK && (f.fitted & (1u << WT_LINK)) &&
 		fabs(f.coef[WT_LINK] * 300 - 1) < 1e-9,
 		"fitted 0x%x link %g GB/s", f.fitted, 1 / f.coef[WT_LINK]);
-	/* comm-only at 0.05 GB/s would make them link-bound: held at the
-	 * slowest rate the fused runs allow */
-	double bound = INFINITY;
-	for (int i = 0; i < 12; i++) {
-		o[i].comm_ms = o[i].egress * 1e-6 / 0.05;
-		bound = fmin(bound, 1.1 * o[i].gemm_ms / (o[i].egress * 1e-6));
-	}
-	rc = world_fit(o, 12, def, &f);
-	T_CHECK("side-1.4", rc == FGO_OK && fabs(f.coef[WT_LINK] / bound - 1) < 1e-3,
-		"link %g GB/s, bound %g GB/s", 1 / f.coef[WT_LINK], 1 / bound);
 	for (int i = 0; i < 12; i++)
 		o[i].comm_ms = 0;
 	rc = world_fit(o, 12, def, &f);
@@ -167,6 +162,63 @@ static void check_one_side(void)
 	world_errors_of(o, 12, f.coef, &e);
 	T_CHECK("side-1.2", e.runs == 12 && e.rms_rel_err < 1e-3 && e.ratio_lo > 0.99 && e.ratio_hi < 1.01,
 		"rms %g ratio %g-%g", e.rms_rel_err, e.ratio_lo, e.ratio_hi);
+}
+
+/* The link's latency: comm-only runs from a few KB to 100 MB take 12 us
+ * plus their bytes at 330 GB/s (as all_scatter's on two H100s), the
+ * fused runs all on the GEMM side, 5% over it: the fit recovers the rate
+ * and the latency, not the rate that bytes alone would say (the small
+ * runs' 12 us read as bytes: a link 2-20x slower), and the prediction
+ * at a link-bound shape prices the link at them. */
+static void check_latency(void)
+{
+	enum { N = 24 };
+	struct world_obs o[N];
+	double def[WORLD_TERMS], truth[WORLD_TERMS] = { 1.05, 1 / 330.0, 0, 2, 0, 12, 0 };
+	struct world_fit f;
+	world_coef_default(450, 3000, def);
+	size_t n = 0;
+	for (long m = 16; m <= 16384 && n < N; m *= 2)
+		for (int t = 0; t < 2 && n < N; t++) {
+			struct fgo_config c = fam("all_scatter", 2, m, 4096, 14336, 64 << t);
+			double flops = 2.0 * c.m * c.n * c.k / 2;
+			world_obs_of(&c, flops / 400e12 * 1e3 + 0.030 + 0.01 * t, world_units(&c), &o[n]);
+			o[n].ms = world_time(&o[n], truth);
+			o[n].comm_ms = world_link_ms(&o[n], truth);
+			n++;
+		}
+	int rc = world_fit(o, n, def, &f);
+	T_CHECK("latency-1.1", rc == FGO_OK && (f.fitted & (1u << WT_LATENCY)) &&
+		fabs(f.coef[WT_LATENCY] / 12 - 1) < 1e-3 && fabs(f.coef[WT_LINK] * 330 - 1) < 1e-3,
+		"fitted 0x%x latency %g us link %g GB/s", f.fitted, f.coef[WT_LATENCY],
+		1 / f.coef[WT_LINK]);
+	T_CHECK("latency-1.2", f.rms_rel_err < 1e-3 && fabs(f.coef[WT_GEMM] / 1.05 - 1) < 1e-3,
+		"rms %g gemm %g", f.rms_rel_err, f.coef[WT_GEMM]);
+	/* bytes alone at the median run's rate: far slower than the truth */
+	double v[N];
+	for (size_t i = 0; i < n; i++)
+		v[i] = o[i].comm_ms / world_link_basis(&o[i]);
+	double lo = v[0];
+	for (size_t i = 1; i < n; i++)
+		lo = fmin(lo, v[i]);
+	T_CHECK("latency-1.3", lo * 330 > 1.02, "the largest run's bytes alone: %g GB/s", 1 / lo);
+	/* a link-bound shape: the link at 330 GB/s after 12 us */
+	struct fgo_config big = fam("all_scatter", 2, 16384, 65536, 1024, 128);
+	struct world_inputs in = { .gemm_ms = 0.2, .units = world_units(&big), .coef = f.coef };
+	struct world_prediction p;
+	struct world_obs ob;
+	world_obs_of(&big, 0.2, in.units, &ob);
+	T_CHECK("latency-1.4", predict_world(&big, &in, &p) &&
+		fabs(p.comm_ms - (0.012 + ob.egress * 1e-6 / 330)) < 1e-6 * p.comm_ms,
+		"comm %g ms", p.comm_ms);
+	/* the text names the latency with the terms fitted at W=2 */
+	char text[256];
+	struct world_coef r;
+	f.world = 2;
+	world_coef_at(&f, 1, 2, def, &r);
+	world_coef_text(&r, 2, 1u << WT_REDUCE, text, sizeof text);
+	T_CONTAINS("latency-1.5", text, "latency");
+	T_CONTAINS("latency-1.6", text, "fitted at W=2");
 }
 
 /* The coefficients at W from fits at other W, and what the text says. */
@@ -253,6 +305,7 @@ int main(void)
 {
 	check_recovery();
 	check_one_side();
+	check_latency();
 	check_resolve();
 	check_default_is_predict_world();
 	check_refusals();
