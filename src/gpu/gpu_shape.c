@@ -112,34 +112,34 @@ static int mfma_shape_check(const struct fgo_config *cfg, const char *arch, stru
 	return FGO_OK;
 }
 
+/* A value per arch prefix ("sm_90" covers "sm_90a"); 0 where none. */
+struct arch_value {
+	const char *prefix;
+	int value;
+};
+
+static int arch_lookup(const char *arch, const struct arch_value *t, size_t n)
+{
+	for (size_t i = 0; arch && i < n; i++)
+		if (strncmp(arch, t[i].prefix, strlen(t[i].prefix)) == 0)
+			return t[i].value;
+	return 0;
+}
+
 int gpu_arch_smem_limit(const char *arch)
 {
 	/* cudaDevAttrMaxSharedMemoryPerBlockOptin of each generation */
-	static const struct {
-		const char *prefix;
-		int bytes;
-	} limits[] = { { "sm_90", 232448 }, { "sm_80", 166912 }, { "sm_87", 166912 },
-		       { "sm_86", 101376 }, { "sm_89", 101376 } };
-	if (!arch)
-		return 0;
-	for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
-		if (strncmp(arch, limits[i].prefix, strlen(limits[i].prefix)) == 0)
-			return limits[i].bytes;
-	return 0;
+	static const struct arch_value limits[] = { { "sm_90", 232448 }, { "sm_80", 166912 },
+						    { "sm_87", 166912 }, { "sm_86", 101376 },
+						    { "sm_89", 101376 } };
+	return arch_lookup(arch, limits, sizeof limits / sizeof limits[0]);
 }
 
 int gpu_arch_units(const char *arch)
 {
-	static const struct {
-		const char *prefix;
-		int units;
-	} units[] = { { "sm_90", 132 }, { "sm_80", 108 }, { "gfx942", 304 }, { "gfx90a", 110 } };
-	if (!arch)
-		return 0;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strncmp(arch, units[i].prefix, strlen(units[i].prefix)) == 0)
-			return units[i].units;
-	return 0;
+	static const struct arch_value units[] = { { "sm_90", 132 }, { "sm_80", 108 },
+						   { "gfx942", 304 }, { "gfx90a", 110 } };
+	return arch_lookup(arch, units, sizeof units / sizeof units[0]);
 }
 
 int gpu_shape_check(const struct fgo_config *cfg, const char *arch, int smem_limit,

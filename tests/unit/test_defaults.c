@@ -291,6 +291,16 @@ static void check_smem(void)
 	T_EQ_INT("smem-limit-amd", gpu_arch_smem_limit("gfx942"), 0);
 }
 
+/* A cost model of the wgmma core alone, with one term's coefficient 1. */
+static void model_of_term(struct predict_model *pm, int term)
+{
+	memset(pm, 0, sizeof *pm);
+	pm->ncores = 1;
+	snprintf(pm->core[0].core, sizeof pm->core[0].core, "wgmma");
+	pm->core[0].coef[term] = 1;
+	model_machine_fill(&pm->machine);
+}
+
 /* config auto for a Stream-K form on the wgmma core: its space holds
  * 132 + 0 CTAs (no communication CTAs: the best on two and four H100s)
  * and splits past the SMs (132 + 16). With the units term alone (fewer
@@ -304,11 +314,7 @@ static void check_auto_sk(void)
 	struct fgo_config c = problem("sk_all_reduce", 2, 1024, 4096, 14336), out;
 	double ms;
 	size_t ranked;
-	memset(&pm, 0, sizeof pm);
-	pm.ncores = 1;
-	snprintf(pm.core[0].core, sizeof pm.core[0].core, "wgmma");
-	pm.core[0].coef[MT_UNITS] = 1;
-	model_machine_fill(&pm.machine);
+	model_of_term(&pm, MT_UNITS);
 	T_EQ_INT("auto-sk-fit", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
 	T_CHECK("auto-sk-most-ctas", out.gemm_sms == 128 && out.comm_sms == 0, "%d + %d CTAs",
 		out.gemm_sms, out.comm_sms);
@@ -330,11 +336,7 @@ static void check_auto_stages(void)
 	char why[FGO_REASON_MAX];
 	double ms;
 	size_t ranked;
-	memset(&pm, 0, sizeof pm);
-	pm.ncores = 1;
-	snprintf(pm.core[0].core, sizeof pm.core[0].core, "wgmma");
-	pm.core[0].coef[MT_STALL] = 1;
-	model_machine_fill(&pm.machine);
+	model_of_term(&pm, MT_STALL);
 	T_EQ_INT("auto-stages-fit", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
 	T_CHECK("auto-stages-deepest", out.num_stages == (out.blk_n == 64 ? 12 : 8),
 		"%dx%d s%d", out.blk_m, out.blk_n, out.num_stages);
