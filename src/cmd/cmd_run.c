@@ -138,10 +138,8 @@ int cmd_run(int argc, char **argv)
 	memset(&plan, 0, sizeof plan);
 	kit_fit_tile(&cfg); /* a default tile side fitted to the shape, as a sweep's */
 	struct fgo_plan_item item = { .cfg = cfg, .valid = 1 };
-	struct fgo_config probe = cfg;
-	if (config_takes_units(&probe))
-		probe.gemm_sms = 1; /* the session gives it the device's compute units */
-	if (config_validate(&probe, item.reason, sizeof item.reason)) {
+	/* a Stream-K form without its CTAs gets the device's (session_run) */
+	if (config_validate_planned(&cfg, item.reason, sizeof item.reason)) {
 		if (rank == 0)
 			error("invalid configuration: %s", item.reason);
 		return FGO_EUSAGE;

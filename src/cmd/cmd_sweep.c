@@ -122,9 +122,7 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		char probe_why[FGO_REASON_MAX];
 		int ok = plan->items[i].valid, takes = config_takes_units(c);
 		if (takes) { /* its CTAs come from the device at the sweep (plan_fit_units) */
-			struct fgo_config probe = *c;
-			probe.gemm_sms = 1;
-			ok = !config_validate(&probe, probe_why, sizeof probe_why);
+			ok = !config_validate_planned(c, probe_why, sizeof probe_why);
 			why = probe_why;
 			units++;
 		}

@@ -77,6 +77,14 @@ int config_takes_units(const struct fgo_config *cfg)
 	       cfg->gemm_sms == 0;
 }
 
+int config_validate_planned(const struct fgo_config *cfg, char *reason, size_t len)
+{
+	struct fgo_config probe = *cfg;
+	if (config_takes_units(&probe))
+		probe.gemm_sms = 1; /* any count: the device's is >= 1 */
+	return config_validate(&probe, reason, len);
+}
+
 size_t plan_fit_units(struct fgo_plan *plan, int units)
 {
 	size_t n = 0;

@@ -99,6 +99,11 @@ size_t plan_fit_units(struct fgo_plan *plan, int units);
 
 /* Whether cfg is such a Stream-K form (its CTAs left to the device). */
 int config_takes_units(const struct fgo_config *cfg);
+
+/* config_validate of a configuration not yet on its device: one whose
+ * CTAs the device will give (config_takes_units) is judged as if it had
+ * them. 0 when valid, else 1 with the reason. */
+int config_validate_planned(const struct fgo_config *cfg, char *reason, size_t len);
 void plan_free(struct fgo_plan *plan);
 
 /* One reason shared by invalid items of a plan. */

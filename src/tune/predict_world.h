@@ -110,11 +110,11 @@ enum world_term { WT_GEMM, WT_LINK, WT_TILE, WT_WAIT, WT_REDUCE, WT_LATENCY, WT_
 /* gemm link tile wait reduce latency share */
 extern const char *const world_term_names[WORLD_TERMS];
 
-/* Runs a (family, W) needs before it is fitted: twice the five
- * coefficients every family's fused times pin (the latency and the share
- * are pinned by the comm-only times too, or not at all: a Stream-K form
- * has neither). */
-#define WORLD_MIN_RUNS 10
+/* Runs a (family, W) needs before it is fitted: twice the coefficients
+ * every family's fused times pin, the terms before WT_LATENCY (the
+ * latency and the share are pinned by the comm-only times too, or not at
+ * all: a Stream-K form has neither). */
+#define WORLD_MIN_RUNS (2 * WT_LATENCY)
 
 /* What one run (or one prediction) puts into the terms. */
 struct world_obs {
