@@ -1,5 +1,5 @@
 /* sk_all_reduce.hip: Stream-K GEMM + all-reduce with a CU split: one-shot
- * at W <= 2, two-shot from W = 3 on (TWO_SHOT below).
+ * at W <= 2 and for a small C, two-shot from W = 3 on (TWO_SHOT below).
  * K-sharded as all_reduce (tile space M x N over K/W). The first GEMM_SMS
  * CTAs split the MAC iterations (streamk_gemm in comm.h); the CTA
  * that ends a tile stores the partial into this rank's work area (M x N,
@@ -27,12 +27,13 @@
 
 /* Which all-reduce (schedule.h's rule): one-shot reads (W - 1) x C into
  * every GPU, two-shot 2 (W - 1) / W x C, the same at W = 2 and less from
- * W = 3 on (four H100s, W = 4: one-shot's bytes alone, its comm-only run,
+ * W = 3 on, where a small C stays one-shot (one wait instead of two)
+ * (four H100s, W = 4: one-shot's bytes alone, its comm-only run,
  * took longer than cuBLAS + NCCL's whole sequence from 4096 rows on, and
  * this family one-shot 0.64-1.02x the vendor sequence, where two-shot on
  * the hybrid walk took 0.97-1.41x). The owner turns with the waves of the
  * GEMM CTAs, which walk the tiles. */
-#define TWO_SHOT SCHED_SK_TWO_SHOT(WORLD)
+#define TWO_SHOT SCHED_SK_TWO_SHOT(WORLD, M_ * N_ * (long)sizeof(elem_t))
 #define AR_OWNER_CTAS ((long)GEMM_SMS)
 #include "ar_shots.h"
 

@@ -137,7 +137,7 @@ struct fgo_algo {
 	 * comm_sms is 0 (the CTA that ends a tile sends or sums it as that
 	 * family does); NULL for the others. base_two_shot: the one instead
 	 * where the form's all-reduce is two-shot (sk_all_reduce from W = 3
-	 * on, SCHED_SK_TWO_SHOT); algo_base picks. */
+	 * on unless C is small, SCHED_SK_TWO_SHOT); algo_base picks. */
 	const char *base;
 	const char *base_two_shot;
 	/* split_k > 1 runs: the slice that ends a tile sends it out through
@@ -177,8 +177,9 @@ extern const struct fgo_algo *const fgo_algos[];
 /* The algorithm registered as name: a built-in family, or a user kernel
  * this process has read (algo_register); NULL when none. */
 const struct fgo_algo *algo_find(const char *name);
-/* a's base at `world` ranks (base or base_two_shot), NULL where it has none. */
-const char *algo_base(const struct fgo_algo *a, int world);
+/* a's base for cfg's problem (base or base_two_shot: its W and the size of
+ * its C), NULL where it has none. */
+const char *algo_base(const struct fgo_algo *a, const struct fgo_config *cfg);
 /* Adds algo (which must live as long as the process) to what algo_find
  * finds: a user kernel's "user:NAME". FGO_OK; FGO_EUSAGE when the name is
  * taken or the table (ALGO_REGISTERED_MAX) is full. */

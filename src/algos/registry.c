@@ -73,9 +73,10 @@ int algo_collective(const struct fgo_config *cfg, size_t sum_elt, enum fgo_colle
 	return 1;
 }
 
-const char *algo_base(const struct fgo_algo *a, int world)
+const char *algo_base(const struct fgo_algo *a, const struct fgo_config *cfg)
 {
-	if (a && a->base_two_shot && SCHED_SK_TWO_SHOT(world))
+	if (a && a->base_two_shot &&
+	    SCHED_SK_TWO_SHOT(cfg->world, (long long)cfg->m * cfg->n * (long long)dtype_size(cfg->dtype)))
 		return a->base_two_shot;
 	return a ? a->base : NULL;
 }

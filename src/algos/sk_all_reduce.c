@@ -1,5 +1,6 @@
 /* sk_all_reduce.c: Stream-K GEMM + all-reduce on the CPU, one-shot at
- * W <= 2 and two-shot from W = 3 on (SCHED_SK_TWO_SHOT, as the kernel).
+ * W <= 2 and for a small C, two-shot from W = 3 on (SCHED_SK_TWO_SHOT, as
+ * the kernel).
  * The partial GEMM of this rank's K slice is split evenly over gemm_sms
  * virtual CTAs (the hybrid walk of kernels/schedule.h, run by
  * kit_walk_run); comm_sms virtual CTAs sum finished tiles (one-shot: all,
@@ -18,7 +19,7 @@
 
 static int two_shot(const struct fgo_config *cfg)
 {
-	return SCHED_SK_TWO_SHOT(cfg->world);
+	return SCHED_SK_TWO_SHOT(cfg->world, (long long)cfg->m * cfg->n * (long long)dtype_size(cfg->dtype));
 }
 
 /* Heap: A | B | C | work: partial C (M x N, dtype, read by the summers)
@@ -205,7 +206,7 @@ static int sk_baseline(const struct fgo_exec *ex)
 const struct fgo_algo algo_sk_all_reduce = {
 	.name = "sk_all_reduce",
 	.family = "all_reduce",
-	.summary = "as all_reduce_one_shot (two-shot from W = 3 on), with the partial GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs summing ready tiles (0: the CTA that ends a tile sums it)",
+	.summary = "as all_reduce_one_shot (two-shot from W = 3 on unless C is small), with the partial GEMM split Stream-K over gemm_sms CTAs and comm_sms CTAs summing ready tiles (0: the CTA that ends a tile sums it)",
 	.needs_comm = 1,
 	.validate = sk_validate,
 	.layout = sk_layout,

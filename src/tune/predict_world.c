@@ -34,7 +34,7 @@ static double reduced_elements(const struct fgo_config *cfg)
 {
 	double mn = (double)cfg->m * (double)cfg->n;
 	/* a Stream-K form reduces as its base does at this W */
-	const char *base = algo_base(algo_find(cfg->algorithm), cfg->world);
+	const char *base = algo_base(algo_find(cfg->algorithm), cfg);
 	const char *as = base ? base : cfg->algorithm;
 	if (!strcmp(as, "all_reduce_one_shot"))
 		return cfg->world * mn;

@@ -20,7 +20,7 @@ const char *world_fit_family(const struct fgo_config *cfg)
 {
 	const struct fgo_algo *a = algo_find(cfg->algorithm);
 	/* the base family's mechanism on a Stream-K walk (world_copy.h) */
-	const char *base = algo_base(a, cfg->world);
+	const char *base = algo_base(a, cfg);
 	return base && cfg->comm_sms == 0 ? base : cfg->algorithm;
 }
 

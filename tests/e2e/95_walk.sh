@@ -122,16 +122,17 @@ check walk-7.7 "a tile longer than the owners' blocks it holds is refused with t
 	[ "$(rs_sql "select count(*) from runs where status = 'invalid' and m = 8 and blk_m = 32 and
 		reason like 'BLK_M=32 exceeds M=8 (use BLK_M <= 16)%'")" -ge 1 ]
 
-# sk_all_reduce is two-shot from W = 3 on (each tile summed once, on its
-# owner, and pushed to every rank; SCHED_SK_TWO_SHOT), one-shot at W = 2:
-# every rank's whole C validated at W = 2, 3 and 4, every walk and split of
-# CTAs (a push left out fails W = 3 and 4 with mismatches)
+# sk_all_reduce is two-shot from W = 3 on for a C past SCHED_SK_TWO_SHOT's
+# line (each tile summed once, on its owner, and pushed to every rank; here
+# 1024 x 800), one-shot below it and at W = 2: every rank's whole C
+# validated at W = 2, 3 and 4, every walk and split of CTAs (a push left
+# out fails the 1024-row shape at W = 3 and 4)
 sk=tests/e2e/sk_two_shot.json
 export FGOBENCH_DB="$T/sk.db"
 expect_exit walk-8.1 0 mpi 4 sweep $sk --tag sk-two-shot --quiet --timeout 2
 sk_sql() { sqlite3 "$T/sk.db" "$1"; }
 expect_eq walk-8.2 0 "$(sk_sql "select count(*) from runs where status != 'ok' or validated != 1")"
-expect_eq walk-8.3 "2:24 3:26 4:26" "$(sk_sql "select group_concat(v, ' ') from
+expect_eq walk-8.3 "2:24 3:32 4:32" "$(sk_sql "select group_concat(v, ' ') from
 	(select world || ':' || count(*) as v from runs group by world order by world)")"
 
 # a Stream-K form whose spec gives neither gemm_sms nor comm_sms takes the

@@ -45,7 +45,8 @@ static void check_names(void)
 	c = sk("all_reduce_one_shot", 1024, 0);
 	c.comm_sms = 0;
 	T_EQ_STR("name-1.6", world_fit_family(&c), "all_reduce_one_shot");
-	/* sk_all_reduce's all-reduce is two-shot from W = 3 on: so is its base */
+	/* sk_all_reduce's all-reduce is two-shot from W = 3 on (for C of 8 MB
+	 * here): so is its base */
 	c = sk("sk_all_reduce", 1024, 0);
 	c.world = 2;
 	T_EQ_STR("name-1.7", world_fit_family(&c), "all_reduce_one_shot");
@@ -56,6 +57,24 @@ static void check_names(void)
 	c = sk("sk_all_scatter", 1024, 0);
 	c.world = 4;
 	T_EQ_STR("name-1.10", world_fit_family(&c), "all_scatter");
+	/* ... but one-shot while the bytes one-shot adds, (W - 1) (W - 2) / W
+	 * x C, are at most 1 MiB (SCHED_SK_TWO_SHOT): bf16 x 4096 columns, at
+	 * W = 4 up to 85 rows (M = 64: 768 KiB added, M = 128: 1.5 MiB), at
+	 * W = 3 up to 192 (M = 128: 682 KiB, M = 256: 1.33 MiB) */
+	static const struct { long m; int world; const char *base; } small[] = {
+		{ 16, 4, "all_reduce_one_shot" }, { 64, 4, "all_reduce_one_shot" },
+		{ 85, 4, "all_reduce_one_shot" }, { 86, 4, "all_reduce_two_shot" },
+		{ 128, 4, "all_reduce_two_shot" }, { 128, 3, "all_reduce_one_shot" },
+		{ 192, 3, "all_reduce_one_shot" }, { 193, 3, "all_reduce_two_shot" },
+		{ 16, 8, "all_reduce_one_shot" }, { 32, 8, "all_reduce_two_shot" },
+	};
+	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+		char name[32];
+		c = sk("sk_all_reduce", small[i].m, 0);
+		c.world = small[i].world;
+		snprintf(name, sizeof name, "name-2.%zu", i + 1);
+		T_EQ_STR(name, world_fit_family(&c), small[i].base);
+	}
 }
 
 /* the base family's terms (a link at 300 GB/s) and the sk family's (its
