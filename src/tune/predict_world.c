@@ -353,6 +353,13 @@ int world_fit(const struct world_obs *o, size_t n, const double ceil[WORLD_TERMS
 	 * the small shapes it never saw then paid in full */
 	if (copy)
 		lo[WT_GEMM] = 1;
+	/* the reduction's reads are no faster than memory: c_reduce at least
+	 * the ceiling's 1 / mem_gbps (def's; 0 where unknown: no bound). The
+	 * runs' reductions hide partly behind the shapes they cover, and a
+	 * fit beneath the ceiling (reduce_scatter 8.9 TB/s, sk_all_reduce 0 on
+	 * four H100s at W=2, 2.8 TB/s the ceiling) priced the largest C per
+	 * FLOP they never saw (4096 x 14336 x 4096 held out) 12-17% short */
+	lo[WT_REDUCE] = def[WT_REDUCE];
 	double *x = malloc(sizeof *x * 2 * n * WORLD_TERMS), *ms = malloc(sizeof *ms * 2 * n),
 	       *v = malloc(sizeof *v * n);
 	unsigned char *side = malloc(n);

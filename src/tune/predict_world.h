@@ -79,7 +79,10 @@ int predict_world(const struct fgo_config *cfg, const struct world_inputs *in,
  * configuration with the communication compiled out; for a prediction,
  * the GEMM measured at W=1 or the cost model's); L: one rank's egress in
  * ms at 1 GB/s, so 1 / c_link is the achieved GB/s; R: the reduction's
- * reads in ms at 1 GB/s (1 / c_reduce: their GB/s); units: the per-rank
+ * reads in ms at 1 GB/s (1 / c_reduce: their GB/s, no more than the
+ * memory's: a fit keeps c_reduce >= 1 / mem_gbps where that is known,
+ * since reads faster than memory say the runs hid them, not that they
+ * are free at a shape with more C per FLOP); units: the per-rank
  * GEMM's output tiles (the first tile computed before anything is sent,
  * the last one sent after the GEMM: one unit of the shorter side
  * exposed); share: the part of the shorter side that stays exposed
@@ -182,7 +185,8 @@ struct world_fit {
 	double max_rel_err;    /* max |predicted / measured - 1| */
 };
 
-/* Fits c >= 0 to n runs by least squares on relative error, each run's
+/* Fits c >= 0 (c_reduce >= def's, the memory's ceiling) to n runs by
+ * least squares on relative error, each run's
  * comm-only time (comm_ms > 0, at a rate: world_latency_basis) one more
  * row against its link side: the formula
  * is linear in c once each run's longer side (GEMM or link) is known, so

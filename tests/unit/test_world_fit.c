@@ -2,7 +2,8 @@
  * half): a fit recovers known coefficients of synthetic runs made with
  * them (both sides of the max among the runs, a reduction, an exposed
  * tile and share, a fixed wait, the link's latency from comm-only runs of
- * every size), exactly and under noise; a term the runs cannot
+ * every size), exactly and under noise; the reduction's reads no faster
+ * than the memory's ceiling; a term the runs cannot
  * pin keeps the ceilings' coefficient and says so; the coefficients at
  * a W come from the fit at that W, else the nearest one (extrapolated),
  * else the ceilings; bad input is refused. Table of cases, one line each. */
@@ -301,11 +302,46 @@ static void check_refusals(void)
 	T_CHECK("obs-unknown", world_obs_of(&c, 0.1, 4, &o[0]) == 0, "accepted");
 }
 
+/* The reduction's reads no faster than memory: runs made with reads at
+ * 9000 GB/s (faster than the ceiling's 3000) fit c_reduce at the ceiling,
+ * pinned, the other terms moving to make up for it; where the memory's
+ * rate is unknown (the ceiling 0) nothing bounds it and the truth is
+ * recovered; a truth above the bound (900 GB/s) is recovered as it is. */
+static void check_reduce_bound(void)
+{
+	enum { CAP = 128 };
+	static struct world_obs o[CAP];
+	const double truth[WORLD_TERMS] = { 1.05, 1 / 150.0, 1.3, 8, 1 / 9000.0, 10, 0.3 };
+	double def[WORLD_TERMS], slow[WORLD_TERMS];
+	struct world_fit f;
+	world_coef_default(350, 3000, def);
+	size_t n = synthetic("reduce_scatter", 2, truth, 0, o, CAP);
+	int rc = world_fit(o, n, def, &f);
+	T_CHECK("reduce-bound-1.1", rc == FGO_OK && (f.fitted & (1u << WT_REDUCE)) &&
+		fabs(f.coef[WT_REDUCE] * 3000 - 1) < 1e-9 && f.rms_rel_err < 0.05,
+		"fitted 0x%x reduce %g GB/s (ceiling 3000), rms %.3g", f.fitted,
+		1 / f.coef[WT_REDUCE], f.rms_rel_err);
+	world_coef_default(350, 0, def); /* memory rate unknown: no bound */
+	rc = world_fit(o, n, def, &f);
+	T_CHECK("reduce-bound-1.2", rc == FGO_OK && (f.fitted & (1u << WT_REDUCE)) &&
+		fabs(f.coef[WT_REDUCE] * 9000 - 1) < 1e-3 && f.rms_rel_err < 1e-5,
+		"fitted 0x%x reduce %g GB/s (truth 9000), rms %.3g", f.fitted,
+		1 / f.coef[WT_REDUCE], f.rms_rel_err);
+	memcpy(slow, truth, sizeof slow);
+	slow[WT_REDUCE] = 1 / 900.0;
+	world_coef_default(350, 3000, def);
+	n = synthetic("all_reduce_one_shot", 2, slow, 0, o, CAP);
+	rc = world_fit(o, n, def, &f);
+	T_CHECK("reduce-bound-1.3", rc == FGO_OK && fabs(f.coef[WT_REDUCE] * 900 - 1) < 1e-3,
+		"reduce %g GB/s (truth 900)", 1 / f.coef[WT_REDUCE]);
+}
+
 int main(void)
 {
 	check_recovery();
 	check_one_side();
 	check_latency();
+	check_reduce_bound();
 	check_resolve();
 	check_default_is_predict_world();
 	check_refusals();
