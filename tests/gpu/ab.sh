@@ -17,6 +17,7 @@ spec=$1 base=$2 head=$3 rounds=${4:-2}
 here=$(dirname "$0")
 export OUT=${OUT:-$PWD/gpu-out}
 export NP=${NP:-1}
+mkdir -p "$OUT"
 r=1
 while [ "$r" -le "$rounds" ]; do
 	for w in ${WORLDS:-spec}; do
@@ -27,9 +28,18 @@ while [ "$r" -le "$rounds" ]; do
 			set --
 			[ "$w" = spec ] || { np=$w; set -- --world "$w"; }
 			# a store per side: a head whose schema is newer upgrades its
-			# store, which the base could then no longer write
-			FGOBENCH_DB=$OUT/ab-$side.db FGOBENCH_BUILD=$build NP=$np sh "$here/run.sh" sweep "$spec" \
-				"$@" --tag "ab-$side-$r" --timeout 10 | tail -n 1
+			# store, which the base could then no longer write; the
+			# sweep's last line, or, when it failed (a spec the W refuses,
+			# a rank that died), fgobench's own lines: mpirun's banner
+			# after them would hide the reason
+			log=$OUT/ab-$side-$r-w$w.log
+			if FGOBENCH_DB=$OUT/ab-$side.db FGOBENCH_BUILD=$build NP=$np sh "$here/run.sh" sweep "$spec" \
+				"$@" --tag "ab-$side-$r" --timeout 10 >"$log" 2>&1; then
+				tail -n 1 "$log"
+			else
+				echo "ab.sh: the $side sweep at W=$w failed ($log):" >&2
+				grep '^fgobench' "$log" | tail -n 5 >&2
+			fi
 		done
 	done
 	r=$((r + 1))
