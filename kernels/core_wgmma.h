@@ -641,6 +641,9 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		float acc[WG_ACC];
 		int s = 0;
 		unsigned int phase = 0, tile_phase = 0;
+		/* stage 0's operand descriptors of this consumer's rows */
+		const unsigned long long desc_a = wg_desc(sa + c * WG_ROWS * 128, 16, 1024);
+		const unsigned long long desc_b = wg_desc(sb, WG_B_BOX_BYTES, 1024);
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 			long tm, tn;
 			sched_tile_coords(&g, GSIZE_M, sg.tile % g.tiles, &tm, &tn);
@@ -654,16 +657,19 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 			for (int k = (int)sg.k0; k < (int)sg.k1; k++) {
 				mbar_wait(full + 8 * s, phase, s, watch);
 				wgmma_fence();
+				/* the stage's descriptors; each wgmma's differ from them
+				 * only in the start address (the low 14 bits, 16-byte
+				 * units; shared memory ends below 256 KiB, so no carry
+				 * leaves them), by constants: one add a slice instead of
+				 * each wgmma's masks and shifts */
+				const unsigned long long da = desc_a + (unsigned int)(s * (WG_A_BYTES >> 4));
+				const unsigned long long db = desc_b + (unsigned int)(s * (WG_B_BYTES >> 4));
 #pragma unroll
 				for (int kk = 0; kk < BLK_K / 16; kk++)
 #pragma unroll
-					for (int mi = 0; mi < WG_MI; mi++) {
-						unsigned int a = sa + s * WG_A_BYTES +
-								 (c * WG_ROWS + mi * 64) * 128 + kk * 32;
-						unsigned int b = sb + s * WG_B_BYTES + kk * 16 * 128;
-						wgmma_tile(&acc[mi * (BLK_N / 2)], wg_desc(a, 16, 1024),
-							   wg_desc(b, WG_B_BOX_BYTES, 1024), k > (int)sg.k0 || kk > 0);
-					}
+					for (int mi = 0; mi < WG_MI; mi++)
+						wgmma_tile(&acc[mi * (BLK_N / 2)], da + ((mi * 64 * 128 + kk * 32) >> 4),
+							   db + (kk * 16 * 128 >> 4), k > (int)sg.k0 || kk > 0);
 				wgmma_commit();
 				wgmma_wait<1>();
 				if (held >= 0 && t == 0)
