@@ -180,6 +180,9 @@ const struct fgo_algo *algo_find(const char *name);
 /* a's base for cfg's problem (base or base_two_shot: its W and the size of
  * its C), NULL where it has none. */
 const char *algo_base(const struct fgo_algo *a, const struct fgo_config *cfg);
+/* Whether sk_all_reduce's all-reduce is two-shot for cfg's W and C
+ * (kernels/schedule.h's SCHED_SK_TWO_SHOT, which the kernel reads too). */
+int algo_sk_two_shot(const struct fgo_config *cfg);
 /* Adds algo (which must live as long as the process) to what algo_find
  * finds: a user kernel's "user:NAME". FGO_OK; FGO_EUSAGE when the name is
  * taken or the table (ALGO_REGISTERED_MAX) is full. */

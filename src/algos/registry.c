@@ -73,10 +73,14 @@ int algo_collective(const struct fgo_config *cfg, size_t sum_elt, enum fgo_colle
 	return 1;
 }
 
+int algo_sk_two_shot(const struct fgo_config *cfg)
+{
+	return SCHED_SK_TWO_SHOT(cfg->world, (long long)cfg->m * cfg->n * (long long)dtype_size(cfg->dtype));
+}
+
 const char *algo_base(const struct fgo_algo *a, const struct fgo_config *cfg)
 {
-	if (a && a->base_two_shot &&
-	    SCHED_SK_TWO_SHOT(cfg->world, (long long)cfg->m * cfg->n * (long long)dtype_size(cfg->dtype)))
+	if (a && a->base_two_shot && algo_sk_two_shot(cfg))
 		return a->base_two_shot;
 	return a ? a->base : NULL;
 }

@@ -17,11 +17,6 @@
 #include "cpu/gemm.h"
 #include "fgo.h"
 
-static int two_shot(const struct fgo_config *cfg)
-{
-	return SCHED_SK_TWO_SHOT(cfg->world, (long long)cfg->m * cfg->n * (long long)dtype_size(cfg->dtype));
-}
-
 /* Heap: A | B | C | work: partial C (M x N, dtype, read by the summers)
  * then the walk's exchange (kit_xchg_place, at the next 64-byte boundary:
  * one fp32 BLK_M x BLK_N slot per GEMM CTA, the head of a split tile, read
@@ -36,7 +31,7 @@ static void sk_layout(const struct fgo_config *cfg, int rank, struct fgo_layout 
 	size_t cursor = off + (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
 
 	lay->work_offset = off;
-	lay->flags_count = (size_t)g.tiles * (size_t)(cfg->world + two_shot(cfg));
+	lay->flags_count = (size_t)g.tiles * (size_t)(cfg->world + algo_sk_two_shot(cfg));
 	kit_xchg_place(cfg, g.tiles, lay, &cursor);
 	lay->work_bytes = cursor - off;
 	lay->flags_offset = kit_place(&cursor, lay->flags_count * sizeof(uint32_t));
@@ -56,7 +51,7 @@ static double sk_link_bytes(const struct fgo_config *cfg)
 {
 	if (cfg->world < 2)
 		return 0;
-	if (two_shot(cfg))
+	if (algo_sk_two_shot(cfg))
 		return ar_two_shot_link_bytes(cfg);
 	return (double)cfg->m * (double)cfg->n * (double)dtype_size(cfg->dtype);
 }
@@ -172,7 +167,7 @@ static int sk_run(const struct fgo_exec *ex, enum fgo_mode mode)
 		.g = ar_grid(cfg, cfg->m, cfg->n),
 		.ctas = cfg->gemm_sms,
 		.comms = cfg->comm_sms > 0 ? cfg->comm_sms : 1,
-		.two_shot = two_shot(cfg),
+		.two_shot = algo_sk_two_shot(cfg),
 	};
 	/* comm-only: the same flags, in the order the GEMM CTAs end tiles */
 	struct kit_walk_ops ops = { mode == FGO_MODE_COMM_ONLY ? NULL : sk_tile_gemm,
