@@ -57,3 +57,15 @@ expect_eq readme-demo-keeps-sweeps "$sweeps" "$(sql "select group_concat(id || '
 check readme-demo-resumes "the second demo says its sweep is complete" grep -q 'is already complete: nothing to resume' "$T/demo2"
 check readme-demo-says-where "the demo names the store" grep -q "are in $FGOBENCH_DB, beside what was there" "$T/demo2"
 check readme-demo-plots "the roofline where DEMO_PLOTS says" [ -s "$W/plots/out/roofline_w2.png" ]
+
+# -- every table of README.md renders: a row of cells that opens a table
+# (no table row above it) is a header, followed by its |---| row; a table
+# row stranded outside its table showed as text on GitHub (the lines of
+# those that do not, as "N N ...", empty when none)
+tables_ok() {
+	awk 'prev !~ /^\|/ && /^\| / { head = NR } head && head == NR - 1 && !/^\|[ :]*-/ { printf "%d ", head }
+		{ prev = $0 }' "$1"
+}
+printf '| a | b |\n| 1 | 2 |\n\ntext\n\n| c | d |\n|---|---|\n| 3 | 4 |\n' >"$T/tables.md"
+expect_eq readme-tables-check-fails "1 " "$(tables_ok "$T/tables.md")"
+expect_eq readme-tables "" "$(tables_ok README.md)"
