@@ -444,15 +444,17 @@ SCHED_FN long sched_owned_tile(long i, int rank, int world)
  * into every GPU, two-shot 2 (W - 1) / W x C but waits twice (for the
  * owner's sum, after the partials). At W <= 2 the bytes are the same:
  * one-shot. From W = 3 on two-shot, unless the bytes one-shot adds,
- * (W - 1) (W - 2) / W x C, are at most 1 MiB, about what the second wait
+ * (W - 1) (W - 2) / W x C, are under 1 MiB, about what the second wait
  * costs (~3 us at the 370 GB/s of NVLink between two H100s): on four H100s
  * at 16 and 64 x 4096 x 14336 (C 128 and 512 KB) two-shot took 33.1 and
  * 35.5 us where one-shot took 30.2 and 34.6, at 128 rows (1 MB, 1.5 MB
  * added) 39.0 against 40.1 (the families all_reduce_two_shot and
- * _one_shot, session 9's store). The kernel (C = M_ x N_ elements) and the
- * CPU backend (src/algos/sk_all_reduce.c) both read it here. */
-#define SCHED_SK_TWO_SHOT(world, c_bytes)                                             \
-	((world) >= 3 && (long long)((world) - 1) * ((world) - 2) * (long long)(c_bytes) > \
+ * _one_shot, session 9's store); sk_all_reduce itself at W = 3, 192 x
+ * 4096 (1 MiB added) one-shot 1.006-1.041x two-shot's time, so the line
+ * leaves it two-shot. The kernel (C = M_ x N_ elements) and the CPU
+ * backend (src/algos/sk_all_reduce.c) both read it here. */
+#define SCHED_SK_TWO_SHOT(world, c_bytes)                                              \
+	((world) >= 3 && (long long)((world) - 1) * ((world) - 2) * (long long)(c_bytes) >= \
 				 ((long long)(world) << 20))
 
 /* Two-shot on the GPU (kernels/all_reduce.hip): the rank that reduces tile
