@@ -1,5 +1,5 @@
 /* wgmma_cluster.h: thread block cluster primitives of the wgmma core
- * (core_wgmma.h, which includes it after its mbarrier and TMA helpers):
+ * (core_wgmma.h includes it after wgmma_async.h's mbarriers and TMA):
  * the CTA's rank in its cluster, a cluster-wide barrier, an arrival on a
  * peer CTA's mbarrier, a TMA load multicast into every CTA of the cluster,
  * and the consumers' release of a stage that every producer of the
