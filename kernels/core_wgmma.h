@@ -37,7 +37,9 @@
  * Accumulator layout (wgmma m64nN): consumer thread t, warp w = t / 32,
  * lane l: acc[mi * BLK_N / 2 + j * 4 + q] is row mi * 64 + w * 16 + l / 4
  * (+ 8 for q >= 2), column j * 8 + (l % 4) * 2 + (q & 1) of the consumer's
- * WG_ROWS x BLK_N part.
+ * WG_ROWS x BLK_N part. With A and B swapped (WG_SWAP) the instruction's
+ * rows are the tile's columns: acc[j * 4 + q] is column w * 16 + l / 4
+ * (+ 8 for q >= 2), row j * 8 + (l % 4) * 2 + (q & 1).
  *
  * C leaves through shared memory: each consumer has its part of a staging
  * area (WG_ROWS x BLK_N, as BLK_N / 64 boxes of 64 columns with the
@@ -69,8 +71,22 @@
 
 #define WG_CONSUMERS (NUM_WARPS / 4 - 1)
 #define WG_ROWS (BLK_M / WG_CONSUMERS)  /* tile rows per consumer warpgroup */
+/* A and B swapped: a tile of 8, 16 or 32 rows (one consumer, BLK_N 64) is
+ * computed as its transpose, C^T = B^T x A^T, with one m64nBLK_Mk16
+ * instruction a k16: the 64 columns are the instruction's M and the few
+ * rows its N, where a 64-row instruction would compute 56 to 63 padding
+ * rows a slice for M = 1 (decode) and the A panel would take a 64-row box
+ * of shared memory a stage. The accumulators are C's transpose (layout
+ * below); the staging area, the walk's slots and everything after them
+ * are C's as usual. */
+#define WG_SWAP (BLK_M < 64)
+#if WG_SWAP
+#define WG_MI 1                         /* one instruction per k16 */
+#define WG_ACC (BLK_M / 2)              /* m64nBLK_M: BLK_M / 2 fp32 per thread */
+#else
 #define WG_MI (WG_ROWS / 64)            /* m64 instructions per consumer per k16 */
 #define WG_ACC (WG_MI * BLK_N / 2)      /* fp32 accumulators per consumer thread */
+#endif
 #define WG_A_BYTES FGO_WGMMA_PANEL_BYTES(BLK_M)
 #define WG_B_BYTES FGO_WGMMA_PANEL_BYTES(BLK_N)
 #define WG_B_BOX_BYTES (64 * 128)       /* one 64-column box of the B panel */
@@ -110,7 +126,12 @@ static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8, "a c
 static_assert(BLK_K == 64, "the wgmma core loads 64 16-bit elements (128 bytes) of K per slice");
 static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
 	      "one producer and one or two consumer warpgroups");
+#if WG_SWAP
+static_assert((BLK_M == 8 || BLK_M == 16 || BLK_M == 32) && WG_CONSUMERS == 1 && BLK_N == 64 && CLUSTER == 1,
+	      "A and B swapped: BLK_M 8, 16 or 32, one consumer, BLK_N 64, no cluster");
+#else
 static_assert(WG_ROWS % 64 == 0 && WG_ACC <= 128, "a consumer owns 64 or 128 rows, at most 128 accumulators");
+#endif
 static_assert(BLK_N == 64 || BLK_N == 128 || BLK_N == 256, "BLK_N is an instruction N: 64, 128 or 256");
 
 #include "wgmma_async.h"   /* mbarriers, TMA, wgmma's fences and descriptors */
@@ -141,7 +162,13 @@ __device__ __forceinline__ void wg_fence_acc(float (&acc)[WG_ACC])
 __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long a, unsigned long long b,
 					   int accumulate)
 {
-#if BLK_N == 64
+#if WG_SWAP && BLK_M == 8
+	wgmma_t_m64n8(d, a, b, accumulate);
+#elif WG_SWAP && BLK_M == 16
+	wgmma_t_m64n16(d, a, b, accumulate);
+#elif WG_SWAP
+	wgmma_t_m64n32(d, a, b, accumulate);
+#elif BLK_N == 64
 	wgmma_m64n64(d, a, b, accumulate);
 #elif BLK_N == 128
 	wgmma_m64n128(d, a, b, accumulate);
@@ -502,9 +529,16 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		float acc[WG_ACC];
 		int s = 0;
 		unsigned int phase = 0, tile_phase = 0;
-		/* stage 0's operand descriptors of this consumer's rows */
+		/* stage 0's operand descriptors of this consumer's rows; swapped
+		 * (WG_SWAP), the B panel (N-major, 64 columns) is the
+		 * instruction's A and the A panel (K-major, BLK_M rows) its B */
+#if WG_SWAP
+		const unsigned long long desc_a = wg_desc(sb, WG_B_BOX_BYTES, 1024);
+		const unsigned long long desc_b = wg_desc(sa, 16, 1024);
+#else
 		const unsigned long long desc_a = wg_desc(sa + c * WG_ROWS * 128, 16, 1024);
 		const unsigned long long desc_b = wg_desc(sb, WG_B_BOX_BYTES, 1024);
+#endif
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 			long tm, tn;
 			sched_tile_coords(&g, GSIZE_M, sg.tile % g.tiles, &tm, &tn);
@@ -523,6 +557,14 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				 * units; shared memory ends below 256 KiB, so no carry
 				 * leaves them), by constants: one add a slice instead of
 				 * each wgmma's masks and shifts */
+#if WG_SWAP
+				const unsigned long long da = desc_a + (unsigned int)(s * (WG_B_BYTES >> 4));
+				const unsigned long long db = desc_b + (unsigned int)(s * (WG_A_BYTES >> 4));
+#pragma unroll
+				for (int kk = 0; kk < BLK_K / 16; kk++) /* k16 rows of B, 16 K of A */
+					wgmma_tile(acc, da + (kk * 16 * 128 >> 4), db + (kk * 32 >> 4),
+						   k > (int)sg.k0 || kk > 0);
+#else
 				const unsigned long long da = desc_a + (unsigned int)(s * (WG_A_BYTES >> 4));
 				const unsigned long long db = desc_b + (unsigned int)(s * (WG_B_BYTES >> 4));
 #pragma unroll
@@ -531,6 +573,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 					for (int mi = 0; mi < WG_MI; mi++)
 						wgmma_tile(&acc[mi * (BLK_N / 2)], da + ((mi * 64 * 128 + kk * 32) >> 4),
 							   db + (kk * 16 * 128 >> 4), k > (int)sg.k0 || kk > 0);
+#endif
 				wgmma_commit();
 				wgmma_wait<1>();
 				if (held >= 0 && t == 0)

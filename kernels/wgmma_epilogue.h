@@ -42,6 +42,23 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 					      int half = 0)
 {
 	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
+#if WG_SWAP
+	/* C's transpose (core_wgmma.h): acc[j * 4 + q] is row r = j * 8 +
+	 * (l % 4) * 2 + (q & 1), column n = w * 16 + l / 4 + (q >= 2) * 8 of
+	 * the one 64-column box; the two values of a 32-bit pair are two rows,
+	 * so each goes alone, into 16-byte chunk n / 8 ^ r % 8 of row r */
+	(void)half;
+#pragma unroll
+	for (int j = 0; j < BLK_M / 8; j++)
+#pragma unroll
+		for (int q = 0; q < 4; q++) {
+			const int r = j * 8 + (l % 4) * 2 + (q & 1), n = w * 16 + l / 4 + (q >> 1) * 8;
+			const unsigned int at = p.staging + r * 128 + (((n / 8) ^ (r % 8)) * 16) + (n % 8) * 2;
+			const elem_t e = from_float(acc[j * 4 + q]);
+			asm volatile("st.shared.b16 [%0], %1;" ::"r"(at), "h"(*(const unsigned short *)&e)
+				     : "memory");
+		}
+#else
 #pragma unroll
 	for (int mi = 0; mi < WG_MI; mi++)
 #pragma unroll
@@ -58,6 +75,7 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 				asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"(*(const unsigned int *)&e)
 					     : "memory");
 			}
+#endif
 	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 

@@ -3,8 +3,10 @@
  * wgmma_m64nN(d, a_desc, b_desc, accumulate): d (N/2 fp32 per thread of
  * the warpgroup) = A x B (+ d when accumulate), A K-major and B N-major
  * (imm-trans-b = 1: B is K x N row-major), both in shared memory behind
- * the descriptors. WG_AB_TYPES (".bf16.bf16" or ".f16.f16") comes from
- * the core. */
+ * the descriptors. wgmma_t_m64nN: the operands swapped (core_wgmma.h's
+ * WG_SWAP: C's transpose = B^T x A^T), A N-major (imm-trans-a = 1: the B
+ * panel, K x 64 row-major) and B K-major (the A panel, N rows of K).
+ * WG_AB_TYPES (".bf16.bf16" or ".f16.f16") comes from the core. */
 #ifndef FGO_WGMMA_OPS_H
 #define FGO_WGMMA_OPS_H
 
@@ -74,6 +76,40 @@ __device__ __forceinline__ void wgmma_m64n256(float *d, unsigned long long a_des
 		       "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
 		       "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
 		       "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(a_desc), "l"(b_desc), "r"(accumulate));
+}
+
+__device__ __forceinline__ void wgmma_t_m64n8(float *d, unsigned long long a_desc,
+					    unsigned long long b_desc, int accumulate)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n8k16.f32" WG_AB_TYPES " {"
+		     "%0,%1,%2,%3"
+		     "}, %4, %5, p, 1, 1, 1, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+		     : "l"(a_desc), "l"(b_desc), "r"(accumulate));
+}
+
+__device__ __forceinline__ void wgmma_t_m64n16(float *d, unsigned long long a_desc,
+					    unsigned long long b_desc, int accumulate)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n16k16.f32" WG_AB_TYPES " {"
+		     "%0,%1,%2,%3,%4,%5,%6,%7"
+		     "}, %8, %9, p, 1, 1, 1, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+		     : "l"(a_desc), "l"(b_desc), "r"(accumulate));
+}
+
+__device__ __forceinline__ void wgmma_t_m64n32(float *d, unsigned long long a_desc,
+					    unsigned long long b_desc, int accumulate)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n32k16.f32" WG_AB_TYPES " {"
+		     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15"
+		     "}, %16, %17, p, 1, 1, 1, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
 		     : "l"(a_desc), "l"(b_desc), "r"(accumulate));
 }
 

@@ -79,7 +79,11 @@
 __device__ __forceinline__ int wg_acc_row(int e)
 {
 	const int t = threadIdx.x % 128;
+#if WG_SWAP /* C's transpose: float4 e holds rows e * 8 + (l % 4) * 2 and the one after */
+	return e * 8 + (t % 4) * 2;
+#else
 	return (e / (BLK_N / 8)) * 64 + (t / 32) * 16 + (t % 32) / 4;
+#endif
 }
 
 /* Fixed-order sums: a piece's accumulators into its own slot (this

@@ -123,9 +123,10 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 	if (!is_pow2(cfg->blk_m) || !is_pow2(cfg->blk_n) || !is_pow2(cfg->blk_k))
 		INVALID("tile %dx%dx%d: BLK_M, BLK_N and BLK_K must be powers of two",
 			cfg->blk_m, cfg->blk_n, cfg->blk_k);
-	if (cfg->blk_m < 16 || cfg->blk_n < 16 || cfg->blk_k < 16 || cfg->blk_m > 512 ||
-	    cfg->blk_n > 512 || cfg->blk_k > 512)
-		INVALID("tile %dx%dx%d: each side must be between 16 and 512", cfg->blk_m,
+	/* BLK_M 8 on the Hopper core: A and B swapped (kernels/core_wgmma.h) */
+	if (cfg->blk_m < (cfg->mma == FGO_MMA_WGMMA ? 8 : 16) || cfg->blk_n < 16 || cfg->blk_k < 16 ||
+	    cfg->blk_m > 512 || cfg->blk_n > 512 || cfg->blk_k > 512)
+		INVALID("tile %dx%dx%d: each side must be between 16 and 512 (BLK_M 8 with mma=wgmma)", cfg->blk_m,
 			cfg->blk_n, cfg->blk_k);
 	/* the Hopper core's ring is mbarriers and TMA, as deep as shared memory
 	 * allows (gpu_shape_check refuses what does not fit): skinny tiles

@@ -48,7 +48,17 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 		REFUSE("mma=wgmma needs num_warps=8 or 12 (a producer warpgroup and one or two consumers), not %d",
 		       cfg->num_warps);
 	rows = cfg->blk_m / consumers;
-	if (cfg->blk_m % consumers || (rows != 64 && rows != 128))
+	if (cfg->blk_m < 64) { /* A and B swapped (kernels/core_wgmma.h's WG_SWAP) */
+		if (cfg->blk_m != 8 && cfg->blk_m != 16 && cfg->blk_m != 32)
+			REFUSE("mma=wgmma takes BLK_M of 8, 16 or 32 (A and B swapped) or 64 and up, not %d",
+			       cfg->blk_m);
+		if (consumers != 1 || cfg->blk_n != 64 || cfg->cluster > 1)
+			REFUSE("BLK_M=%d (A and B swapped) needs num_warps=8, BLK_N=64 and no cluster",
+			       cfg->blk_m);
+		if (strcmp(algo->name, "gemm") != 0)
+			REFUSE("BLK_M=%d (A and B swapped) runs the gemm family only so far, not %s",
+			       cfg->blk_m, cfg->algorithm);
+	} else if (cfg->blk_m % consumers || (rows != 64 && rows != 128))
 		REFUSE("BLK_M=%d over %d consumer warpgroups must give 64 or 128 rows each", cfg->blk_m,
 		       consumers);
 	if (cfg->blk_n != 64 && cfg->blk_n != 128 && cfg->blk_n != 256)

@@ -213,6 +213,10 @@ static void check_validate_good(void)
 	c.k = 96;
 	c.blk_m = c.blk_n = c.blk_k = 16;
 	expect_valid("valid-reduce_scatter-w3", &c);
+	c = good(); /* the Hopper core with A and B swapped: 8-row tiles */
+	c.blk_m = 8;
+	c.mma = FGO_MMA_WGMMA;
+	expect_valid("valid-blk-m-8-wgmma", &c);
 }
 
 static void check_validate_bad(void)
@@ -240,6 +244,9 @@ static void check_validate_bad(void)
 	    c.blk_m = 48);
 	BAD("bad-blk-zero", "must be powers of two", c.blk_n = 0);
 	BAD("bad-blk-small", "tile 64x64x8: each side must be between 16 and 512", c.blk_k = 8);
+	BAD("bad-blk-m-8", "tile 8x64x32: each side must be between 16 and 512 (BLK_M 8 with mma=wgmma)",
+	    c.blk_m = 8); /* mma.sync's 16-row instructions */
+	BAD("bad-blk-m-4-wgmma", "each side must be between 16 and 512", (c.blk_m = 4, c.mma = FGO_MMA_WGMMA));
 	BAD("bad-blk-large", "each side must be between 16 and 512", c.blk_n = 1024);
 	BAD("bad-stages-0", "num_stages=0 must be between 1 and 8", c.num_stages = 0);
 	BAD("bad-stages-9", "num_stages=9 must be between 1 and 8", c.num_stages = 9);

@@ -109,7 +109,29 @@ static void check_wgmma(void)
 	WG_BAD("wgmma-comm-ctas", "comm_sms must be 0",
 	       (snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter"), b_.comm_sms = 4));
 	WG_BAD("wgmma-tma-rows", "multiples of 8", b_.k = 4100);
+	/* A and B swapped (BLK_M 8, 16, 32): one consumer, BLK_N 64, no
+	 * cluster, the gemm family; other small BLK_M refused with the sizes */
+	WG_BAD("wgmma-swap-rows", "BLK_M of 8, 16 or 32", (b_.blk_m = 24, b_.blk_n = 64, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-n", "num_warps=8, BLK_N=64 and no cluster", (b_.blk_m = 16, b_.blk_n = 128, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-warps", "num_warps=8, BLK_N=64", (b_.blk_m = 32, b_.blk_n = 64));
+	WG_BAD("wgmma-swap-cluster", "no cluster", (b_.blk_m = 8, b_.blk_n = 64, b_.num_warps = 8, b_.cluster = 2));
+	WG_BAD("wgmma-swap-family", "gemm family only",
+	       (b_.blk_m = 16, b_.blk_n = 64, b_.num_warps = 8, b_.world = 2,
+		snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter")));
 #undef WG_BAD
+	for (int bm = 8; bm <= 32; bm *= 2) {
+		struct fgo_config sw = c;
+		char id[48];
+		sw.blk_m = bm;
+		sw.blk_n = 64;
+		sw.num_warps = 8;
+		sw.num_stages = 16;
+		snprintf(id, sizeof id, "wgmma-swap-%d", bm);
+		T_EQ_INT(id, gpu_shape_check(&sw, NULL, 232448, &s, why, sizeof why), FGO_OK);
+		/* 16 stages of a BLK_M-row A and a 64-row B panel, the BLK_M x 64 C */
+		snprintf(id, sizeof id, "wgmma-swap-%d-smem", bm);
+		T_EQ_INT(id, s.smem_bytes, 16 * (bm * 128 + 64 * 128 + 16) + bm * 64 * 2 + 32 + 1024);
+	}
 	c.num_stages = 3;
 	c.blk_m = 128; /* one consumer of 128 rows x 128: two m64 instructions */
 	c.blk_n = 128;
