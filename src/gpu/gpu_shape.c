@@ -55,9 +55,6 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 		if (consumers != 1 || cfg->blk_n != 64 || cfg->cluster > 1)
 			REFUSE("BLK_M=%d (A and B swapped) needs num_warps=8, BLK_N=64 and no cluster",
 			       cfg->blk_m);
-		if (strcmp(algo->name, "gemm") != 0)
-			REFUSE("BLK_M=%d (A and B swapped) runs the gemm family only so far, not %s",
-			       cfg->blk_m, cfg->algorithm);
 	} else if (cfg->blk_m % consumers || (rows != 64 && rows != 128))
 		REFUSE("BLK_M=%d over %d consumer warpgroups must give 64 or 128 rows each", cfg->blk_m,
 		       consumers);

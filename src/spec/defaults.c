@@ -34,19 +34,47 @@ const struct defaults_row defaults_table[] = {
 	{ "wgmma", "sk_*", 0, 0, 0, 4096 * K_, 0, 128, 128, 64, 5, 12, 1, 0,
 	  "W=2 M=512, 1024 x 4096 x 14336 (mgpu_sk_small_m.json): best 4 of 4, 1.15-1.27x;"
 	  " W=4 best or within 6% 4 of 4 (1.12-1.42x); 128x256 s3, the row before, 0.82-1.27x" },
+	/* decode rows: tiles of 8-32 rows with A and B swapped (core_wgmma.h's
+	 * WG_SWAP), from four stores of 2026-11-27 (db/evidence/
+	 * decode_swap_w2_4xh100, swap_small_m_w2_2xh100, swap_w4_4xh100,
+	 * perrank_swap_h100_s11_1127): of every tile tried on the 48 (family,
+	 * W, M <= 32) these rows take, their picks are within 8.1% of each
+	 * problem's best, where the 64-row rows below reached 1.19x. The
+	 * row-sharded families (the gathers, reduce_scatter: M/W rows a rank)
+	 * take them up to 8 rows a rank only: at W=2, M = 64 a swapped tile
+	 * took 1.06-1.18x the 64-row tile's time */
+	{ "wgmma", "all_reduce_*", 0, 32, 0, 512 * K_, 3584, 16, 64, 64, 12, 8, 1, 0,
+	  "W=2 and 4, M=1..32 x 4096 x 14336 (mgpu_swap_small_m.json): within 3.6% of the best 12 of 12,"
+	  " one-shot 1.18-1.32x and two-shot 1.08-1.29x the vendor sequence; 64x64 s12 split 2 (the"
+	  " row after) up to 1.086x the best" },
+	{ "wgmma", "gemm|all_scatter", 0, 32, 512, 0, 8192, 16, 64, 64, 8, 8, 16, 0,
+	  "W=1 gemm M=1, 16 x 512 x 14336 (perrank.json): within 0.9% of the best 2 of 2,"
+	  " 1.05-1.11x cuBLAS" },
+	{ "wgmma", "gemm|all_scatter", 0, 32, 1024, 0, 8192, 32, 64, 64, 8, 8, 8, 0,
+	  "W=1 gemm M=1, 16 x 1024 x 8192..28672, W=4 all_scatter M=1..32 x 4096 x 14336:"
+	  " within 4.3% of the best 9 of 9" },
+	{ "wgmma", "gemm|all_scatter", 0, 32, 0, 512 * K_, 3584, 32, 64, 64, 12, 8, 2, 0,
+	  "W=2 all_scatter M=1..32 (the seed's decode shapes, two stores), W=1 gemm M=1, 16 x"
+	  " 2048 x 8192 and 4096 x 4096: within 8.1% of the best 13 of 13 (64x64 s6 split 4, the"
+	  " row these took before, up to 1.19x)" },
+	{ "wgmma", "all_gather_gemm_*", 0, 8, 0, 0, 8192, 32, 64, 64, 16, 8, 8, 0,
+	  "W=2 pull and push M=2, 16, W=4 M=16, 32 x 4096 x 14336: within 4.8% of the best"
+	  " 8 of 8 (split 2 up to 1.49x at W=4)" },
+	{ "wgmma", "reduce_scatter", 0, 8, 0, 0, 3584, 32, 64, 64, 12, 8, 1, 0,
+	  "W=2 M=2, 16, W=4 M=16, 32 x 4096 x 14336: within 2.3% of the best 4 of 4" },
 	{ "wgmma", "all_reduce_*", 65, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336: one-shot 1.02x and two-shot 0.93x the vendor sequence,"
 	  " best of 14 tiles and splits (split 2 through slots); W=4 (K/W 3584, four H100s,"
 	  " mgpu.json and mgpu_rs_m128_w4.json): best of each, one-shot 1.06-1.09x, two-shot 1.11x" },
 	{ "wgmma", "all_reduce_*", 1, 64, 0, 512 * K_, 3584, 64, 64, 64, 12, 8, 2, 0,
 	  "W=2 and 4 M=16, 64 x 4096 x 14336 (mgpu_small_m_all.json): best or within 1.2%"
-	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 12's"
-	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 10's split 4 at W=2 1.02-1.14x" },
+	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 18's"
+	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 16's split 4 at W=2 1.02-1.14x" },
 	{ "wgmma", "reduce_scatter", 4, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
 	  " tiles and splits; W=4 M=16..128 (4-32 rows a rank, a tile holding 2-4 owners' rows,"
 	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 M=16..64 as a"
-	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 10's split 4 not in that run)" },
+	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 16's split 4 not in that run)" },
 	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
 	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
 	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,
@@ -111,13 +139,17 @@ void defaults_gemm(const struct fgo_config *cfg, long *rows, long *cols, long *k
 
 static int family_matches(const char *pattern, const char *algorithm)
 {
-	size_t n;
 	if (!pattern)
 		return 1;
-	n = strlen(pattern);
-	if (n && pattern[n - 1] == '*')
-		return strncmp(pattern, algorithm, n - 1) == 0;
-	return strcmp(pattern, algorithm) == 0;
+	/* names separated by '|', each whole or a prefix ending in '*' */
+	for (const char *p = pattern; *p;) {
+		size_t n = strcspn(p, "|");
+		if (n && p[n - 1] == '*' ? strncmp(p, algorithm, n - 1) == 0
+					 : strlen(algorithm) == n && strncmp(p, algorithm, n) == 0)
+			return 1;
+		p += n + (p[n] == '|');
+	}
+	return 0;
 }
 
 int defaults_lookup(const struct fgo_config *cfg, const char *core)

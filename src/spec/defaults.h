@@ -18,7 +18,8 @@
 
 struct defaults_row {
 	const char *core;     /* defaults_core's name: "wgmma", "mma16", "mma32", "simt", "cpu" */
-	const char *family;   /* NULL: every family; "sk_*": names starting sk_; else one name */
+	const char *family;   /* NULL: every family; else names separated by '|', each one */
+			      /* algorithm or a prefix ending in '*' ("sk_*": names starting sk_) */
 	long rows_min;        /* the per-rank GEMM's rows (M, M/W for the row-sharded spaces) >= */
 	long rows_max;        /* ... <= (0: no bound) */
 	long cols_max;        /* its columns over all its blocks <= (0: no bound) */

@@ -237,19 +237,20 @@ EOF2
 	expect_eq compile-2.walk.3 9 "$(awk -F, 'NR > 1 {print $2}' "$T/walk.csv" | sort -u | wc -l)"
 	# CI's set on the core: every family with fp16 and bf16, 18 pairs, on 1,
 	# 2 and 4 ranks, its three tile forms, Stream-K with 7 and 32 GEMM CTAs:
-	# 31 compile (sk_all_scatter at K = 8200 on 2 ranks among them: its tiles
+	# 37 compile (sk_all_scatter at K = 8200 on 2 ranks among them: its tiles
 	# leave by the storer's warp, WG_SCATTER_WARP, as all_scatter's on 4
 	# ranks); refused are fp32 (2), K=300 that TMA cannot load (2), and on
 	# 4 ranks the 4 tiles of 256 columns wider than a rank's 352 / 4 = 88
 	# (all_scatter, sk_all_scatter, and all_gather_gemm pull and push, whose
 	# 128-row tiles hold two sources' 200 / 4 = 50 rows since
 	# sched_owner_group, as reduce_scatter's tile holds two owners' blocks
-	# and compiles)
+	# and compiles); and 6 with A and B swapped (gemm BLK_M 8 and 32, whole
+	# and split 2; all_scatter and reduce_scatter BLK_M 16 on 2 ranks)
 	expect_exit compile-2.wgmma.ci.1 0 "$GFGO" compile sweeps/ci_compile_wgmma.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/ci-wgmma.csv"
-	expect_eq compile-2.wgmma.ci.2 "31 0 8 0" "$(csv_counts "$T/ci-wgmma.csv")"
-	expect_eq compile-2.wgmma.ci.3 39 "$(tail -n +2 "$T/ci-wgmma.csv" | wc -l)"
+	expect_eq compile-2.wgmma.ci.2 "37 0 8 0" "$(csv_counts "$T/ci-wgmma.csv")"
+	expect_eq compile-2.wgmma.ci.3 45 "$(tail -n +2 "$T/ci-wgmma.csv" | wc -l)"
 	expect_eq compile-2.wgmma.ci.4 18 "$(csv_pairs "$T/ci-wgmma.csv")"
 	expect_eq compile-2.wgmma.ci.5 "2 2 4 0" "$(csv_reason "$T/ci-wgmma.csv" 'takes fp16 or bf16') $(csv_reason "$T/ci-wgmma.csv" 'must be multiples of 8') $(csv_reason "$T/ci-wgmma.csv" 'BLK_N=256 exceeds N/W=88') $(csv_reason "$T/ci-wgmma.csv" 'BLK_M=128 exceeds M/W=50')"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"

@@ -110,14 +110,11 @@ static void check_wgmma(void)
 	       (snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter"), b_.comm_sms = 4));
 	WG_BAD("wgmma-tma-rows", "multiples of 8", b_.k = 4100);
 	/* A and B swapped (BLK_M 8, 16, 32): one consumer, BLK_N 64, no
-	 * cluster, the gemm family; other small BLK_M refused with the sizes */
+	 * cluster, every family; other small BLK_M refused with the sizes */
 	WG_BAD("wgmma-swap-rows", "BLK_M of 8, 16 or 32", (b_.blk_m = 24, b_.blk_n = 64, b_.num_warps = 8));
 	WG_BAD("wgmma-swap-n", "num_warps=8, BLK_N=64 and no cluster", (b_.blk_m = 16, b_.blk_n = 128, b_.num_warps = 8));
 	WG_BAD("wgmma-swap-warps", "num_warps=8, BLK_N=64", (b_.blk_m = 32, b_.blk_n = 64));
 	WG_BAD("wgmma-swap-cluster", "no cluster", (b_.blk_m = 8, b_.blk_n = 64, b_.num_warps = 8, b_.cluster = 2));
-	WG_BAD("wgmma-swap-family", "gemm family only",
-	       (b_.blk_m = 16, b_.blk_n = 64, b_.num_warps = 8, b_.world = 2,
-		snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter")));
 #undef WG_BAD
 	for (int bm = 8; bm <= 32; bm *= 2) {
 		struct fgo_config sw = c;
@@ -131,6 +128,12 @@ static void check_wgmma(void)
 		/* 16 stages of a BLK_M-row A and a 64-row B panel, the BLK_M x 64 C */
 		snprintf(id, sizeof id, "wgmma-swap-%d-smem", bm);
 		T_EQ_INT(id, s.smem_bytes, 16 * (bm * 128 + 64 * 128 + 16) + bm * 64 * 2 + 32 + 1024);
+		/* the fused families too: their epilogues read the staged C */
+		sw.world = 2;
+		snprintf(sw.algorithm, sizeof sw.algorithm, "%s",
+			 bm == 8 ? "all_scatter" : bm == 16 ? "all_reduce_one_shot" : "all_gather_gemm_push");
+		snprintf(id, sizeof id, "wgmma-swap-%d-%s", bm, sw.algorithm);
+		T_EQ_INT(id, gpu_shape_check(&sw, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	}
 	c.num_stages = 3;
 	c.blk_m = 128; /* one consumer of 128 rows x 128: two m64 instructions */

@@ -484,18 +484,22 @@ static void check_default_tile_fit(void)
 		plan_free(&p);
 	}
 	/* the dataset with default flags on an sm_90 GPU: every shape on the
-	 * Hopper core, 64-row tiles (not the 16-row tiles fitted for mma.sync) */
+	 * Hopper core, the table's tiles (not the 16-row tiles fitted for
+	 * mma.sync) */
 	if (parse_ok("fit-decode-target-parse", "decode.json", dataset, NULL, NULL, &p)) {
-		size_t valid = 0, wgmma64 = 0;
+		size_t valid = 0, wgmma32 = 0, wgmma64 = 0;
 		plan_fit_target(&p, "sm_90a");
 		for (size_t i = 0; i < p.count; i++) {
 			valid += p.items[i].valid;
+			wgmma32 += p.items[i].cfg.mma == FGO_MMA_WGMMA && p.items[i].cfg.blk_m == 32;
 			wgmma64 += p.items[i].cfg.mma == FGO_MMA_WGMMA && p.items[i].cfg.blk_m == 64;
 		}
 		T_EQ_INT("fit-decode-target-all-valid", valid, 11);
-		/* the defaults table's tiles (spec/defaults.c): 64 rows up to M=256,
-		 * 128 x 128 at M=512 and 1024 (test_defaults has each row) */
-		T_EQ_INT("fit-decode-target-wgmma-64", wgmma64, 9);
+		/* the defaults table's tiles (spec/defaults.c): 32 rows with A and
+		 * B swapped up to M=32, 64 rows at 64..256, 128 x 128 at M=512 and
+		 * 1024 (test_defaults has each row) */
+		T_EQ_INT("fit-decode-target-wgmma-32", wgmma32, 6);
+		T_EQ_INT("fit-decode-target-wgmma-64", wgmma64, 3);
 		plan_free(&p);
 	}
 	if (parse_ok("fit-given-parse", "t.json",
