@@ -132,6 +132,7 @@ static void model_for(struct fgo_store *store, const struct loaded *l, int top_c
 				    err, sizeof err) != FGO_OK || !found)
 			continue;
 		snprintf(pm->core[pm->ncores].core, sizeof pm->core[0].core, "%s", cores[c]);
+		pm->core[pm->ncores].median_err = f.median_rel_err;
 		memcpy(pm->core[pm->ncores++].coef, f.coef, sizeof f.coef);
 		note("cost model %s of %s (%s), fitted %s on %zu runs: error rms %.1f%%, median %.1f%%,"
 		     " max %.1f%%",
@@ -149,6 +150,7 @@ static void model_for(struct fgo_store *store, const struct loaded *l, int top_c
 			if (!fits[i].fitted)
 				continue;
 			memcpy(pm->core[pm->ncores].core, fits[i].core, sizeof fits[i].core);
+			pm->core[pm->ncores].median_err = fits[i].fit.median_rel_err;
 			memcpy(pm->core[pm->ncores++].coef, fits[i].fit.coef, sizeof fits[i].fit.coef);
 			note("cost model %s of %s (%s) fitted now on %zu runs (not stored: `fgobench"
 			     " calibrate --fit` keeps it): error rms %.1f%%, median %.1f%%, max %.1f%%",

@@ -233,6 +233,15 @@ double predict_model_ms(const struct predict_model *pm, const struct fgo_config 
 	return 0;
 }
 
+double predict_model_err(const struct predict_model *pm, const struct fgo_config *cfg)
+{
+	const char *core = model_core(cfg);
+	for (int c = 0; c < pm->ncores; c++)
+		if (!strcmp(pm->core[c].core, core))
+			return pm->core[c].median_err;
+	return 0;
+}
+
 /* cfg's tunables at shape (m, n, k). */
 static struct fgo_config at_shape(const struct fgo_config *cfg, long m, long n, long k)
 {

@@ -71,11 +71,16 @@ struct predict_model {
 	struct {
 		char core[8];  /* model_core's name */
 		double coef[MODEL_TERMS];
+		double median_err; /* the fit's median relative error (0: not known) */
 	} core[4];
 };
 
 /* cfg's model time at its shape, or 0 when pm has no fit of its core. */
 double predict_model_ms(const struct predict_model *pm, const struct fgo_config *cfg);
+
+/* The median relative error of the fit of cfg's core (0 when pm has none
+ * or it is not known). */
+double predict_model_err(const struct predict_model *pm, const struct fgo_config *cfg);
 
 struct predict_result {
 	int nshapes;                             /* measured shapes besides the query's */

@@ -360,6 +360,41 @@ static void check_auto_stages(void)
 	T_EQ_INT("auto-stages-fits", defaults_check(&out, "sm_90a", why, sizeof why), 0);
 }
 
+/* config auto keeps the defaults table's pick unless a candidate is
+ * predicted faster by more than the fit's median error: with the stall
+ * term alone the model's first at M = 8 (all_scatter, W=2) beats the
+ * table's 32x64 s12 split 2 by some fraction g; with a median error just
+ * under g the candidate wins, just over it (or 0.5) the table's pick is
+ * kept. */
+static void check_auto_margin(void)
+{
+	struct predict_model pm;
+	struct fgo_config c = problem("all_scatter", 2, 8, 4096, 14336), out, free_pick;
+	double ms, table_ms, gain;
+	size_t ranked;
+	int row = defaults_lookup(&c, "wgmma");
+	T_EQ_INT("margin-row", row + 1, 6);
+	if (row < 0)
+		return;
+	defaults_apply(&c, &defaults_table[row]);
+	model_of_term(&pm, MT_STALL);
+	table_ms = predict_model_ms(&pm, &c);
+	T_EQ_INT("margin-none", auto_pick_one(&c, "sm_90a", &pm, &free_pick, &ms, &ranked), FGO_OK);
+	gain = 1 - ms / table_ms;
+	T_CHECK("margin-model-prefers-other", gain > 0.01 && free_pick.blk_m != c.blk_m,
+		"gain %.4f, %dx%d s%d", gain, free_pick.blk_m, free_pick.blk_n, free_pick.num_stages);
+	pm.core[0].median_err = gain * 0.99;
+	auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked);
+	T_CHECK("margin-under-gain-replaces",
+		out.blk_m == free_pick.blk_m && out.num_stages == free_pick.num_stages, "%dx%d s%d",
+		out.blk_m, out.blk_n, out.num_stages);
+	pm.core[0].median_err = gain * 1.01;
+	auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked);
+	T_CHECK("margin-over-gain-keeps", out.blk_m == 32 && out.num_stages == 12 && out.split_k == 2,
+		"%dx%d s%d split %d", out.blk_m, out.blk_n, out.num_stages, out.split_k);
+	T_CHECK("margin-kept-time", ms == table_ms, "%.6f ms, the table's %.6f", ms, table_ms);
+}
+
 /* The Stream-K forms without gemm_sms or comm_sms take the device's
  * compute units and no communication CTAs (plan_fit_units), valid then;
  * one that gives either keeps what it gave (and its refusal), the other
@@ -410,6 +445,7 @@ int main(void)
 	check_auto();
 	check_auto_sk();
 	check_auto_stages();
+	check_auto_margin();
 	check_units();
 	T_DONE();
 }
