@@ -26,12 +26,12 @@
  * faster than tile-sized ones (push's SM copies do not gain). */
 const struct defaults_row defaults_table[] = {
 	/* core     family                  rows      cols  elems     K      tile           split chunk */
-	{ "wgmma", "sk_*", 0, 0, 0, 512 * K_, 0, 64, 64, 64, 12, 8, 1, 0,
+	{ "wgmma", "sk_*", 33, 0, 0, 512 * K_, 0, 64, 64, 64, 12, 8, 1, 0,
 	  "W=2 and 4 M=128 x 4096 x 14336 at 132 + 0 CTAs (mgpu_sk_small_m.json): best 4 of 4,"
 	  " 1.15-1.23x the vendor sequence; 64x128 s8, the row before, 0.96-1.21x" },
 	/* larger C: the last row's 128x256 s3 (W=2 M = 1024..8192: sk_all_scatter
 	 * best 4 of 4, sk_all_reduce 1.02-1.06x its best) */
-	{ "wgmma", "sk_*", 0, 0, 0, 4096 * K_, 0, 128, 128, 64, 5, 12, 1, 0,
+	{ "wgmma", "sk_*", 33, 0, 0, 4096 * K_, 0, 128, 128, 64, 5, 12, 1, 0,
 	  "W=2 M=512, 1024 x 4096 x 14336 (mgpu_sk_small_m.json): best 4 of 4, 1.15-1.27x;"
 	  " W=4 best or within 6% 4 of 4 (1.12-1.42x); 128x256 s3, the row before, 0.82-1.27x" },
 	/* decode rows: tiles of 8-32 rows with A and B swapped (core_wgmma.h's
@@ -42,7 +42,8 @@ const struct defaults_row defaults_table[] = {
 	 * problem's best, where the 64-row rows below reached 1.19x. The
 	 * row-sharded families (the gathers, reduce_scatter: M/W rows a rank)
 	 * take them up to 8 rows a rank only: at W=2, M = 64 a swapped tile
-	 * took 1.06-1.18x the 64-row tile's time */
+	 * took 1.06-1.18x the 64-row tile's time. The Stream-K forms' rows 1
+	 * and 2 start at 33 rows, so theirs is the last of the block */
 	{ "wgmma", "all_reduce_*", 0, 32, 0, 512 * K_, 3584, 16, 64, 64, 12, 8, 1, 0,
 	  "W=2 and 4, M=1..32 x 4096 x 14336 (mgpu_swap_small_m.json): within 3.6% of the best 12 of 12,"
 	  " one-shot 1.18-1.32x and two-shot 1.08-1.29x the vendor sequence; 64x64 s12 split 2 (the"
@@ -62,19 +63,23 @@ const struct defaults_row defaults_table[] = {
 	  " 8 of 8 (split 2 up to 1.49x at W=4)" },
 	{ "wgmma", "reduce_scatter", 0, 8, 0, 0, 3584, 32, 64, 64, 12, 8, 1, 0,
 	  "W=2 M=2, 16, W=4 M=16, 32 x 4096 x 14336: within 2.3% of the best 4 of 4" },
+	{ "wgmma", "sk_*", 0, 32, 0, 0, 0, 16, 64, 64, 12, 8, 1, 0,
+	  "W=2 and 4 M=1, 16, 32 x 4096 x 14336 at 132 + 0 CTAs (mgpu_swap_small_m.json): within"
+	  " 5.1% of the best 12 of 12; 64x64 s12 (row 1's, these problems' row until then) up to"
+	  " 1.103x" },
 	{ "wgmma", "all_reduce_*", 65, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336: one-shot 1.02x and two-shot 0.93x the vendor sequence,"
 	  " best of 14 tiles and splits (split 2 through slots); W=4 (K/W 3584, four H100s,"
 	  " mgpu.json and mgpu_rs_m128_w4.json): best of each, one-shot 1.06-1.09x, two-shot 1.11x" },
 	{ "wgmma", "all_reduce_*", 1, 64, 0, 512 * K_, 3584, 64, 64, 64, 12, 8, 2, 0,
 	  "W=2 and 4 M=16, 64 x 4096 x 14336 (mgpu_small_m_all.json): best or within 1.2%"
-	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 18's"
-	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 16's split 4 at W=2 1.02-1.14x" },
+	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 19's"
+	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 17's split 4 at W=2 1.02-1.14x" },
 	{ "wgmma", "reduce_scatter", 4, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
 	  " tiles and splits; W=4 M=16..128 (4-32 rows a rank, a tile holding 2-4 owners' rows,"
 	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 M=16..64 as a"
-	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 16's split 4 not in that run)" },
+	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 17's split 4 not in that run)" },
 	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
 	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
 	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,
