@@ -73,13 +73,13 @@ const struct defaults_row defaults_table[] = {
 	  " mgpu.json and mgpu_rs_m128_w4.json): best of each, one-shot 1.06-1.09x, two-shot 1.11x" },
 	{ "wgmma", "all_reduce_*", 1, 64, 0, 512 * K_, 3584, 64, 64, 64, 12, 8, 2, 0,
 	  "W=2 and 4 M=16, 64 x 4096 x 14336 (mgpu_small_m_all.json): best or within 1.2%"
-	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 19's"
-	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 17's split 4 at W=2 1.02-1.14x" },
+	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 20's"
+	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 18's split 4 at W=2 1.02-1.14x" },
 	{ "wgmma", "reduce_scatter", 4, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
 	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
 	  " tiles and splits; W=4 M=16..128 (4-32 rows a rank, a tile holding 2-4 owners' rows,"
 	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 M=16..64 as a"
-	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 17's split 4 not in that run)" },
+	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 18's split 4 not in that run)" },
 	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
 	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
 	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,
@@ -91,6 +91,10 @@ const struct defaults_row defaults_table[] = {
 	  "W=2 all_scatter fp16 M=512 x 4096 x 14336 (two H100s, two rounds): 128x128 s6 split 2"
 	  " 64.0 us, 64x128 s8 (the row until 2026-11-27) 74.6, best of 349"
 	  " (decode_prefill_grid.json widened)" },
+	{ "wgmma", "all_scatter", 33, 128, 0, 512 * K_, 7168, 64, 64, 64, 12, 8, 2, 0,
+	  "W=2 all_scatter M=64, 128 x 4096 x 14336: best 2 of 2 in the session-10 store (the row"
+	  " after's 64x64 s6 split 4 1.04-1.06x), best or within 1.4% on the seed's dataset (fp16,"
+	  " two runs of two rounds; s6 split 4 1.01-1.07x)" },
 	{ "wgmma", NULL, 0, 256, 0, 512 * K_, 7168, 64, 64, 64, 6, 8, 4, 0,
 	  "W=2 all_scatter M=1..256, the gathers, all-reduces, reduce_scatter at M=128 (K 14336):"
 	  " best or within 3% 15 of 15; W=1 gemm M=1..128 x 2048 x 8192: best 4 of 4" },

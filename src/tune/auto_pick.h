@@ -22,9 +22,12 @@ const char *auto_pick_space(const struct fgo_config *cfg, const char *arch);
 
 /* The model's first for cfg (a plan item after plan_fit_target) on arch
  * among auto_pick_space and cfg itself, fields the spec or the flags gave
- * kept. FGO_OK with *out, *ms (the model's time) and *ranked (candidates
- * with a fit of their core); FGO_EUSAGE when pm has no fit of any
- * candidate's core (*ranked 0); FGO_EFAIL when memory runs out. */
+ * kept; cfg (the defaults table's pick) stays unless a candidate is
+ * predicted faster by more than the median error of its core's fit
+ * (predict_model_err). FGO_OK with *out, *ms (the model's time) and
+ * *ranked (candidates with a fit of their core); FGO_EUSAGE when pm has
+ * no fit of any candidate's core (*ranked 0); FGO_EFAIL when memory runs
+ * out. */
 int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_model *pm,
 		  struct fgo_config *out, double *ms, size_t *ranked);
 

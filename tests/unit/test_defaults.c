@@ -38,52 +38,53 @@ static const struct {
 	/* all_scatter W=2 N=4096 K=14336 (the seed's decode dataset): per-rank 2048 columns */
 	{ "as-m1", "all_scatter", 2, 1, 4096, 14336, 6, 32, 64, 2, 0 },
 	{ "as-m32", "all_scatter", 2, 32, 4096, 14336, 6, 32, 64, 2, 0 },
-	{ "as-m33", "all_scatter", 2, 33, 4096, 14336, 17, 64, 64, 4, 0 },
+	{ "as-m33", "all_scatter", 2, 33, 4096, 14336, 17, 64, 64, 2, 0 },
+	{ "as-m128", "all_scatter", 2, 128, 4096, 14336, 17, 64, 64, 2, 0 },
 	{ "as-m256", "all_scatter", 2, 256, 4096, 14336, 15, 64, 128, 2, 0 },
 	{ "as-m257", "all_scatter", 2, 257, 4096, 14336, 16, 128, 128, 2, 0 },
 	{ "as-m512", "all_scatter", 2, 512, 4096, 14336, 16, 128, 128, 2, 0 },
-	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 24, 128, 128, 1, 0 },
-	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 24, 128, 128, 1, 0 },
-	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 25, 128, 256, 1, 0 },
-	{ "as-m16384", "all_scatter", 2, 16384, 4096, 14336, 25, 128, 256, 1, 0 },
+	{ "as-m513", "all_scatter", 2, 513, 4096, 14336, 25, 128, 128, 1, 0 },
+	{ "as-m1024", "all_scatter", 2, 1024, 4096, 14336, 25, 128, 128, 1, 0 },
+	{ "as-m1025", "all_scatter", 2, 1025, 4096, 14336, 26, 128, 256, 1, 0 },
+	{ "as-m16384", "all_scatter", 2, 16384, 4096, 14336, 26, 128, 256, 1, 0 },
 	/* K decides the split: 256 rows x 2048 at K 7168 and one less */
 	{ "as-k7168", "all_scatter", 2, 256, 4096, 7168, 15, 64, 128, 2, 0 },
-	{ "as-k7167", "all_scatter", 2, 256, 4096, 7167, 19, 64, 64, 1, 0 },
-	{ "as-128-k4096", "all_scatter", 2, 128, 4096, 4096, 18, 64, 64, 4, 0 },
-	{ "as-128-k4095", "all_scatter", 2, 128, 4096, 4095, 19, 64, 64, 1, 0 },
+	{ "as-k7167", "all_scatter", 2, 256, 4096, 7167, 20, 64, 64, 1, 0 },
+	{ "as-128-k4096", "all_scatter", 2, 128, 4096, 4096, 19, 64, 64, 4, 0 },
+	{ "as-128-k4095", "all_scatter", 2, 128, 4096, 4095, 20, 64, 64, 1, 0 },
 	/* few columns: more slices (gemm W=1, per-rank table) */
 	{ "gemm-n512", "gemm", 1, 64, 512, 14336, 13, 64, 64, 16, 0 },
 	{ "gemm-n513", "gemm", 1, 64, 513, 14336, 14, 64, 64, 8, 0 },
-	{ "gemm-n1024-k8191", "gemm", 1, 128, 1024, 8191, 17, 64, 64, 4, 0 },
-	{ "gemm-n1024-k7167", "gemm", 1, 128, 1024, 7167, 18, 64, 64, 4, 0 },
-	{ "gemm-m129-n1024", "gemm", 1, 129, 1024, 8192, 17, 64, 64, 4, 0 },
+	{ "gemm-n1024-k8191", "gemm", 1, 128, 1024, 8191, 18, 64, 64, 4, 0 },
+	{ "gemm-n1024-k7167", "gemm", 1, 128, 1024, 7167, 19, 64, 64, 4, 0 },
+	{ "gemm-m129-n1024", "gemm", 1, 129, 1024, 8192, 18, 64, 64, 4, 0 },
 	/* K-sharded: K/W decides (7168 at K=14336, W=2) */
 	{ "ar-m128", "all_reduce_one_shot", 2, 128, 4096, 14336, 10, 64, 128, 2, 0 },
 	{ "ar-m64", "all_reduce_two_shot", 2, 64, 4096, 14336, 11, 64, 64, 2, 0 },
 	{ "ar-w4-m16", "all_reduce_one_shot", 4, 16, 4096, 14336, 3, 16, 64, 1, 0 },
 	{ "ar-w4-m33", "all_reduce_one_shot", 4, 33, 4096, 14336, 11, 64, 64, 2, 0 },
 	{ "ar-w4-m64", "all_reduce_two_shot", 4, 64, 4096, 14336, 11, 64, 64, 2, 0 },
-	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 25, 128, 256, 1, 0 },
+	{ "ar-m1024", "all_reduce_two_shot", 2, 1024, 4096, 14336, 26, 128, 256, 1, 0 },
 	/* M/W rows: reduce_scatter and the gathers */
 	{ "rs-m128", "reduce_scatter", 2, 128, 4096, 14336, 12, 64, 128, 2, 0 },
 	{ "rs-m64", "reduce_scatter", 2, 64, 4096, 14336, 12, 64, 128, 2, 0 },
 	/* W=4, K/W 3584: the K-sharded families at M = 128 split 2 on 64x128,
 	 * reduce_scatter down to 4 rows a rank (M = 16); below, the next row */
 	{ "ar-w4-m128", "all_reduce_one_shot", 4, 128, 4096, 14336, 10, 64, 128, 2, 0 },
-	{ "ar-w4-k3583", "all_reduce_two_shot", 4, 128, 4096, 14332, 19, 64, 64, 1, 0 },
+	{ "ar-w4-k3583", "all_reduce_two_shot", 4, 128, 4096, 14332, 20, 64, 64, 1, 0 },
 	{ "rs-w4-m128", "reduce_scatter", 4, 128, 4096, 14336, 12, 64, 128, 2, 0 },
 	{ "rs-w4-m16", "reduce_scatter", 4, 16, 4096, 14336, 8, 32, 64, 1, 0 },
 	{ "rs-w4-m36", "reduce_scatter", 4, 36, 4096, 14336, 12, 64, 128, 2, 0 },
 	{ "rs-w4-m8", "reduce_scatter", 4, 8, 4096, 14336, 8, 32, 64, 1, 0 },
-	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 25, 128, 256, 1, 0 },
-	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 24, 128, 128, 1, 0 },
-	{ "pull-m128", "all_gather_gemm_pull", 2, 128, 4096, 14336, 17, 64, 64, 4, 0 },
-	{ "pull-m1022", "all_gather_gemm_pull", 2, 1022, 4096, 14336, 24, 128, 128, 1, 0 },
-	{ "pull-m1024", "all_gather_gemm_pull", 2, 1024, 4096, 14336, 20, 64, 128, 1, 512 },
-	{ "pull-m4096", "all_gather_gemm_pull", 2, 4096, 4096, 14336, 21, 128, 256, 1, 512 },
+	{ "rs-m1024", "reduce_scatter", 2, 1024, 4096, 14336, 26, 128, 256, 1, 0 },
+	{ "push-m1024", "all_gather_gemm_push", 2, 1024, 4096, 14336, 25, 128, 128, 1, 0 },
+	{ "pull-m128", "all_gather_gemm_pull", 2, 128, 4096, 14336, 18, 64, 64, 4, 0 },
+	{ "pull-m1022", "all_gather_gemm_pull", 2, 1022, 4096, 14336, 25, 128, 128, 1, 0 },
+	{ "pull-m1024", "all_gather_gemm_pull", 2, 1024, 4096, 14336, 21, 64, 128, 1, 512 },
+	{ "pull-m4096", "all_gather_gemm_pull", 2, 4096, 4096, 14336, 22, 128, 256, 1, 512 },
 	/* W=4: 1024 rows of 1024 columns, K 14336: the deeper 128x128 split 2 */
-	{ "as-w4-m1024", "all_scatter", 4, 1024, 4096, 14336, 22, 128, 128, 2, 0 },
-	{ "gemm-1024-k7167", "gemm", 1, 1024, 1024, 7167, 23, 64, 128, 1, 0 },
+	{ "as-w4-m1024", "all_scatter", 4, 1024, 4096, 14336, 23, 128, 128, 2, 0 },
+	{ "gemm-1024-k7167", "gemm", 1, 1024, 1024, 7167, 24, 64, 128, 1, 0 },
 	/* decode rows, A and B swapped: up to 32 rows a rank for gemm and
 	 * all_scatter (columns and K decide the split), the all-reduces; the
 	 * row-sharded families up to 8 rows a rank (M/W) only */
@@ -96,7 +97,7 @@ static const struct {
 	{ "rs-m16", "reduce_scatter", 2, 16, 4096, 14336, 8, 32, 64, 1, 0 },
 	{ "push-m16", "all_gather_gemm_push", 2, 16, 4096, 14336, 7, 32, 64, 8, 0 },
 	{ "rs-m32", "reduce_scatter", 2, 32, 4096, 14336, 12, 64, 128, 2, 0 },
-	{ "push-m18", "all_gather_gemm_push", 2, 18, 4096, 14336, 17, 64, 64, 4, 0 },
+	{ "push-m18", "all_gather_gemm_push", 2, 18, 4096, 14336, 18, 64, 64, 4, 0 },
 	/* Stream-K forms: no split; up to 32 rows the swapped decode row */
 	{ "sk-as-m1", "sk_all_scatter", 2, 1, 4096, 14336, 9, 16, 64, 1, 0 },
 	{ "sk-ar-w4-m32", "sk_all_reduce", 4, 32, 4096, 14336, 9, 16, 64, 1, 0 },
@@ -108,8 +109,8 @@ static const struct {
 	{ "sk-ar-m129", "sk_all_reduce", 2, 129, 4096, 14336, 2, 128, 128, 1, 0 },
 	{ "sk-ar-m1024", "sk_all_reduce", 2, 1024, 4096, 14336, 2, 128, 128, 1, 0 },
 	{ "sk-as-w4-m4096", "sk_all_scatter", 4, 4096, 4096, 14336, 2, 128, 128, 1, 0 },
-	{ "sk-ar-m1025", "sk_all_reduce", 2, 1025, 4096, 14336, 25, 128, 256, 1, 0 },
-	{ "sk-as-m8192", "sk_all_scatter", 2, 8192, 8192, 8192, 25, 128, 256, 1, 0 },
+	{ "sk-ar-m1025", "sk_all_reduce", 2, 1025, 4096, 14336, 26, 128, 256, 1, 0 },
+	{ "sk-as-m8192", "sk_all_scatter", 2, 8192, 8192, 8192, 26, 128, 256, 1, 0 },
 };
 
 static void check_lookup(void)
@@ -170,10 +171,10 @@ static void check_given(void)
 	T_EQ_INT("given-chunk-kept", c.comm_blk_m, 64);
 
 	c = problem("all_scatter", 2, 128, 4096, 14336);
-	c.split_k = 2;
+	c.split_k = 3;
 	c.given = FGO_GIVEN_SPLIT_K;
 	defaults_apply(&c, &defaults_table[defaults_lookup(&c, "wgmma")]);
-	T_CHECK("given-split-kept", c.split_k == 2 && c.blk_m == 64 && c.num_stages == 6,
+	T_CHECK("given-split-kept", c.split_k == 3 && c.blk_m == 64 && c.num_stages == 12,
 		"split %d tile %d stages %d", c.split_k, c.blk_m, c.num_stages);
 
 	c = problem("all_scatter", 2, 128, 4096, 14336);
@@ -195,11 +196,11 @@ static void check_fallback(void)
 	before = c;
 	enum defaults_how how = defaults_fit(&c, "sm_90a", &row);
 	T_EQ_INT("fallback-how", how, DEFAULTS_FALLBACK);
-	T_EQ_INT("fallback-row", row + 1, 23);
+	T_EQ_INT("fallback-row", row + 1, 24);
 	T_CHECK("fallback-tile-kept", c.blk_m == before.blk_m && c.blk_n == 64 && c.split_k == 1,
 		"%dx%d split %d", c.blk_m, c.blk_n, c.split_k);
 	defaults_describe(&c, "sm_90a", how, row, line, sizeof line);
-	T_CONTAINS("fallback-says-row", line, "table row 23's 64x128x64 s4 w8 cannot run");
+	T_CONTAINS("fallback-says-row", line, "table row 24's 64x128x64 s4 w8 cannot run");
 	T_CONTAINS("fallback-says-why", line, "BLK_N=128 exceeds");
 	T_CONTAINS("fallback-says-tile", line, "so the core's small legal tile 64x64");
 
@@ -207,7 +208,7 @@ static void check_fallback(void)
 	how = defaults_fit(&c, "sm_90a", &row);
 	defaults_describe(&c, "sm_90a", how, row, line, sizeof line);
 	T_EQ_STR("describe-table", line,
-		 "default tile for wgmma, per-rank GEMM 128 x 2048 x 14336: 64x64x64 s6 w8 split 4"
+		 "default tile for wgmma, per-rank GEMM 128 x 2048 x 14336: 64x64x64 s12 w8 split 2"
 		 " (table row 17)");
 }
 
@@ -219,7 +220,7 @@ static void check_plan(void)
 		"[{\"m\": 1, \"n\": 4096, \"k\": 14336}, {\"m\": 128, \"n\": 4096, \"k\": 14336},"
 		" {\"m\": 512, \"n\": 4096, \"k\": 14336}, {\"m\": 1024, \"n\": 4096, \"k\": 14336}]";
 	static const int blk_m[] = { 32, 64, 128, 128 }, blk_n[] = { 64, 64, 128, 128 },
-			 split[] = { 2, 4, 2, 1 };
+			 split[] = { 2, 2, 2, 1 };
 	struct fgo_config base;
 	struct fgo_config_mask set;
 	struct fgo_plan p;
