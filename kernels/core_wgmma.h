@@ -81,7 +81,6 @@
  * are C's as usual. */
 #define WG_SWAP (BLK_M < 64)
 #if WG_SWAP
-#define WG_MI 1                         /* one instruction per k16 */
 #define WG_ACC (BLK_M / 2)              /* m64nBLK_M: BLK_M / 2 fp32 per thread */
 #else
 #define WG_MI (WG_ROWS / 64)            /* m64 instructions per consumer per k16 */

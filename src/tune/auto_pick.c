@@ -108,14 +108,6 @@ int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct p
 	return *ranked ? FGO_OK : FGO_EUSAGE;
 }
 
-/* a and b run the same tile, ring, warps and split */
-static int same_tile(const struct fgo_config *a, const struct fgo_config *b)
-{
-	return a->blk_m == b->blk_m && a->blk_n == b->blk_n && a->blk_k == b->blk_k &&
-	       a->num_stages == b->num_stages && a->num_warps == b->num_warps && a->split_k == b->split_k &&
-	       a->gemm_sms == b->gemm_sms && a->comm_sms == b->comm_sms && a->comm_blk_m == b->comm_blk_m;
-}
-
 int auto_pick_model(const char *db_path, const char *host, const char *backend,
 		    struct predict_model *pm, char *err, size_t len)
 {
@@ -176,7 +168,11 @@ int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 			      model_core(&it->cfg), host, backend, db_path);
 			return FGO_EUSAGE;
 		}
-		const int kept = it->default_how == DEFAULTS_TABLE && same_tile(&best, &it->cfg);
+		/* the table's pick kept: the same configuration, key for key */
+		char key_best[FGO_KEY_MAX], key_table[FGO_KEY_MAX];
+		config_key(&best, key_best, sizeof key_best);
+		config_key(&it->cfg, key_table, sizeof key_table);
+		const int kept = it->default_how == DEFAULTS_TABLE && !strcmp(key_best, key_table);
 		const int row = it->default_row;
 		it->cfg = best;
 		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);
