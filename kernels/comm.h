@@ -284,6 +284,9 @@ template <> struct team_depth<wg_tail_team> { /* the side warps are in it */
 template <> struct team_depth<wg_storer_team> { /* one warp: 4 KB in flight */
 	enum { value = 8 };
 };
+template <> struct team_depth<wg_consumer_team> { /* reduce_scatter's sums after the walk */
+	enum { value = 8 };
+};
 #endif
 
 /* dst[d] = sum over s of src[s] for a rows x cols block, by team t; every

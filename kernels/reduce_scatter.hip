@@ -11,8 +11,28 @@
  * sums the own-block tiles it computed, one tile behind. Every CTA
  * publishes all peers' tiles before its first wait: no cycle. On the
  * wgmma core (MMA=64) the storer and side warps do the comm role
- * (partial_out, sum_side below). */
+ * (partial_out, sum_side below), and where a block is one owner's the
+ * partials are pushed (RS_PUSH). */
 #include "comm.h"
+
+/* The push form (the wgmma core, one owner a block, W > 1): the storer's
+ * warp copies each partial tile of a peer's block, once it is complete in
+ * this rank's work area, into that owner's inbox (the second M x N of its
+ * work area: source s's partial of the owner's block at RS_INBOX +
+ * s x M/W x N) and raises its flag there, so the owner sums from its own
+ * memory alone. Pulled, the owner read its peers' partials only once its
+ * own, computed last, was there: the link idle while the peers' blocks
+ * were computed and busy after, the reduction's reads the launch's tail
+ * (two H100s, 4096 x 4096 x 14336: 55 us after the last GEMM tile). The
+ * sums keep their order (sched_peer from this rank), so the C is the
+ * same bit for bit. src/algos/reduce_scatter.c sizes the work area
+ * (rs_pushes). */
+#if MMA == 64
+#define RS_PUSH (WORLD > 1 && GROUP == 1)
+#else
+#define RS_PUSH 0
+#endif
+#define RS_INBOX ((long)WORLD * OWN_M * N_)
 
 /* GROUP owners a block, OWN_M rows each (comm.h). With GROUP > 1 a block
  * is one row of tiles, so an owner's tile has the index of the block's
@@ -48,7 +68,19 @@ __device__ __forceinline__ bool reduce(const Team &t, const struct launch *L,
 	const long at = tm * BLK_M * N_ + tn * BLK_N;
 	const long mine = (long)L->rank * OWN_M * N_; /* own block in the work areas */
 	elem_t *dst[1] = { heap_at(L, L->rank, L->c_off) + at };
-	sum_over_ranks(t, L, L->work_off, mine + at, dst, N_, tile_rows(tm, OWN_M), tile_cols(tn, N_));
+	if (RS_PUSH) { /* this rank's partial where it computed it, the peers' in the inbox */
+		const elem_t *src[WORLD];
+#pragma unroll
+		for (int s = 0; s < WORLD; s++) {
+			const int p = sched_peer(L->rank, WORLD, s);
+			src[s] = heap_at(L, L->rank, L->work_off) +
+				 (p == L->rank ? mine : RS_INBOX + (long)p * OWN_M * N_) + at;
+		}
+		block_sum<Team, WORLD, 1, team_depth<Team>::value>(t, dst, src, N_, tile_rows(tm, OWN_M),
+								    tile_cols(tn, N_));
+	} else {
+		sum_over_ranks(t, L, L->work_off, mine + at, dst, N_, tile_rows(tm, OWN_M), tile_cols(tn, N_));
+	}
 	FGO_TRACE_IF(tr, lane, FGO_TR_REDUCE | FGO_TR_END, tile, WORLD, -1, -1, -1);
 	return true;
 }
@@ -68,6 +100,27 @@ __device__ __forceinline__ void publish_partial(const Team &t, const struct laun
 	team_publish(t, L, owners, GROUP, tile * WORLD + L->rank);
 }
 
+/* The push form's send of virtual tile v, complete in this rank's work
+ * area: a peer's block's partial copied into its owner's inbox by team t,
+ * then the flag (this rank's own block: the flag alone). */
+template <class Team>
+__device__ __forceinline__ void push_partial(const Team &t, const struct launch *L,
+					     const struct sched_grid *g, long v)
+{
+	int owner;
+	long tile, tm, tn;
+	block_tile(L, g, v, &owner, &tile);
+	if (owner != L->rank) {
+		sched_tile_coords(g, GSIZE_M, tile, &tm, &tn);
+		const long at = tm * BLK_M * N_ + tn * BLK_N;
+		const elem_t *from[1] = { heap_at(L, L->rank, L->work_off) + (long)owner * OWN_M * N_ + at };
+		elem_t *to[1] = { heap_at(L, owner, L->work_off) + RS_INBOX + (long)L->rank * OWN_M * N_ + at };
+		block_sum<Team, 1, 1, team_depth<Team>::value>(t, to, from, N_, tile_rows(tm, OWN_M),
+							       tile_cols(tn, N_));
+	}
+	publish_partial(t, L, g, v);
+}
+
 #if MMA == 64
 #include "wgmma_walk.h" /* the walk: data-parallel, split-K or Stream-K */
 
@@ -78,36 +131,95 @@ __device__ __forceinline__ void publish_partial(const Team &t, const struct laun
  * tiles this CTA ends (the own block comes last in the walk) as their
  * partials arrive, the last one with the consumers (wg_tail_team). */
 struct partial_out {
+	enum { storer_warp = RS_PUSH }; /* the push form's copies: the storer's warp */
 	const struct fgo_tmaps *maps; /* block q's rows of this rank's work area */
 	const struct launch *L;
 	const struct sched_grid *g;
-	__device__ void store(const struct wg_part &p, int q, long) const { wg_store_boxes(&maps->m[q], p); }
+	/* every tile to this rank's work area, the CTA's last too (copies is
+	 * the core's offer of TMA stores to the peers for that one: the
+	 * partial goes to one owner's inbox, which no tensor map holds) */
+	__device__ void store(const struct wg_part &p, int q, long, bool = false) const
+	{
+		wg_store_boxes(&maps->m[q], p);
+	}
 	__device__ bool publishes() const { return L->mode == MODE_FUSED; }
-	__device__ void publish(long v) const { publish_partial(wg_solo_team(), L, g, v); }
+	__device__ void publish(long v, bool = false) const
+	{
+		if (RS_PUSH)
+			push_partial(wg_storer_team(), L, g, v);
+		else
+			publish_partial(wg_solo_team(), L, g, v);
+	}
 };
 struct sum_side {
 	enum { producer_regs = 80 };
 	const struct launch *L;
 	const struct sched_grid *g;
+	int *claims; /* the push form's: own tiles claimed so far, then each team's claim */
 	/* the own block's tiles this CTA ends but its last; that one with the
-	 * consumers (tail) */
+	 * consumers (tail). The push form: every own tile by whichever team
+	 * claims it first (claim_sums) */
 	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
 		if (L->mode != MODE_FUSED)
 			return;
+		if (RS_PUSH) {
+			claim_sums(t, walk, 1);
+			return;
+		}
 		const long last = walk.last_end();
 		walk.each_end([&](long v) { return v == last || v < own0() || reduce(t, L, g, v - own0()); });
 		tail_sum(wg_tail_team(), last); /* even after a wait gave up: the team waits for us */
 	}
 	template <class Walk> __device__ void tail(const struct wg_tail_team &t, const Walk &walk) const
 	{
-		if (L->mode == MODE_FUSED)
+		if (L->mode != MODE_FUSED)
+			return;
+		if (RS_PUSH)
+			claim_sums(wg_consumer_team(), walk, 2);
+		else
 			tail_sum(t, walk.last_end());
 	}
 	__device__ long own0() const { return (long)(BLOCKS - 1) * g->tiles; }
 	__device__ bool tail_sum(const struct wg_tail_team &t, long last) const
 	{
 		return last < own0() || reduce(t, L, g, last - own0());
+	}
+	/* The push form: the partials are local, so a sum is a read of W
+	 * tiles from this GPU's memory, too much for the side warps alone
+	 * where C is large (four H100s, 4096 x 14336 x 4096: the own block's
+	 * sums took ~150 us after the last GEMM tile). The side warps take
+	 * the own tiles this CTA ends but its last one at a time, in its
+	 * order, while the consumers compute; the consumers, once their last
+	 * tile is staged, take what is left beside them, then the last (the
+	 * side warps alone summing a CTA's only own tile made M = 1024 at W=4
+	 * 1.10-1.12x slower). Team `slot` (1: side, 2: consumers) claims the
+	 * next by claims[0] and reads it back from claims[slot]; no team
+	 * waits for the other. */
+	template <class Team, class Walk>
+	__device__ void claim_sums(const Team &t, const Walk &walk, int slot) const
+	{
+		const long last = walk.last_end();
+		for (;;) {
+			if (t.tid() == 0)
+				claims[slot] = atomicAdd(claims, 1);
+			t.sync();
+			const int i = claims[slot];
+			t.sync(); /* read by every thread before the next claim */
+			long v = -1;
+			int seen = 0;
+			walk.each_end([&](long e) {
+				if (e >= own0() && e != last && seen++ == i)
+					v = e;
+				return v < 0;
+			});
+			if (v < 0)
+				break;
+			if (!reduce(t, L, g, v - own0()))
+				return;
+		}
+		if (slot == 2 && last >= own0())
+			reduce(t, L, g, last - own0());
 	}
 };
 
@@ -121,7 +233,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 
 	if (mode == MODE_COMM_ONLY) { /* the partials are already in the work areas */
 		for (long v = blockIdx.x; v < (long)BLOCKS * g.tiles; v += gridDim.x)
-			publish_partial(cta_team(), &L, &g, v);
+			if (RS_PUSH)
+				push_partial(cta_team(), &L, &g, v);
+			else
+				publish_partial(cta_team(), &L, &g, v);
 		for (long v = blockIdx.x; v < (long)BLOCKS * g.tiles; v += gridDim.x)
 			if (v >= own0 && !reduce(cta_team(), &L, &g, v - own0))
 				return;
@@ -137,6 +252,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER_DIMS
 	out.g = &g;
 	side.L = &L;
 	side.g = &g;
+	__shared__ int claims[3];
+	if (threadIdx.x == 0)
+		claims[0] = 0; /* before the walk's first barrier */
+	side.claims = claims;
 	watch.status = L.status;
 	watch.timeout_ns = L.timeout_ns;
 	wgmma_gemm_walked(&L, in, &map_b, watch, out, side);

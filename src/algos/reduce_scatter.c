@@ -11,11 +11,25 @@
 #include "cpu/gemm.h"
 #include "fgo.h"
 
-/* Heap: A | B | C (M/W x N) | work: this rank's partial C (M x N, dtype) |
- * the walk's exchange over the W x tiles virtual tiles (kit_xchg_place;
- * none data-parallel) | flags: [tile * W + p] = rank p's partial of tile
- * (of the owner's row block, launch order) is ready, on the owner; then
- * the exchange's. */
+/* Whether the GPU kernel pushes the partials into their owners' inboxes
+ * (kernels/reduce_scatter.hip, RS_PUSH: the wgmma core where a block of
+ * tiles is one owner's rows) rather than the owners pulling them. */
+static int rs_pushes(const struct fgo_config *cfg)
+{
+	struct fgo_gemm_dims d;
+	if (cfg->mma != FGO_MMA_WGMMA || cfg->world < 2)
+		return 0;
+	algo_gemm_dims(algo_find(cfg->algorithm), cfg, &d);
+	return d.blocks == cfg->world;
+}
+
+/* Heap: A | B | C (M/W x N) | work: this rank's partial C (M x N, dtype),
+ * then, where the kernel pushes (rs_pushes), its inbox (M x N: rank s's
+ * partial of this rank's rows at s x M/W) | the walk's exchange over the W
+ * x tiles virtual tiles (kit_xchg_place; none data-parallel) | flags:
+ * [tile * W + p] = rank p's partial of tile (of the owner's row block,
+ * launch order) is ready, on the owner; then the exchange's. The CPU
+ * backend reads the partials where they were computed (the inbox unused). */
 static void rs_layout(const struct fgo_config *cfg, int rank, struct fgo_layout *lay)
 {
 	long mw = cfg->m / cfg->world;
@@ -24,7 +38,7 @@ static void rs_layout(const struct fgo_config *cfg, int rank, struct fgo_layout 
 	size_t cursor;
 
 	lay->work_offset = off;
-	lay->work_bytes = (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype);
+	lay->work_bytes = (size_t)cfg->m * (size_t)cfg->n * dtype_size(cfg->dtype) * (rs_pushes(cfg) ? 2 : 1);
 	lay->flags_count = (size_t)g.tiles * (size_t)cfg->world;
 	cursor = off + lay->work_bytes;
 	kit_xchg_place(cfg, g.tiles * cfg->world, lay, &cursor);

@@ -229,7 +229,8 @@ EOF2
 	# the walk on the core (kernels/wgmma_walk.h): every family with split-K
 	# and with the hybrid Stream-K walk, the sk_* families on it, split-K and
 	# Stream-K with deterministic sums, and the two cluster forms (B
-	# multicast; a tile's K slices summed on chip): 20 compile
+	# multicast; a tile's K slices summed on chip): 20 compile, reduce_scatter's
+	# three with its partials pushed to their owners (RS_PUSH)
 	expect_exit compile-2.walk.1 0 "$GFGO" compile sweeps/ci_compile_walk.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/walk.csv"
