@@ -127,9 +127,11 @@ __device__ __forceinline__ void push_partial(const Team &t, const struct launch 
 /* On the wgmma core the core walks the BLOCKS blocks itself (block q's A
  * and work-area rows through tensor maps q, src/gpu/gpu_tma.c); the
  * storer sends each partial tile by TMA to this rank's work area and, once
- * it is there, raises its owners' flags; the side warps sum the own block's
- * tiles this CTA ends (the own block comes last in the walk) as their
- * partials arrive, the last one with the consumers (wg_tail_team). */
+ * it is there, raises its owners' flags (the push form: its warp first
+ * copies a peer block's tile into the owner's inbox); the side warps sum
+ * the own block's tiles this CTA ends (the own block comes last in the
+ * walk) as their partials arrive, the last one with the consumers
+ * (wg_tail_team; the push form: sum_side::claim_sums). */
 struct partial_out {
 	enum { storer_warp = RS_PUSH }; /* the push form's copies: the storer's warp */
 	const struct fgo_tmaps *maps; /* block q's rows of this rank's work area */
@@ -157,8 +159,8 @@ struct sum_side {
 	const struct sched_grid *g;
 	int *claims; /* the push form's: own tiles claimed so far, then each team's claim */
 	/* the own block's tiles this CTA ends but its last; that one with the
-	 * consumers (tail). The push form: every own tile by whichever team
-	 * claims it first (claim_sums) */
+	 * consumers (tail). The push form: each of them by whichever team
+	 * claims it first, the last by the consumers (claim_sums) */
 	template <class Walk> __device__ void run(const struct wg_side_team &t, const Walk &walk) const
 	{
 		if (L->mode != MODE_FUSED)
