@@ -156,11 +156,29 @@ void plot_tick_label(double v, enum plot_tick_style style, char *out, size_t len
 		snprintf(out, len, "%s×10^{%d}", m, e);
 }
 
+/* The fewest labels an axis shows: where the data span less than the
+ * densest mantissas can mark that often (every run of a CPU sweep at
+ * about one throughput under ASan on a busy VM: 0.001 and 0.0015 alone),
+ * the range widens evenly on a log scale until they do. */
+#define AXIS_LABELS 3
+
+void plot_log_range(double *lo, double *hi)
+{
+	const struct mantissas *dense = &sets[sizeof sets / sizeof sets[0] - 1];
+	if (!(*lo > 0 && *hi > *lo) || !isfinite(*lo) || !isfinite(*hi))
+		return;
+	for (int i = 0; i < 32 && count_labels(*lo, *hi, dense, 1) < AXIS_LABELS; i++) {
+		*lo /= 1.1;
+		*hi *= 1.1;
+	}
+}
+
 void plot_log_axis(FILE *out, const char *axis, double lo, double hi,
 		   enum plot_tick_style style)
 {
 	struct plot_tick t[PLOT_TICKS_MAX];
 	char label[64];
+	plot_log_range(&lo, &hi);
 	int n = plot_log_ticks(lo, hi, t, PLOT_TICKS_MAX);
 	if (n == 0)
 		return; /* no range to mark: gnuplot's own ticks */

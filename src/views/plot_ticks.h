@@ -38,9 +38,14 @@ void plot_tick_label(double v, enum plot_tick_style style, char *out, size_t len
  * (for titles and legends, where 1.07e+03 reads badly). */
 void plot_number(double v, int sig, char *out, size_t len);
 
+/* Widens [lo, hi] evenly on a log scale, where it is too narrow for 3
+ * labels of the densest mantissas, until it holds them; else leaves it. */
+void plot_log_range(double *lo, double *hi);
+
 /* Writes "set Xrange [lo:hi]" and "set Xtics (...)" (X is axis: "x" or
- * "y") with plot_log_ticks' marks labelled in style. Only numbers and
- * fgobench's own label text reach out. */
+ * "y") with plot_log_ticks' marks labelled in style, the range widened by
+ * plot_log_range first. Only numbers and fgobench's own label text reach
+ * out. */
 void plot_log_axis(FILE *out, const char *axis, double lo, double hi,
 		   enum plot_tick_style style);
 

@@ -67,6 +67,19 @@ int main(void)
 	/* minor marks carry the grid between labelled decades */
 	n = plot_log_ticks(1, 1000, t, PLOT_TICKS_MAX);
 	T_CHECK("ticks-1.10", n > 0 && !t[1].major && t[1].value == 2, "expected a minor mark at 2");
+	/* a narrow axis (a CPU sweep's runs all near one throughput, padded by
+	 * 1.3x each side) widens until it carries 3 labels, then no further */
+	double lo = 0.00092, hi = 0.0016;
+	plot_log_range(&lo, &hi);
+	labels(lo, hi, PLOT_TICKS_PLAIN, got, sizeof got);
+	T_CHECK("ticks-1.13", lo < 0.00092 && hi > 0.0016 && hi / lo < 4, "range [%g, %g]", lo, hi);
+	int shown = 0;
+	for (const char *c = got; *c; c++)
+		shown += *c == ' ';
+	T_CHECK("ticks-1.14", got[0] && shown + 1 >= 3, "expected 3 labels, got \"%s\"", got);
+	lo = 0.0008, hi = 0.03;
+	plot_log_range(&lo, &hi);
+	T_CHECK("ticks-1.15", lo == 0.0008 && hi == 0.03, "a wide range moved: [%g, %g]", lo, hi);
 	T_EQ_INT("ticks-1.11", plot_log_ticks(5, 5, t, PLOT_TICKS_MAX), 0);
 	T_EQ_INT("ticks-1.12", plot_log_ticks(0, 5, t, PLOT_TICKS_MAX), 0);
 
