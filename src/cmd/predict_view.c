@@ -131,9 +131,7 @@ static void model_for(struct fgo_store *store, const struct loaded *l, int top_c
 		if (store_model_get(store, l->host, l->backend, cores[c], &pm->machine, &f, at, &found,
 				    err, sizeof err) != FGO_OK || !found)
 			continue;
-		snprintf(pm->core[pm->ncores].core, sizeof pm->core[0].core, "%s", cores[c]);
-		pm->core[pm->ncores].median_err = f.median_rel_err;
-		memcpy(pm->core[pm->ncores++].coef, f.coef, sizeof f.coef);
+		predict_model_add(pm, cores[c], &f);
 		note("cost model %s of %s (%s), fitted %s on %zu runs: error rms %.1f%%, median %.1f%%,"
 		     " max %.1f%%",
 		     cores[c], l->host, l->backend, at, f.runs, 100 * f.rms_rel_err,
@@ -149,9 +147,7 @@ static void model_for(struct fgo_store *store, const struct loaded *l, int top_c
 		for (int i = 0; i < n; i++) {
 			if (!fits[i].fitted)
 				continue;
-			memcpy(pm->core[pm->ncores].core, fits[i].core, sizeof fits[i].core);
-			pm->core[pm->ncores].median_err = fits[i].fit.median_rel_err;
-			memcpy(pm->core[pm->ncores++].coef, fits[i].fit.coef, sizeof fits[i].fit.coef);
+			predict_model_add(pm, fits[i].core, &fits[i].fit);
 			note("cost model %s of %s (%s) fitted now on %zu runs (not stored: `fgobench"
 			     " calibrate --fit` keeps it): error rms %.1f%%, median %.1f%%, max %.1f%%",
 			     fits[i].core, l->host, l->backend, fits[i].fit.runs,

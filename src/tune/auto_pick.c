@@ -129,9 +129,7 @@ int auto_pick_model(const char *db_path, const char *host, const char *backend,
 		}
 		if (!found)
 			continue;
-		snprintf(pm->core[pm->ncores].core, sizeof pm->core[0].core, "%s", cores[c]);
-		pm->core[pm->ncores].median_err = f.median_rel_err;
-		memcpy(pm->core[pm->ncores++].coef, f.coef, sizeof f.coef);
+		predict_model_add(pm, cores[c], &f);
 	}
 	store_close(st);
 	model_machine_fill(&pm->machine);

@@ -3,6 +3,7 @@
 #include "tune/predict.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,23 +224,36 @@ int predict_rank(const struct predict_obs *obs, size_t n, const struct fgo_confi
 	return FGO_OK;
 }
 
-double predict_model_ms(const struct predict_model *pm, const struct fgo_config *cfg)
+void predict_model_add(struct predict_model *pm, const char *core, const struct model_fit *fit)
+{
+	if (pm->ncores >= (int)(sizeof pm->core / sizeof pm->core[0]))
+		return;
+	snprintf(pm->core[pm->ncores].core, sizeof pm->core[0].core, "%s", core);
+	memcpy(pm->core[pm->ncores].coef, fit->coef, sizeof fit->coef);
+	pm->core[pm->ncores++].median_err = fit->median_rel_err;
+}
+
+/* The index of the fit of cfg's core in pm, or -1. */
+static int fit_of(const struct predict_model *pm, const struct fgo_config *cfg)
 {
 	const char *core = model_core(cfg);
-	double x[MODEL_TERMS];
 	for (int c = 0; c < pm->ncores; c++)
 		if (!strcmp(pm->core[c].core, core))
-			return model_terms(cfg, &pm->machine, x) ? model_time(x, pm->core[c].coef) : 0;
-	return 0;
+			return c;
+	return -1;
+}
+
+double predict_model_ms(const struct predict_model *pm, const struct fgo_config *cfg)
+{
+	double x[MODEL_TERMS];
+	const int c = fit_of(pm, cfg);
+	return c >= 0 && model_terms(cfg, &pm->machine, x) ? model_time(x, pm->core[c].coef) : 0;
 }
 
 double predict_model_err(const struct predict_model *pm, const struct fgo_config *cfg)
 {
-	const char *core = model_core(cfg);
-	for (int c = 0; c < pm->ncores; c++)
-		if (!strcmp(pm->core[c].core, core))
-			return pm->core[c].median_err;
-	return 0;
+	const int c = fit_of(pm, cfg);
+	return c >= 0 ? pm->core[c].median_err : 0;
 }
 
 /* cfg's tunables at shape (m, n, k). */

@@ -75,6 +75,10 @@ struct predict_model {
 	} core[4];
 };
 
+/* Adds fit, the fit of core (model_core's name), to pm (its coefficients
+ * and median error); nothing once pm holds a fit of every core. */
+void predict_model_add(struct predict_model *pm, const char *core, const struct model_fit *fit);
+
 /* cfg's model time at its shape, or 0 when pm has no fit of its core. */
 double predict_model_ms(const struct predict_model *pm, const struct fgo_config *cfg);
 
