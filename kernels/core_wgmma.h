@@ -290,6 +290,14 @@ template <class Out, class = void> struct wg_storer_warp {
 template <class Out> struct wg_storer_warp<Out, decltype((void)Out::storer_warp)> {
 	enum { value = Out::storer_warp };
 };
+/* Whether `out` names the tensor maps its stores go to (Out::prefetch(),
+ * from the storer thread at the launch's start: tma_prefetch_map). */
+template <class Out, class = void> struct wg_out_prefetch {
+	static __device__ void run(const Out &) {}
+};
+template <class Out> struct wg_out_prefetch<Out, decltype(((const Out *)0)->prefetch())> {
+	static __device__ void run(const Out &out) { out.prefetch(); }
+};
 /* The storer thread alone, as a team: publishing from it. */
 struct wg_solo_team {
 	__device__ int tid() const { return 0; }
@@ -380,6 +388,15 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 	const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
 	struct sched_seg sg;
 
+	/* the maps of the first loads and of the stores, fetched while the
+	 * barriers are set up */
+	if (threadIdx.x == 0) {
+		tma_prefetch_map(map_b);
+		if (walk.first(sg))
+			tma_prefetch_map(in.map_a((int)(sg.tile / g.tiles)));
+	} else if (threadIdx.x == 32) {
+		wg_out_prefetch<Out>::run(out);
+	}
 	if (threadIdx.x == 0) {
 		for (int s = 0; s < NUM_STAGES; s++) {
 			mbar_init(full + 8 * s, 1);

@@ -11,6 +11,7 @@
 struct store_to_c {
 	const struct fgo_tmap *map_c;
 	__device__ void store(const struct wg_part &p, int, long) const { wg_store_boxes(map_c, p); }
+	__device__ void prefetch() const { tma_prefetch_map(map_c); }
 	__device__ bool publishes() const { return false; }
 	__device__ void publish(long) const {}
 };

@@ -99,6 +99,14 @@ __device__ __forceinline__ void tma_load_2d(unsigned int dst, const struct fgo_t
 		     : "memory");
 }
 
+/* Brings a tensor map into the TMA unit's descriptor cache before its
+ * first use, so the first load (or store) of the launch does not wait for
+ * the descriptor's own fetch from the parameter space as well. */
+__device__ __forceinline__ void tma_prefetch_map(const struct fgo_tmap *map)
+{
+	asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
 /* A box of shared memory to a 2-D tensor map (C), in the thread's current
  * bulk group; TMA drops what falls outside the map. */
 __device__ __forceinline__ void tma_store_2d(const struct fgo_tmap *map, int inner, int outer,
