@@ -86,11 +86,16 @@
 #define WG_MI (WG_ROWS / 64)            /* m64 instructions per consumer per k16 */
 #define WG_ACC (WG_MI * BLK_N / 2)      /* fp32 accumulators per consumer thread */
 #endif
-#define WG_A_BYTES FGO_WGMMA_PANEL_BYTES(BLK_M)
-#define WG_B_BYTES FGO_WGMMA_PANEL_BYTES(BLK_N)
-#define WG_B_BOX_BYTES (64 * 128)       /* one 64-column box of the B panel */
+/* A stage's K: WG_KS slices of 64 elements (128 bytes, the swizzle's row).
+ * The A panel is WG_KS boxes of BLK_M rows, one a slice, one after the
+ * other; the B panel BLK_N / 64 boxes of 64 columns and all BLK_K rows. */
+#define WG_KS (BLK_K / 64)
+#define WG_A_SLICE_BYTES FGO_WGMMA_PANEL_BYTES(BLK_M) /* one K slice of the A panel */
+#define WG_A_BYTES (WG_KS * WG_A_SLICE_BYTES)
+#define WG_B_BYTES (WG_KS * FGO_WGMMA_PANEL_BYTES(BLK_N))
+#define WG_B_BOX_BYTES (BLK_K * 128)    /* one 64-column box of the B panel */
 /* C staged a whole part at a time, or in halves (tile_shape.h) */
-#define WG_STAGE_SPLIT FGO_WGMMA_STAGE_SPLIT(BLK_M, BLK_N, NUM_STAGES)
+#define WG_STAGE_SPLIT FGO_WGMMA_STAGE_SPLIT(BLK_M, BLK_N, BLK_K, NUM_STAGES)
 #define WG_STAGE_COLS (BLK_N / WG_STAGE_SPLIT) /* columns of C a consumer stages at once */
 #define WG_PART_BYTES FGO_WGMMA_STAGING_BYTES(WG_ROWS, WG_STAGE_COLS) /* a consumer's C staging */
 
@@ -122,7 +127,8 @@
 #endif
 static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8, "a cluster of 1, 2, 4 or 8 CTAs");
 
-static_assert(BLK_K == 64, "the wgmma core loads 64 16-bit elements (128 bytes) of K per slice");
+static_assert(BLK_K == 64 || BLK_K == 128,
+	      "the wgmma core loads K in slices of 64 16-bit elements (128 bytes), one or two a stage");
 static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
 	      "one producer and one or two consumer warpgroups");
 #if WG_SWAP
@@ -514,7 +520,10 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				mbar_wait(empty + 8 * s, phase ^ 1, NUM_STAGES + s, watch);
 				mbar_expect_tx(bar, (sg.ghost ? 0 : WG_A_BYTES) + WG_B_BYTES);
 				if (!sg.ghost)
-					tma_load_2d(sa + s * WG_A_BYTES, map_a, k * BLK_K, (int)(tm * BLK_M), bar);
+#pragma unroll
+					for (int h = 0; h < WG_KS; h++)
+						tma_load_2d(sa + s * WG_A_BYTES + h * WG_A_SLICE_BYTES, map_a,
+							    k * BLK_K + h * 64, (int)(tm * BLK_M), bar);
 #pragma unroll
 				for (int j = 0; j < BLK_N / 64; j++)
 #if WG_MULTICAST
@@ -578,7 +587,8 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				const unsigned long long db = desc_b + (unsigned int)(s * (WG_A_BYTES >> 4));
 #pragma unroll
 				for (int kk = 0; kk < BLK_K / 16; kk++) /* k16 rows of B, 16 K of A */
-					wgmma_tile(acc, da + (kk * 16 * 128 >> 4), db + (kk * 32 >> 4),
+					wgmma_tile(acc, da + (kk * 16 * 128 >> 4),
+						   db + ((kk / 4 * WG_A_SLICE_BYTES + kk % 4 * 32) >> 4),
 						   k > (int)sg.k0 || kk > 0);
 #else
 				const unsigned long long da = desc_a + (unsigned int)(s * (WG_A_BYTES >> 4));
@@ -587,7 +597,8 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 				for (int kk = 0; kk < BLK_K / 16; kk++)
 #pragma unroll
 					for (int mi = 0; mi < WG_MI; mi++)
-						wgmma_tile(&acc[mi * (BLK_N / 2)], da + ((mi * 64 * 128 + kk * 32) >> 4),
+						wgmma_tile(&acc[mi * (BLK_N / 2)],
+							   da + ((kk / 4 * WG_A_SLICE_BYTES + mi * 64 * 128 + kk % 4 * 32) >> 4),
 							   db + (kk * 16 * 128 >> 4), k > (int)sg.k0 || kk > 0);
 #endif
 				wgmma_commit();

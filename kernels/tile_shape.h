@@ -41,29 +41,30 @@
 #define FGO_SIMT_SMEM_BYTES(bm, bn, bk) (4 * ((bm) * (bk) + (bk) * (bn)))
 
 /* The wgmma core (MMA=64): a panel of `rows` rows of one 64-element (128-byte)
- * K slice, as TMA writes it with the 128-byte swizzle; the shared memory of
- * a CTA is NUM_STAGES A and B panels, the BLK_M x BLK_N tile of C staged
- * for its TMA store, a full and an empty mbarrier per stage, a staged and
- * a freed one per consumer (room for two), and 1 KiB of slack to align the
- * panels to the swizzle's 1024-byte period. */
+ * K slice, as TMA writes it with the 128-byte swizzle; a stage holds BLK_K
+ * / 64 such slices of A and of B (BLK_K 64 or 128). The shared memory of a
+ * CTA is NUM_STAGES stages, the BLK_M x BLK_N tile of C staged for its TMA
+ * store, a full and an empty mbarrier per stage, a staged and a freed one
+ * per consumer (room for two), and 1 KiB of slack to align the panels to
+ * the swizzle's 1024-byte period. */
 #define FGO_WGMMA_PANEL_BYTES(rows) ((rows) * 128)
 #define FGO_WGMMA_STAGING_BYTES(bm, bn) ((bm) * (bn) * 2)
-#define FGO_WGMMA_RING_BYTES(bm, bn, stages) \
-	((stages) * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn) + 16))
+#define FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) \
+	((stages) * ((bk) / 64 * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn)) + 16))
 /* Hopper's dynamic shared memory a block may have (227 KiB). */
 #define FGO_WGMMA_SMEM_LIMIT 232448
 /* Where the ring and a whole tile of C would not fit together (128x256
  * with 4 stages, 64x256 with 5), C is staged half a tile at a time: each
  * consumer's part in two halves of BLK_N / 2 columns through one staging
  * area of half the size, so a ring one stage deeper fits. 1 or 2. */
-#define FGO_WGMMA_STAGE_SPLIT(bm, bn, stages)                                                 \
-	((bn) >= 128 && FGO_WGMMA_RING_BYTES(bm, bn, stages) + FGO_WGMMA_STAGING_BYTES(bm, bn) + \
-				32 + 1024 > FGO_WGMMA_SMEM_LIMIT                                 \
-		 ? 2                                                                            \
+#define FGO_WGMMA_STAGE_SPLIT(bm, bn, bk, stages)                                                 \
+	((bn) >= 128 && FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) + FGO_WGMMA_STAGING_BYTES(bm, bn) + \
+				32 + 1024 > FGO_WGMMA_SMEM_LIMIT                                     \
+		 ? 2                                                                                \
 		 : 1)
-#define FGO_WGMMA_SMEM_BYTES(bm, bn, stages)                                                 \
-	(FGO_WGMMA_RING_BYTES(bm, bn, stages) +                                              \
-	 FGO_WGMMA_STAGING_BYTES(bm, bn) / FGO_WGMMA_STAGE_SPLIT(bm, bn, stages) + 32 + 1024)
+#define FGO_WGMMA_SMEM_BYTES(bm, bn, bk, stages)                                                  \
+	(FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) +                                               \
+	 FGO_WGMMA_STAGING_BYTES(bm, bn) / FGO_WGMMA_STAGE_SPLIT(bm, bn, bk, stages) + 32 + 1024)
 
 /* With clusters that hold a tile's K slices (split_k = cluster, kernels/
  * wgmma_cluster_k.h): the last slice's CTA keeps a slot for each other

@@ -26,7 +26,7 @@ const char cmd_config_flags_help[] =
 	"  --BLK_M B          GEMM tile rows (default 64, or less: what the shape allows);\n"
 	"                     8, 16 or 32 on wgmma swap A and B (BLK_N 64, num_warps 8)\n"
 	"  --BLK_N B          GEMM tile columns (default 64, or less: what the shape allows)\n"
-	"  --BLK_K B          GEMM tile depth (default 32; 64 on wgmma)\n"
+	"  --BLK_K B          GEMM tile depth (default 32; 64 on wgmma, or 128)\n"
 	"  --num_stages S     software pipeline stages (default 2; 4 on wgmma, 3 at 128x256)\n"
 	"  --num_warps W      warps per CTA (default 4; 8 on wgmma, 12 for two consumers);\n"
 	"                     on AMD wavefronts of 64 lanes\n"

@@ -29,7 +29,7 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 	struct fgo_gemm_dims d;
 
 	shape->core = GPU_CORE_WGMMA;
-	shape->smem_bytes = FGO_WGMMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->num_stages);
+	shape->smem_bytes = FGO_WGMMA_SMEM_BYTES(cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages);
 	if (config_cluster_k(cfg)) /* the last slice's slots */
 		shape->smem_bytes += FGO_WGMMA_CLUSTER_K_BYTES(cfg->blk_m, cfg->blk_n, cfg->cluster);
 	if (!algo)
@@ -41,8 +41,9 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 		       cfg->algorithm, cfg->comm_sms);
 	if (cfg->dtype == FGO_FP32)
 		REFUSE("mma=wgmma takes fp16 or bf16 (fp32 runs on the SIMT core, mma=16)");
-	if (cfg->blk_k != 64)
-		REFUSE("mma=wgmma loads K in slices of 64 16-bit elements (128 bytes): BLK_K must be 64, not %d",
+	if (cfg->blk_k != 64 && cfg->blk_k != 128)
+		REFUSE("mma=wgmma loads K in slices of 64 16-bit elements (128 bytes), one or two a stage:"
+		       " BLK_K must be 64 or 128, not %d",
 		       cfg->blk_k);
 	if (cfg->num_warps != 8 && cfg->num_warps != 12)
 		REFUSE("mma=wgmma needs num_warps=8 or 12 (a producer warpgroup and one or two consumers), not %d",

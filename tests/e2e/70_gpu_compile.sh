@@ -236,6 +236,16 @@ EOF2
 	cp "$T/out" "$T/walk.csv"
 	expect_eq compile-2.walk.2 "20 0 0 0" "$(csv_counts "$T/walk.csv")"
 	expect_eq compile-2.walk.3 9 "$(awk -F, 'NR > 1 {print $2}' "$T/walk.csv" | sort -u | wc -l)"
+	# BLK_K 128 on the core (two K slices a stage): gemm with one and two
+	# consumers on a K that is no multiple of 128, 128x256 with C in
+	# halves, A and B swapped, deterministic split-K, a cluster of 2,
+	# reduce_scatter on 2 ranks: 7 compile; BLK_K 256 is refused, saying why
+	expect_exit compile-2.bk128.1 0 "$GFGO" compile sweeps/ci_compile_bk128.json --arch sm_90a \
+		--cache build/kernel-cache --quiet --format csv
+	cp "$T/out" "$T/bk128.csv"
+	expect_eq compile-2.bk128.2 "7 0 1 0" "$(csv_counts "$T/bk128.csv")"
+	check compile-2.bk128.3 "BLK_K 256 on wgmma says why" \
+		[ "$(csv_reason "$T/bk128.csv" 'BLK_K must be 64 or 128')" = 1 ]
 	# CI's set on the core: every family with fp16 and bf16, 18 pairs, on 1,
 	# 2 and 4 ranks, its three tile forms, Stream-K with 7 and 32 GEMM CTAs:
 	# 37 compile (sk_all_scatter at K = 8200 on 2 ranks among them: its tiles

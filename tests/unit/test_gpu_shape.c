@@ -84,9 +84,25 @@ static void check_wgmma(void)
 	T_EQ_INT("wgmma-half-staging-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-half-staging-smem", s.smem_bytes,
 		 4 * (128 * 128 + 256 * 128 + 16) + 128 * 256 * 2 / 2 + 32 + 1024);
-	T_EQ_INT("wgmma-half-staging-split-s4", FGO_WGMMA_STAGE_SPLIT(128, 256, 4), 2);
-	T_EQ_INT("wgmma-half-staging-split-s3", FGO_WGMMA_STAGE_SPLIT(128, 256, 3), 1);
-	T_EQ_INT("wgmma-half-staging-split-n64", FGO_WGMMA_STAGE_SPLIT(64, 64, 16), 1);
+	T_EQ_INT("wgmma-half-staging-split-s4", FGO_WGMMA_STAGE_SPLIT(128, 256, 64, 4), 2);
+	T_EQ_INT("wgmma-half-staging-split-s3", FGO_WGMMA_STAGE_SPLIT(128, 256, 64, 3), 1);
+	T_EQ_INT("wgmma-half-staging-split-n64", FGO_WGMMA_STAGE_SPLIT(64, 64, 64, 16), 1);
+	/* BLK_K 128: two K slices a stage, 96 KiB; two stages fit with C
+	 * staged in halves, three not at all */
+	c.blk_k = 128;
+	c.num_stages = 2;
+	T_EQ_INT("wgmma-bk128-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-bk128-smem", s.smem_bytes,
+		 2 * (2 * (128 * 128 + 256 * 128) + 16) + 128 * 256 * 2 / 2 + 32 + 1024);
+	T_EQ_INT("wgmma-bk128-split-s2", FGO_WGMMA_STAGE_SPLIT(128, 256, 128, 2), 2);
+	c.num_stages = 3;
+	T_EQ_INT("wgmma-bk128-s3-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	c.blk_n = 128; /* 128x128: 64 KiB a stage, three stages and C whole */
+	T_EQ_INT("wgmma-bk128-128-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-bk128-128-smem", s.smem_bytes,
+		 3 * (2 * (128 * 128 + 128 * 128) + 16) + 128 * 128 * 2 + 32 + 1024);
+	c.blk_n = 256;
+	c.blk_k = 64;
 	c.num_stages = 5; /* 5 x 48 KiB: the ring alone is past the limit */
 	T_EQ_INT("wgmma-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-smem-limit-reason", why, "shared memory");
@@ -100,7 +116,8 @@ static void check_wgmma(void)
 		T_CONTAINS(id "-reason", why, text);                                      \
 	} while (0)
 	WG_BAD("wgmma-fp32", "fp16 or bf16", b_.dtype = FGO_FP32);
-	WG_BAD("wgmma-blk-k", "BLK_K must be 64", b_.blk_k = 32);
+	WG_BAD("wgmma-blk-k", "BLK_K must be 64 or 128", b_.blk_k = 32);
+	WG_BAD("wgmma-blk-k-256", "BLK_K must be 64 or 128", b_.blk_k = 256);
 	WG_BAD("wgmma-warps", "num_warps=8 or 12", b_.num_warps = 4);
 	WG_BAD("wgmma-rows", "64 or 128 rows each", b_.blk_m = 512);
 	WG_BAD("wgmma-blk-n", "64, 128 or 256", b_.blk_n = 32);
@@ -345,7 +362,7 @@ static void check_cluster(void)
 	T_EQ_INT("cluster-k-grid", grid, 40);
 	T_EQ_INT("cluster-k-fits", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("cluster-k-smem", s.smem_bytes,
-		 FGO_WGMMA_SMEM_BYTES(128, 128, 4) + FGO_WGMMA_CLUSTER_K_BYTES(128, 128, 2));
+		 FGO_WGMMA_SMEM_BYTES(128, 128, 64, 4) + FGO_WGMMA_CLUSTER_K_BYTES(128, 128, 2));
 	c.num_stages = 6; /* 6 x 32 KiB, 32 KiB of C and a 64 KiB slot: past 227 KiB */
 	T_EQ_INT("cluster-k-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("cluster-k-smem-limit-reason", why, "shared memory");
