@@ -41,8 +41,10 @@ def floor_us(b):
 
 
 def config_text(r):
-    blk_m, blk_n, s, w, g, k = r
-    text = "%dx%d s%d w%d" % (blk_m, blk_n, s, w)
+    blk_m, blk_n, s, w, g, k, bk, gm = r
+    text = "%dx%d%s s%d w%d" % (blk_m, blk_n, "x%d" % bk if bk != 64 else "", s, w)
+    if gm != 8:
+        text += " g%d" % gm
     if g:
         text += " sk%d" % g
     if k > 1:
@@ -61,7 +63,8 @@ for m, n, k in shapes:
     q = "from runs where sweep_id = ? and status = 'ok' and m = ? and n = ? and k = ?"
     cub = db.execute("select min(t_baseline_ms) * 1000 " + q, (gs, m, n, k)).fetchone()[0]
     best = db.execute("select t_fused_ms * 1000, blk_m, blk_n, num_stages, num_warps, gemm_sms,"
-                      " split_k " + q + " order by t_fused_ms limit 1", (gs, m, n, k)).fetchone()
+                      " split_k, blk_k, gsize_m " + q + " order by t_fused_ms limit 1",
+                      (gs, m, n, k)).fetchone()
     dp = db.execute("select min(t_fused_ms) * 1000 " + q + " and gemm_sms = 0", (gs, m, n, k)).fetchone()[0]
     hy = db.execute("select min(t_fused_ms) * 1000 " + q + " and gemm_sms > 0", (gs, m, n, k)).fetchone()[0]
     fl = floor_us((m * k + k * n + m * n) * 2)
