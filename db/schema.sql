@@ -57,8 +57,9 @@ CREATE TABLE runs (
     comm_blk_m      INTEGER NOT NULL,
     comm_blk_n      INTEGER NOT NULL,
     status          TEXT NOT NULL
-                    CHECK (status IN ('started', 'ok', 'invalid', 'mismatch', 'failed', 'timeout')),
-    reason          TEXT,                 -- why invalid / mismatch / failed / timeout
+                    CHECK (status IN ('started', 'ok', 'invalid', 'mismatch', 'failed', 'timeout',
+                                      'crashed', 'hung', 'corrupted')),
+    reason          TEXT,                 -- why invalid / mismatch / failed / timeout / crashed / hung / corrupted
     iterations      INTEGER,
     warmup          INTEGER,
     t_fused_ms      REAL,                 -- median over iterations of the max over ranks

@@ -18,6 +18,9 @@ enum fgo_rc {
 	FGO_ETIMEOUT = 3,  /* a wait passed its deadline (never an exit code) */
 	FGO_EUNAVAILABLE = 4, /* a comparison (the vendor baseline, bulk) cannot run here:
 				 not measured, the run is not failed (never an exit code) */
+	FGO_ERESTART = 5,  /* a rank's device is lost (a GPU context after an illegal
+			      address): the sweep goes on in a fresh process (never an
+			      exit code) */
 };
 
 /* User messages, printf-checked; all go to stderr with a "fgobench: " prefix.

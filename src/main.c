@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "launch/launch.h"
 #include "run/session.h"
 
 struct command {
@@ -14,28 +15,34 @@ struct command {
 	unsigned flags;
 	const char *usage;
 	const char *summary;
+	/* (optional) the ranks the command's work needs, from its arguments
+	 * (input errors said here, before any launch): run outside an MPI
+	 * launcher, fgobench starts them itself (launch/launch.h); *np 0:
+	 * nothing to launch (--help, --dry-run) */
+	int (*ranks)(int argc, char **argv, int *np);
 };
 
 static const struct command commands[] = {
-	{ "best", cmd_best, 0, cmd_best_usage, "best configuration per shape from the store" },
+	{ "best", cmd_best, 0, cmd_best_usage, "best configuration per shape from the store", NULL },
 	{ "calibrate", cmd_calibrate, FGO_NEEDS_MPI, cmd_calibrate_usage,
-	  "measure this machine's ceilings and collective curves; fit its models" },
+	  "measure this machine's ceilings and collective curves; fit its models", NULL },
 	{ "compile", cmd_compile, 0, cmd_compile_usage,
-	  "JIT-compile a spec's GPU kernels into the cache (no GPU needed)" },
+	  "JIT-compile a spec's GPU kernels into the cache (no GPU needed)", NULL },
 	{ "history", cmd_history, 0, cmd_history_usage,
-	  "one problem's median night by night, with its change points" },
-	{ "info", cmd_info, FGO_NEEDS_MPI, cmd_info_usage, "backends, devices, algorithms, versions" },
-	{ "list", cmd_list, 0, cmd_list_usage, "sweeps in the store" },
-	{ "plot", cmd_plot, 0, cmd_plot_usage, "roofline, overlap and heatmap plots (gnuplot)" },
+	  "one problem's median night by night, with its change points", NULL },
+	{ "info", cmd_info, FGO_NEEDS_MPI, cmd_info_usage, "backends, devices, algorithms, versions", NULL },
+	{ "list", cmd_list, 0, cmd_list_usage, "sweeps in the store", NULL },
+	{ "plot", cmd_plot, 0, cmd_plot_usage, "roofline, overlap and heatmap plots (gnuplot)", NULL },
 	{ "regress", cmd_regress, 0, cmd_regress_usage,
-	  "compare two sweeps; exit 1 on a significant slowdown" },
+	  "compare two sweeps; exit 1 on a significant slowdown", NULL },
 	{ "report", cmd_report, 0, cmd_report_usage,
-	  "one sweep's report (Markdown, HTML); exit 1 on a regression" },
-	{ "run", cmd_run, FGO_NEEDS_MPI, cmd_run_usage, "run one configuration" },
-	{ "show", cmd_show, 0, cmd_show_usage, "every field of one stored run" },
-	{ "sweep", cmd_sweep, FGO_NEEDS_MPI, cmd_sweep_usage, "run a sweep spec and store every run" },
+	  "one sweep's report (Markdown, HTML); exit 1 on a regression", NULL },
+	{ "run", cmd_run, FGO_NEEDS_MPI, cmd_run_usage, "run one configuration", cmd_run_ranks },
+	{ "show", cmd_show, 0, cmd_show_usage, "every field of one stored run", NULL },
+	{ "sweep", cmd_sweep, FGO_NEEDS_MPI, cmd_sweep_usage, "run a sweep spec and store every run",
+	  cmd_sweep_ranks },
 	{ "tune", cmd_tune, FGO_NEEDS_MPI, cmd_tune_usage,
-	  "search a problem's configurations for the fastest within a budget" },
+	  "search a problem's configurations for the fastest within a budget", NULL },
 };
 
 static const char main_usage[] = "usage: fgobench COMMAND [ARGS] [--help]\n"
@@ -48,7 +55,7 @@ static void print_commands(FILE *f)
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("\nEveryday use:\n"
-	      "  mpirun -np 2 fgobench sweep sweeps/smoke.json   run a sweep, every run stored\n"
+	      "  fgobench sweep sweeps/smoke.json                run a sweep, every run stored\n"
 	      "  fgobench best --m 512                           best tile per shape\n"
 	      "  fgobench plot roofline --world 2                roofline PNG + SVG\n"
 	      "  fgobench regress --base A --head B              exit 1 on a real slowdown\n"
@@ -106,6 +113,13 @@ int main(int argc, char **argv)
 
 	if (!(cmd->flags & FGO_NEEDS_MPI))
 		return cmd->fn(argc - 1, argv + 1);
+	if (cmd->ranks && !launch_under_launcher()) {
+		int np = 0, rc = cmd->ranks(argc - 1, argv + 1, &np);
+		if (rc != FGO_OK)
+			return rc;
+		if (np > 0)
+			return launch_supervise(argc - 1, argv + 1, np);
+	}
 
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 		error("MPI_Init failed (is OpenMPI installed? `make deps`)");

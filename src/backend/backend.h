@@ -227,6 +227,20 @@ struct fgo_backend {
 	 * memory for the CPU; for the memory check. */
 	double (*reference_bytes)(const struct fgo_config *cfg, const struct fgo_layout *lay);
 
+	/* (optional) Digests of this rank's inputs as they are in the heap
+	 * now, A's in digest[0] and B's in digest[1]: taken when a user
+	 * kernel's problem gets its inputs and again after each of its runs,
+	 * whose contract (kernels/fgo_user.h) makes them read-only. NULL: not
+	 * checked. */
+	int (*inputs_digest)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			     const struct fgo_config *cfg, const struct fgo_layout *lay,
+			     uint64_t digest[2], char *err, size_t len);
+	/* (optional) FGO_OK while this rank can still run work; else
+	 * FGO_EFAIL with the reason: a GPU context lost to an illegal address,
+	 * a trap or a launch failure, after which every later launch of the
+	 * process fails. Asked after a run that failed. NULL: always. */
+	int (*health)(struct fgo_backend_ctx *ctx, char *err, size_t len);
+
 	void (*release)(struct fgo_backend_ctx *ctx, struct fgo_runnable *run);
 	void (*finish)(struct fgo_backend_ctx *ctx);
 };

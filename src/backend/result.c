@@ -17,6 +17,9 @@ static const char *const status_names[] = {
 	[FGO_MISMATCH] = "mismatch",
 	[FGO_FAILED] = "failed",
 	[FGO_TIMEOUT] = "timeout",
+	[FGO_CRASHED] = "crashed",
+	[FGO_HUNG] = "hung",
+	[FGO_CORRUPTED] = "corrupted",
 };
 
 static const char *const phase_names[FGO_PHASES] = {
@@ -31,6 +34,11 @@ const char *phase_name(enum fgo_phase p)
 const char *status_name(enum fgo_status s)
 {
 	return (unsigned)s < FGO_ARRAY_SIZE(status_names) ? status_names[s] : "unknown";
+}
+
+int status_is_fault(enum fgo_status s)
+{
+	return s == FGO_CRASHED || s == FGO_HUNG || s == FGO_CORRUPTED;
 }
 
 /* Quantities that are undefined until measured are NaN rather than 0, so a

@@ -14,9 +14,18 @@ enum fgo_status {
 	FGO_MISMATCH,
 	FGO_FAILED,
 	FGO_TIMEOUT,
+	/* The kernel, not the tool, ended the run (docs/reliability.md): */
+	FGO_CRASHED,   /* it killed its process (a signal, exit(), a lost GPU context) */
+	FGO_HUNG,      /* it ran past its time limit and its process was stopped */
+	FGO_CORRUPTED, /* it wrote into inputs it must only read (A, B) */
+	FGO_STATUSES   /* the count */
 };
 
 const char *status_name(enum fgo_status s); /* "started", "ok", ... as stored */
+
+/* 1 for the statuses a bad kernel leaves (crashed, hung, corrupted): a
+ * resumed sweep does not run them again unless asked (--retry-crashed). */
+int status_is_fault(enum fgo_status s);
 
 /* One measured quantity: every sample (max over ranks per iteration) and
  * its summary. n == 0 means not measured (stored as NULL). */

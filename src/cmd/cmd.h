@@ -36,8 +36,13 @@ int cmd_plot(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+/* The ranks `run` needs (its --world), input errors said: main.c's launch. */
+int cmd_run_ranks(int argc, char **argv, int *np);
 int cmd_show(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+/* The ranks `sweep` needs (its spec's largest world; 0 for --dry-run and
+ * --help), input errors said: main.c's launch (launch/launch.h). */
+int cmd_sweep_ranks(int argc, char **argv, int *np);
 int cmd_tune(int argc, char **argv);
 
 extern const char cmd_best_usage[];

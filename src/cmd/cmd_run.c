@@ -92,6 +92,30 @@ static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_s
 	return FGO_OK;
 }
 
+int cmd_run_ranks(int argc, char **argv, int *np)
+{
+	struct fgo_config cfg;
+	struct fgo_session s;
+	const char *db = NULL;
+	int iterations = 10, warmup = 2, wide = 0, pick = FGO_PICK_TABLE;
+	char why[FGO_REASON_MAX];
+	*np = 0;
+	if (cmd_wants_help(argc, argv))
+		return FGO_OK;
+	memset(&s, 0, sizeof s);
+	config_defaults(&cfg);
+	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide, &pick);
+	if (rc != FGO_OK)
+		return rc;
+	kit_fit_tile(&cfg);
+	if (config_validate_planned(&cfg, why, sizeof why)) {
+		error("invalid configuration: %s", why);
+		return FGO_EUSAGE;
+	}
+	*np = cfg.world;
+	return FGO_OK;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	int rank, ranks;

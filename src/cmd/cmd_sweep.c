@@ -161,6 +161,138 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 	return rc;
 }
 
+/* What the command line says (sweep_parse). */
+struct sweep_cmd {
+	struct fgo_session s;
+	struct fgo_config base;
+	struct fgo_config_mask set;
+	const char *spec, *db, *trace_dir;
+	int dry_run, iterations, warmup, pick;
+	enum fgo_format fmt;
+	struct fgo_plan plan;
+};
+
+/* Parses the arguments and loads the spec into c->plan; every error said
+ * (only where fgo_mute allows). FGO_OK or FGO_EUSAGE. */
+static int sweep_parse(int argc, char **argv, struct sweep_cmd *c)
+{
+	struct fgo_session defaults = {
+		.db_path = NULL, .backend = "auto", .validate = 1, .benchmark = 1,
+		.timeout_s = 120, .heap_limit = 0, .progress = 1,
+	};
+	memset(c, 0, sizeof *c);
+	c->s = defaults;
+	config_defaults(&c->base);
+	c->warmup = -1;
+	c->pick = -1;
+	c->fmt = FGO_FMT_TABLE;
+	struct fgo_session *s = &c->s;
+	int trace_dir_given = 0, traced = 0;
+	int rc = FGO_OK;
+	char err[1024] = "";
+	for (int i = 1; i < argc && rc == FGO_OK; i++) {
+		const char *a = argv[i];
+		int more = i + 1 < argc;
+		int used = cmd_config_flag("sweep", argc, argv, &i, &c->base, &c->set);
+		if (used < 0 || used == FGO_EUSAGE) {
+			rc = FGO_EUSAGE;
+		} else if (used) {
+			continue;
+		} else if (!strcmp(a, "--tag") && more) {
+			s->tag = argv[++i];
+		} else if (!strcmp(a, "--db") && more) {
+			c->db = argv[++i];
+		} else if (!strcmp(a, "--backend") && more) {
+			s->backend = argv[++i];
+		} else if (!strcmp(a, "--timeout") && more) {
+			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &s->timeout_s);
+		} else if (!strcmp(a, "--heap-size") && more) {
+			rc = cmd_parse_bytes("sweep", "--heap-size", argv[++i], &s->heap_limit);
+		} else if (!strcmp(a, "--iterations") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 1, 100000, &c->iterations);
+		} else if (!strcmp(a, "--warmup") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 0, 100000, &c->warmup);
+		} else if (!strcmp(a, "--format") && more) {
+			if (format_parse(argv[++i], &c->fmt))
+				rc = cmd_usage_error("sweep", cmd_sweep_usage,
+						     "unknown format \"%s\" (table, md, csv, json)",
+						     argv[i]);
+		} else if (!strcmp(a, "--trace") && more) {
+			if (strcmp(argv[++i], "best"))
+				rc = cmd_usage_error("sweep", cmd_sweep_usage,
+						     "--trace takes \"best\" (got \"%s\"); `run --trace FILE`"
+						     " traces one configuration",
+						     argv[i]);
+			else if (!c->trace_dir)
+				c->trace_dir = "traces";
+		} else if (!strcmp(a, "--trace-dir") && more) {
+			c->trace_dir = argv[++i];
+			trace_dir_given = 1;
+		} else if (!strcmp(a, "--trace-events") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 16, 1 << 20, &s->trace_events);
+		} else if (!strcmp(a, "--config") && more) {
+			rc = cmd_parse_pick("sweep", argv[++i], &c->pick);
+		} else if (!strcmp(a, "--kernel") && more) {
+			c->set.kernel = argv[++i];
+		} else if (!strcmp(a, "--resume")) {
+			s->resume = 1;
+		} else if (!strcmp(a, "--retry-crashed")) {
+			s->retry_crashed = 1;
+		} else if (!strcmp(a, "--dry-run")) {
+			c->dry_run = 1;
+		} else if (!strcmp(a, "--no-validate")) {
+			s->validate = 0;
+		} else if (!strcmp(a, "--quiet")) {
+			s->progress = 0;
+		} else if (a[0] == '-' && a[1]) {
+			rc = cmd_usage_error("sweep", cmd_sweep_usage, "%s \"%s\"",
+					     more || strncmp(a, "--", 2) ? "unknown option"
+									: "missing value for",
+					     a);
+		} else if (!c->spec) {
+			c->spec = a;
+		} else {
+			rc = cmd_usage_error("sweep", cmd_sweep_usage, "one SPEC only (got \"%s\" and \"%s\")",
+					     c->spec, a);
+		}
+	}
+	if (rc == FGO_OK && !c->spec)
+		rc = cmd_usage_error("sweep", cmd_sweep_usage,
+				     "missing SPEC (e.g. sweeps/smoke.json)");
+	/* --trace-dir alone names where, --trace best says whether */
+	for (int i = 1; i < argc; i++)
+		traced |= !strcmp(argv[i], "--trace") && i + 1 < argc && !strcmp(argv[i + 1], "best");
+	if (rc == FGO_OK && trace_dir_given && !traced)
+		rc = cmd_usage_error("sweep", cmd_sweep_usage, "--trace-dir needs --trace best");
+	if (rc == FGO_OK && traced) {
+		if (!c->trace_dir || sink_check_dir("--trace-dir", c->trace_dir, err, sizeof err) != FGO_OK)
+			rc = cmd_usage_error("sweep", cmd_sweep_usage, "%s", err);
+		s->trace_dir = c->trace_dir;
+	}
+	if (rc == FGO_OK && strcmp(s->backend, "cpu") && strcmp(s->backend, "gpu") &&
+	    strcmp(s->backend, "auto"))
+		rc = cmd_usage_error("sweep", cmd_sweep_usage,
+				     "unknown backend \"%s\" (cpu, gpu or auto)", s->backend);
+	if (rc == FGO_OK && spec_load(c->spec, &c->base, &c->set, &c->plan, err, sizeof err) != FGO_OK) {
+		error("%s", err);
+		rc = FGO_EUSAGE;
+	}
+	return rc;
+}
+
+int cmd_sweep_ranks(int argc, char **argv, int *np)
+{
+	struct sweep_cmd c;
+	*np = 0;
+	if (cmd_wants_help(argc, argv))
+		return FGO_OK; /* said in-process */
+	int rc = sweep_parse(argc, argv, &c);
+	if (rc == FGO_OK && !c.dry_run)
+		*np = c.plan.max_world > 0 ? c.plan.max_world : 1;
+	plan_free(&c.plan);
+	return rc;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
 	int rank, ranks;
@@ -174,110 +306,18 @@ int cmd_sweep(int argc, char **argv)
 
 	/* Every rank parses the same arguments; only rank 0 speaks. */
 	fgo_mute = rank != 0;
-	struct fgo_config base;
-	struct fgo_config_mask set;
-	config_defaults(&base);
-	memset(&set, 0, sizeof set);
-	struct fgo_session s = {
-		.db_path = NULL, .backend = "auto", .validate = 1, .benchmark = 1,
-		.timeout_s = 120, .heap_limit = 0, .progress = 1,
-	};
-	const char *spec = NULL, *db = NULL, *trace_dir = NULL;
-	int dry_run = 0, iterations = 0, warmup = -1, trace_dir_given = 0, traced = 0, pick = -1;
-	enum fgo_format fmt = FGO_FMT_TABLE;
-	int rc = FGO_OK;
-	char err[1024] = "";
-	for (int i = 1; i < argc && rc == FGO_OK; i++) {
-		const char *a = argv[i];
-		int more = i + 1 < argc;
-		int used = cmd_config_flag("sweep", argc, argv, &i, &base, &set);
-		if (used < 0 || used == FGO_EUSAGE) {
-			rc = FGO_EUSAGE;
-		} else if (used) {
-			continue;
-		} else if (!strcmp(a, "--tag") && more) {
-			s.tag = argv[++i];
-		} else if (!strcmp(a, "--db") && more) {
-			db = argv[++i];
-		} else if (!strcmp(a, "--backend") && more) {
-			s.backend = argv[++i];
-		} else if (!strcmp(a, "--timeout") && more) {
-			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &s.timeout_s);
-		} else if (!strcmp(a, "--heap-size") && more) {
-			rc = cmd_parse_bytes("sweep", "--heap-size", argv[++i], &s.heap_limit);
-		} else if (!strcmp(a, "--iterations") && more) {
-			rc = cmd_parse_int("sweep", a, argv[++i], 1, 100000, &iterations);
-		} else if (!strcmp(a, "--warmup") && more) {
-			rc = cmd_parse_int("sweep", a, argv[++i], 0, 100000, &warmup);
-		} else if (!strcmp(a, "--format") && more) {
-			if (format_parse(argv[++i], &fmt))
-				rc = cmd_usage_error("sweep", cmd_sweep_usage,
-						     "unknown format \"%s\" (table, md, csv, json)",
-						     argv[i]);
-		} else if (!strcmp(a, "--trace") && more) {
-			if (strcmp(argv[++i], "best"))
-				rc = cmd_usage_error("sweep", cmd_sweep_usage,
-						     "--trace takes \"best\" (got \"%s\"); `run --trace FILE`"
-						     " traces one configuration",
-						     argv[i]);
-			else if (!trace_dir)
-				trace_dir = "traces";
-		} else if (!strcmp(a, "--trace-dir") && more) {
-			trace_dir = argv[++i];
-			trace_dir_given = 1;
-		} else if (!strcmp(a, "--trace-events") && more) {
-			rc = cmd_parse_int("sweep", a, argv[++i], 16, 1 << 20, &s.trace_events);
-		} else if (!strcmp(a, "--config") && more) {
-			rc = cmd_parse_pick("sweep", argv[++i], &pick);
-		} else if (!strcmp(a, "--kernel") && more) {
-			set.kernel = argv[++i];
-		} else if (!strcmp(a, "--resume")) {
-			s.resume = 1;
-		} else if (!strcmp(a, "--dry-run")) {
-			dry_run = 1;
-		} else if (!strcmp(a, "--no-validate")) {
-			s.validate = 0;
-		} else if (!strcmp(a, "--quiet")) {
-			s.progress = 0;
-		} else if (a[0] == '-' && a[1]) {
-			rc = cmd_usage_error("sweep", cmd_sweep_usage, "%s \"%s\"",
-					     more || strncmp(a, "--", 2) ? "unknown option"
-									: "missing value for",
-					     a);
-		} else if (!spec) {
-			spec = a;
-		} else {
-			rc = cmd_usage_error("sweep", cmd_sweep_usage, "one SPEC only (got \"%s\" and \"%s\")",
-					     spec, a);
-		}
-	}
-	if (rc == FGO_OK && !spec)
-		rc = cmd_usage_error("sweep", cmd_sweep_usage,
-				     "missing SPEC (e.g. sweeps/smoke.json)");
-	/* --trace-dir alone names where, --trace best says whether */
-	for (int i = 1; i < argc; i++)
-		traced |= !strcmp(argv[i], "--trace") && i + 1 < argc && !strcmp(argv[i + 1], "best");
-	if (rc == FGO_OK && trace_dir_given && !traced)
-		rc = cmd_usage_error("sweep", cmd_sweep_usage, "--trace-dir needs --trace best");
-	if (rc == FGO_OK && traced) {
-		if (!trace_dir || sink_check_dir("--trace-dir", trace_dir, err, sizeof err) != FGO_OK)
-			rc = cmd_usage_error("sweep", cmd_sweep_usage, "%s", err);
-		s.trace_dir = trace_dir;
-	}
-	if (rc == FGO_OK && strcmp(s.backend, "cpu") && strcmp(s.backend, "gpu") &&
-	    strcmp(s.backend, "auto"))
-		rc = cmd_usage_error("sweep", cmd_sweep_usage,
-				     "unknown backend \"%s\" (cpu, gpu or auto)", s.backend);
-
-	struct fgo_plan plan;
-	memset(&plan, 0, sizeof plan);
-	if (rc == FGO_OK && spec_load(spec, &base, &set, &plan, err, sizeof err) != FGO_OK) {
-		error("%s", err);
-		rc = FGO_EUSAGE;
-	}
+	struct sweep_cmd c;
+	int rc = sweep_parse(argc, argv, &c);
 	fgo_mute = 0;
-	if (rc != FGO_OK)
+	if (rc != FGO_OK) {
+		plan_free(&c.plan);
 		return rc;
+	}
+	struct fgo_session s = c.s;
+	struct fgo_plan plan = c.plan;
+	const char *spec = c.spec, *db = c.db;
+	int iterations = c.iterations, warmup = c.warmup, pick = c.pick, dry_run = c.dry_run;
+	enum fgo_format fmt = c.fmt;
 	if (iterations)
 		plan.iterations = iterations;
 	if (warmup >= 0)

@@ -252,7 +252,10 @@ int cmd_match_option(const char *cmd, int argc, char **argv, int *i, const char 
 
 void cmd_command_line(int argc, char **argv, int ranks, char *out, size_t len)
 {
-	size_t n = (size_t)snprintf(out, len, "mpirun -np %d fgobench", ranks);
+	/* a job fgobench launched itself is started again the same way */
+	size_t n = getenv("FGOBENCH_SUPERVISED")
+			   ? (size_t)snprintf(out, len, "fgobench")
+			   : (size_t)snprintf(out, len, "mpirun -np %d fgobench", ranks);
 	char word[1024];
 	for (int i = 0; i < argc && n < len; i++) {
 		sink_shell(argv[i], word, sizeof word); /* shown later, maybe pasted */

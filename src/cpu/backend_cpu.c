@@ -350,6 +350,24 @@ static int cpu_output_compare_op(struct fgo_backend_ctx *ctx, struct fgo_heap *h
 				  res, err, len);
 }
 
+/* A matrix's bytes in the heap: its rows at its leading dimension. */
+static uint64_t matrix_digest(const char *base, const struct fgo_matrix *m, enum fgo_dtype t)
+{
+	return fnv1a64(base + m->offset, (size_t)m->rows * (size_t)m->ld * dtype_size(t));
+}
+
+static int cpu_inputs_digest(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			     const struct fgo_config *cfg, const struct fgo_layout *lay,
+			     uint64_t digest[2], char *err, size_t len)
+{
+	(void)ctx;
+	(void)err;
+	(void)len;
+	digest[0] = matrix_digest(heap->base[heap->rank], &lay->a, cfg->dtype);
+	digest[1] = matrix_digest(heap->base[heap->rank], &lay->b, cfg->dtype);
+	return FGO_OK;
+}
+
 static struct fgo_exec exec_of(struct fgo_runnable *run, double timeout_s)
 {
 	struct cpu_heap *h = run->heap->priv;
@@ -604,6 +622,8 @@ const struct fgo_backend fgo_backend_cpu = {
 	.reference_rows = cpu_reference_rows_op,
 	.output_compare = cpu_output_compare_op,
 	.reference_bytes = cpu_reference_bytes,
+	.inputs_digest = cpu_inputs_digest,
+	.health = NULL, /* a CPU rank that survives a run can run the next */
 	.release = cpu_release,
 	.finish = cpu_finish,
 };

@@ -189,6 +189,49 @@ static int prepare_user(struct fgo_backend_ctx *ctx, struct fgo_runnable *run, i
 static int prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		   const struct fgo_config *cfg, struct fgo_heap *heap, int trace_cap,
 		   struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason, size_t len);
+/* Read back and digested on the host: asked only for a user kernel's
+ * problems, once when its inputs are made and after each run. */
+static int gpu_inputs_digest(struct fgo_backend_ctx *ctx, struct fgo_heap *heap,
+			     const struct fgo_config *cfg, const struct fgo_layout *lay,
+			     uint64_t digest[2], char *err, size_t len)
+{
+	struct gpu_heap *h = heap->priv;
+	const struct fgo_matrix *m[2] = { &lay->a, &lay->b };
+	(void)ctx;
+	for (int i = 0; i < 2; i++) {
+		size_t bytes = (size_t)m[i]->rows * (size_t)m[i]->ld * dtype_size(cfg->dtype);
+		char *host = malloc(bytes ? bytes : 1);
+		if (!host) {
+			snprintf(err, len, "out of host memory reading the inputs back (%zu bytes)", bytes);
+			return FGO_EFAIL;
+		}
+		hipError_t e = hipMemcpy(host, h->mine + m[i]->offset, bytes, hipMemcpyDeviceToHost);
+		if (e != hipSuccess) {
+			free(host);
+			snprintf(err, len, "reading the inputs back failed: %s", hipGetErrorString(e));
+			return FGO_EFAIL;
+		}
+		digest[i] = fnv1a64(host, bytes);
+		free(host);
+	}
+	return FGO_OK;
+}
+
+/* After an illegal address, a trap or a launch failure the context is
+ * lost: every call returns that error from then on. A synchronize may
+ * first report an error of an earlier launch that did not stick, so the
+ * second one tells. */
+static int gpu_health(struct fgo_backend_ctx *ctx, char *err, size_t len)
+{
+	(void)ctx;
+	(void)hipDeviceSynchronize();
+	hipError_t e = hipDeviceSynchronize();
+	if (e == hipSuccess)
+		return FGO_OK;
+	snprintf(err, len, "%s (error %d)", hipGetErrorString(e), (int)e);
+	return FGO_EFAIL;
+}
+
 static void gpu_release(struct fgo_backend_ctx *ctx, struct fgo_runnable *run);
 
 static int gpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
@@ -627,6 +670,8 @@ const struct fgo_backend fgo_backend_gpu = {
 	.reference_rows = gpu_reference_rows,
 	.output_compare = gpu_output_compare,
 	.reference_bytes = gpu_check_reference_bytes,
+	.inputs_digest = gpu_inputs_digest,
+	.health = gpu_health,
 	.release = gpu_release,
 	.finish = gpu_finish,
 };

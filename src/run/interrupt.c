@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fgo.h"
+#include "run/flight.h"
 #include "run/runner.h"
 #include "sink.h"
 
@@ -38,6 +39,7 @@ static void act_as_default(int sig)
 static void on_signal(int sig)
 {
 	int saved = errno;
+	flight_terminated(); /* the run in flight was stopped, not at fault */
 	if (caught) {
 		act_as_default(sig);
 	} else {

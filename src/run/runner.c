@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fgo.h"
+#include "run/flight.h"
 #include "run/runner_impl.h"
 #include "stats.h"
 
@@ -144,11 +145,10 @@ static void derive(const struct fgo_runner_opts *o, const struct fgo_algo *algo,
 	}
 }
 
-/* Runs one configuration on a group (collective over comm); the result is
- * complete on every rank of the group. */
-static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
-		     unsigned long heap_gen, struct fgo_problem_cache *p,
-		     const struct fgo_config *cfg, struct fgo_result *r)
+/* run_item without the flight record around it. */
+static int run_item_flown(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
+			  unsigned long heap_gen, struct fgo_problem_cache *p,
+			  const struct fgo_config *cfg, struct fgo_result *r)
 {
 	const struct fgo_algo *algo = algo_find(cfg->algorithm);
 	struct fgo_layout lay;
@@ -169,6 +169,8 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 	r->phase_s[FGO_PHASE_LOAD] = seconds_since(t0);
 	if (rc == FGO_OK)
 		rc = runner_problem_begin(o, comm, heap, heap_gen, cfg, &lay, p, r);
+	if (rc == FGO_OK)
+		rc = runner_inputs_digest_take(o, comm, heap, cfg, &lay, p, r);
 	if (rc == FGO_OK && o->validate) {
 		t0 = now_seconds();
 		rc = runner_validate_output(o, comm, heap, run, cfg, &lay, r, &digest);
@@ -187,6 +189,8 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 		if (r->status == FGO_MISMATCH)
 			snprintf(mismatch, sizeof mismatch, "%s", r->reason);
 	}
+	if (rc == FGO_OK)
+		runner_inputs_digest_check(o, comm, heap, cfg, &lay, p, r);
 	r->problem.seed = p->info.seed;
 	r->problem.reference = p->info.reference;
 	r->problem.reference_checked = p->info.reference_checked;
@@ -200,18 +204,38 @@ static void run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_
 	 * baseline, say): the run stays a mismatch, with its reason */
 	if (rc != FGO_OK && r->status == FGO_MISMATCH) {
 		snprintf(r->reason, sizeof r->reason, "%s", mismatch);
-		return;
+		return 0;
 	}
 	if (rc != FGO_OK) {
 		r->status = status_of(rc);
-		return;
+		/* a kernel that lost its GPU context is what the run is */
+		return runner_device_lost(o, comm, r);
 	}
+	if (r->status == FGO_CORRUPTED)
+		return 0;
 	if (r->status == FGO_STARTED) {
 		r->status = FGO_STATUS_OK;
 		/* an ok run's reason notes what could not be measured here */
 		snprintf(r->reason, sizeof r->reason, "%s", r->note);
 	}
 	derive(o, algo, cfg, r);
+	return 0;
+}
+
+/* Runs one configuration on a group (collective over comm); the result is
+ * complete on every rank of the group. Returns 1 when a rank of the group
+ * lost its device in it (runner_device_lost): nothing more can run in
+ * this process. */
+static int run_item(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_heap *heap,
+		    unsigned long heap_gen, struct fgo_problem_cache *p,
+		    const struct fgo_config *cfg, struct fgo_result *r)
+{
+	char key[FGO_KEY_MAX];
+	config_key(cfg, key, sizeof key);
+	flight_begin(key);
+	int lost = run_item_flown(o, comm, heap, heap_gen, p, cfg, r);
+	flight_end();
+	return lost;
 }
 
 /* Result transport from a group leader to rank 0: the struct, then the
@@ -479,6 +503,7 @@ static int run_world(MPI_Comm comm, const struct fgo_plan *plan, const unsigned 
 
 		struct fgo_result mine;
 		result_init(&mine);
+		int lost = 0;
 		int active = g.index >= 0 && r < len[g.index];
 		if (active) {
 			const struct fgo_config *cfg = &plan->items[queue[g.index][r]].cfg;
@@ -486,7 +511,7 @@ static int run_world(MPI_Comm comm, const struct fgo_plan *plan, const unsigned 
 				mine.status = FGO_FAILED;
 				snprintf(mine.reason, sizeof mine.reason, "%s", heap_err);
 			} else {
-				run_item(o, g.comm, &heap, heap_gen, cache, cfg, &mine);
+				lost = run_item(o, g.comm, &heap, heap_gen, cache, cfg, &mine);
 			}
 		}
 		if (rank == 0) {
@@ -511,6 +536,11 @@ static int run_world(MPI_Comm comm, const struct fgo_plan *plan, const unsigned 
 			result_free(&mine);
 		}
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+		/* the round's results are stored; a rank whose device is lost
+		 * can run nothing more, so the sweep goes on in a fresh process */
+		MPI_Allreduce(MPI_IN_PLACE, &lost, 1, MPI_INT, MPI_MAX, comm);
+		if (lost && rc == FGO_OK)
+			rc = FGO_ERESTART;
 	}
 	if (g.comm != MPI_COMM_NULL && heap_rc == FGO_OK)
 		o->backend->heap_free(o->ctx, &heap);

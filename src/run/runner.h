@@ -38,6 +38,10 @@ struct fgo_problem_cache {
 	int baseline_done, baseline_rc;
 	char baseline_reason[FGO_REASON_MAX];
 	struct fgo_timing baseline;
+	/* a user kernel's problem: this rank's inputs' digests (A, B) as
+	 * made, for heap digest_gen (0: not taken) */
+	uint64_t inputs_digest[2];
+	unsigned long digest_gen;
 };
 
 void runner_problems_free(struct fgo_problem_cache *p);

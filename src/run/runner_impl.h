@@ -58,6 +58,24 @@ int runner_check_repeatable(const struct fgo_runner_opts *o, MPI_Comm comm, stru
 			    struct fgo_runnable *run, const struct fgo_config *cfg,
 			    const struct fgo_layout *lay, uint64_t digest, struct fgo_result *r);
 
+/* runner_guard.c. For a user kernel's problem: this rank's inputs'
+ * digests taken once they are made (collective; the agreed code), and
+ * compared after a run: a run that changed A or B on any rank becomes
+ * FGO_CORRUPTED saying where, and the problem's inputs are made again
+ * before its next run (collective). Nothing for the built-in families. */
+int runner_inputs_digest_take(const struct fgo_runner_opts *o, MPI_Comm comm,
+			      struct fgo_heap *heap, const struct fgo_config *cfg,
+			      const struct fgo_layout *lay, struct fgo_problem_cache *p,
+			      struct fgo_result *r);
+void runner_inputs_digest_check(const struct fgo_runner_opts *o, MPI_Comm comm,
+				struct fgo_heap *heap, const struct fgo_config *cfg,
+				const struct fgo_layout *lay, struct fgo_problem_cache *p,
+				struct fgo_result *r);
+/* After a failed run: 1 when a rank of comm lost its device (the
+ * backend's health), r then FGO_CRASHED saying which rank and why; 0 when
+ * every rank can go on. Collective. */
+int runner_device_lost(const struct fgo_runner_opts *o, MPI_Comm comm, struct fgo_result *r);
+
 /* A new heap generation (heaps the problem cache's inputs belong to). */
 unsigned long runner_heap_generation_next(void);
 

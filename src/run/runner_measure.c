@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fgo.h"
+#include "run/flight.h"
 #include "run/runner_impl.h"
 #include "stats.h"
 
@@ -74,11 +75,16 @@ static int measure_once(const struct fgo_runner_opts *o, struct fgo_runnable *ru
 			size_t len)
 {
 	const struct fgo_backend *be = o->backend;
+	int rc;
+	/* a launch that never returns is stopped from outside (flight.h) */
+	flight_arm(flight_launch_limit(o->timeout_s));
 	switch (what) {
-	case MEASURE_BASELINE: return be->baseline(o->ctx, run, o->timeout_s, ms, reason, len);
-	case MEASURE_BULK: return be->bulk(o->ctx, run, o->timeout_s, ms, reason, len);
-	default: return be->launch(o->ctx, run, mode, o->timeout_s, ms, reason, len);
+	case MEASURE_BASELINE: rc = be->baseline(o->ctx, run, o->timeout_s, ms, reason, len); break;
+	case MEASURE_BULK: rc = be->bulk(o->ctx, run, o->timeout_s, ms, reason, len); break;
+	default: rc = be->launch(o->ctx, run, mode, o->timeout_s, ms, reason, len); break;
 	}
+	flight_disarm();
+	return rc;
 }
 
 /* One launch between barriers: the agreed code, and in *slowest the

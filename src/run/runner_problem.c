@@ -10,6 +10,7 @@
 #include "backend/check.h"
 #include "dtype.h"
 #include "fgo.h"
+#include "run/flight.h"
 #include "run/runner_impl.h"
 
 /* Reference elements checked against double on the host. */
@@ -158,9 +159,12 @@ int runner_validate_output(const struct fgo_runner_opts *o, MPI_Comm comm, struc
 	int rc = be->output_poison(o->ctx, heap, cfg, lay, r->reason, sizeof r->reason);
 	/* every rank's C is poisoned before any peer writes into it */
 	rc = runner_agree(comm, rc, r->reason, sizeof r->reason);
-	if (rc == FGO_OK)
+	if (rc == FGO_OK) {
+		flight_arm(flight_launch_limit(o->timeout_s));
 		rc = be->launch(o->ctx, run, FGO_MODE_FUSED, o->timeout_s, &ms, r->reason,
 				sizeof r->reason);
+		flight_disarm();
+	}
 	rc = runner_agree(comm, rc, r->reason, sizeof r->reason);
 	if (rc != FGO_OK)
 		return rc;

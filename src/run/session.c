@@ -13,8 +13,10 @@
 #include "backend/backend.h"
 #include "embed.h"
 #include "fgo.h"
+#include "run/flight.h"
 #include "run/interrupt.h"
 #include "run/runner.h"
+#include "sink.h"
 #include "store/store.h"
 
 struct progress {
@@ -24,7 +26,7 @@ struct progress {
 	int64_t *run_ids;      /* per plan item, set when its row is written */
 	double *fused_ms;      /* per plan item: an ok run's fused median (0: none), for --trace */
 	size_t total, done;
-	size_t counts[FGO_TIMEOUT + 1];
+	size_t counts[FGO_STATUSES];
 	double started;
 	int show, tty;
 	int64_t last_run_id;
@@ -97,13 +99,15 @@ static void progress_line(struct progress *p, const struct fgo_config *cfg,
 		format_duration(elapsed / (double)p->done * (double)(p->total - p->done), d, sizeof d);
 		snprintf(eta, sizeof eta, "  %.3g/s ETA %s", (double)p->done / elapsed, d);
 	}
+	char reason[2 * FGO_REASON_MAX]; /* a kernel's own words: shown, never obeyed */
+	sink_terminal(r->reason, reason, sizeof reason);
 	if (r->status == FGO_STATUS_OK)
 		snprintf(what, sizeof what, "%.3g ms %.3g TFLOPS", r->fused.median, r->tflops_total);
 	else if (r->fused.n == 0)
-		snprintf(what, sizeof what, "%s: %.110s", status_name(r->status), r->reason);
+		snprintf(what, sizeof what, "%s: %.110s", status_name(r->status), reason);
 	else
 		snprintf(what, sizeof what, "%s (%.3g ms): %.90s", status_name(r->status),
-			 r->fused.median, r->reason);
+			 r->fused.median, reason);
 	char tile[FGO_PARAMS_MAX + 8];
 	if (cfg->params[0]) /* a user kernel's own tunables */
 		snprintf(tile, sizeof tile, "%s", cfg->params);
@@ -172,8 +176,13 @@ static int stop_sweep(void *arg, int sig)
 		error("%s", err);
 	p->ended = 1;
 	/* said before the store is closed: closing checkpoints the WAL, which
-	 * mpirun's SIGKILL, a second after its SIGTERM, may cut short */
-	note("sweep %lld%s%s%s interrupted (%s): %ld of %zu runs stored (%ld ok) in %s%s%s",
+	 * mpirun's SIGKILL, a second after its SIGTERM, may cut short. A job
+	 * fgobench launched is started again by its supervisor, which says so. */
+	if (getenv("FGOBENCH_SUPERVISED"))
+		note("sweep %lld: job stopped (%s): %ld of %zu runs stored (%ld ok)",
+		     (long long)p->sweep_id, interrupt_signal_name(sig), runs, p->plan->count, ok);
+	else
+		note("sweep %lld%s%s%s interrupted (%s): %ld of %zu runs stored (%ld ok) in %s%s%s",
 	     (long long)p->sweep_id, p->s->tag ? " (tag " : "", p->s->tag ? p->s->tag : "",
 	     p->s->tag ? ")" : "", interrupt_signal_name(sig), runs, p->plan->count, ok, p->s->db_path,
 	     p->s->resume_command ? "; resume with: " : "",
@@ -201,11 +210,14 @@ static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
 		return FGO_EUSAGE;
 	}
 	int64_t id = 0;
-	if (s->resume) {
+	const char *relaunch = getenv("FGOBENCH_RESUME_SWEEP"); /* the supervisor's (launch/) */
+	if (relaunch && *relaunch) {
+		id = strtoll(relaunch, NULL, 10);
+	} else if (s->resume) {
 		int done = 0;
 		if (store_sweep_find_latest(p->store, plan->hash, s->tag, &id, &done, err, sizeof err))
 			goto fail;
-		if (done) {
+		if (done && !s->retry_crashed) {
 			if (s->tag)
 				note("sweep %lld (tag %s) is already complete: nothing to resume (without"
 				     " --resume, a new sweep starts)",
@@ -226,8 +238,19 @@ static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
 	}
 	if (id) {
 		int stale = 0;
-		if (store_sweep_reopen(p->store, id, &stale, err, sizeof err))
+		char dir[4096];
+		/* what the last job's kernels did to it first: those runs are
+		 * results, not runs to try again */
+		long retried = 0;
+		flight_dir(s->db_path, dir, sizeof dir);
+		if (session_blame(p->store, id, dir, err, sizeof err) ||
+		    (s->retry_crashed &&
+		     store_sweep_retry_faults(p->store, id, &retried, err, sizeof err)) ||
+		    store_sweep_reopen(p->store, id, &stale, err, sizeof err))
 			goto fail;
+		if (retried)
+			note("%ld crashed, hung or corrupted run%s of sweep %lld run again (--retry-crashed)",
+			     retried, retried == 1 ? "" : "s", (long long)id);
 		note("resuming sweep %lld%s", (long long)id,
 		     stale ? " (runs a crash or a signal interrupted are marked failed and run again)" : "");
 	} else {
@@ -251,7 +274,8 @@ static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
 		if (store_run_lookup(p->store, id, &plan->items[i].cfg, &status, &run_id, err,
 				     sizeof err))
 			goto fail;
-		todo[i] = plan->items[i].valid && status != FGO_STATUS_OK;
+		todo[i] = plan->items[i].valid && status != FGO_STATUS_OK &&
+			  (status < 0 || !status_is_fault((enum fgo_status)status));
 		if (!plan->items[i].valid && status != FGO_INVALID &&
 		    store_run_invalid(p->store, id, &plan->items[i].cfg, plan->items[i].reason, err,
 				      sizeof err))
@@ -308,15 +332,22 @@ static void where_the_time_went(const struct progress *p)
 	note("where the time went: %s", line);
 }
 
-/* Rank 0: closes the sweep and prints the summary; returns the exit status. */
+/* Rank 0: closes the sweep and prints the summary; returns the exit status.
+ * rc FGO_ERESTART (a rank's device lost): the sweep is left interrupted,
+ * to go on in a fresh process. */
 static int end(struct progress *p, const struct fgo_session *s, int rc)
 {
 	char err[512];
-	const char *status = rc == FGO_OK ? "done" : "failed";
+	const char *status = rc == FGO_OK ? "done" : rc == FGO_ERESTART ? "interrupted" : "failed";
 	interrupt_lock();
 	if (batch_commit(p))
 		rc = FGO_EFAIL;
 	if (store_sweep_end(p->store, p->sweep_id, status, err, sizeof err)) {
+		error("%s", err);
+		rc = FGO_EFAIL;
+	}
+	long faults[3] = { 0, 0, 0 };
+	if (store_sweep_faults(p->store, p->sweep_id, faults, err, sizeof err) != FGO_OK) {
 		error("%s", err);
 		rc = FGO_EFAIL;
 	}
@@ -326,14 +357,23 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 	interrupt_unwatch();
 	if (p->show && p->tty && p->done)
 		fputc('\n', stderr);
-	size_t bad = p->counts[FGO_MISMATCH] + p->counts[FGO_FAILED] + p->counts[FGO_TIMEOUT];
-	char took[32];
+	size_t bad = p->counts[FGO_MISMATCH] + p->counts[FGO_FAILED] + p->counts[FGO_TIMEOUT] +
+		     (size_t)(faults[0] + faults[1] + faults[2]);
+	char took[32], tag[256] = "";
 	format_duration(now_seconds() - p->started, took, sizeof took);
-	note("sweep %lld%s%s: %zu runs in %s: %zu ok, %zu invalid, %zu mismatch, %zu failed,"
-	     " %zu timeout; stored in %s",
-	     (long long)p->sweep_id, s->tag ? " " : "", s->tag ? s->tag : "", p->done, took,
+	if (s->tag)
+		sink_terminal(s->tag, tag + 1, sizeof tag - 1), tag[0] = ' ';
+	note("sweep %lld%s: %zu run%s in %s: %zu ok, %zu invalid, %zu mismatch, %zu failed,"
+	     " %zu timeout, %zu crashed, %zu hung, %zu corrupted; stored in %s",
+	     (long long)p->sweep_id, tag, p->done, p->done == 1 ? "" : "s", took,
 	     p->counts[FGO_STATUS_OK], p->counts[FGO_INVALID], p->counts[FGO_MISMATCH],
-	     p->counts[FGO_FAILED], p->counts[FGO_TIMEOUT], s->db_path);
+	     p->counts[FGO_FAILED], p->counts[FGO_TIMEOUT], p->counts[FGO_CRASHED],
+	     p->counts[FGO_HUNG], p->counts[FGO_CORRUPTED], s->db_path);
+	session_faults_say(p->sweep_id, p->counts, faults);
+	if (rc == FGO_ERESTART)
+		note("the sweep goes on in a fresh process (a rank's GPU context is lost)%s%s",
+		     getenv("FGOBENCH_SUPERVISED") ? "" : ": resume it with ",
+		     getenv("FGOBENCH_SUPERVISED") ? "" : s->resume_command ? s->resume_command : "--resume");
 	if (p->done)
 		where_the_time_went(p);
 	if (s->sweep_id)
@@ -341,7 +381,7 @@ static int end(struct progress *p, const struct fgo_session *s, int rc)
 	if (s->last_run_id)
 		*s->last_run_id = p->last_run_id;
 	if (rc != FGO_OK)
-		return rc;
+		return rc == FGO_ERESTART ? FGO_EFAIL : rc;
 	return bad ? FGO_EFAIL : FGO_OK;
 }
 
@@ -513,9 +553,21 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 	}
 	MPI_Bcast(go, 2, MPI_INT, 0, comm);
 	rc = go[0];
+	/* a supervised job (launch/) says where it is in the job file */
+	int supervised = getenv("FGOBENCH_SUPERVISED") != NULL;
+	char flights[4096];
+	flight_dir(s->db_path, flights, sizeof flights);
 	if (rc == FGO_OK && go[1] && rank == 0 && s->sweep_id)
 		*s->sweep_id = p.sweep_id;
+	if (rc == FGO_OK && go[1] && rank == 0 && supervised)
+		flight_job_write(flights, p.sweep_id, 1, FGO_OK, 0);
 	if (rc == FGO_OK && !go[1]) {
+		int world_rank;
+		MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+		MPI_Bcast(&p.sweep_id, 1, MPI_INT64_T, 0, comm);
+		flight_open(flights, p.sweep_id, world_rank);
+		if (rank == 0 && supervised)
+			flight_job_write(flights, p.sweep_id, 0, FGO_OK, 0);
 		MPI_Bcast(todo, (int)plan->count, MPI_UNSIGNED_CHAR, 0, comm);
 		MPI_Bcast(&o.ceilings, (int)sizeof o.ceilings, MPI_BYTE, 0, comm);
 		struct fgo_runner_sink plain = { sink_started, sink_finished, &p }, sink;
@@ -531,11 +583,15 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 		precompile(comm, node, plan, todo, be, ctx, p.show);
 		p.started = now_seconds();
 		rc = runner_run(comm, plan, todo, &o, &sink);
+		int restart = rc == FGO_ERESTART;
 		if (rank == 0)
 			rc = end(&p, s, rc);
 		else
 			interrupt_unwatch();
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+		flight_close();
+		if (rank == 0 && supervised)
+			flight_job_write(flights, p.sweep_id, 1, rc, restart);
 		if (s->trace_file || s->trace_dir) {
 			int traced = session_trace(comm, plan, s, &o, p.run_ids, p.fused_ms);
 			if (rc == FGO_OK)

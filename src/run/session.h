@@ -18,6 +18,8 @@ struct fgo_session {
 	const char *command_line;  /* recorded with the sweep */
 	const char *backend;       /* "cpu", "gpu" or "auto" */
 	int resume;                /* continue the newest unfinished sweep of this spec */
+	int retry_crashed;         /* a resumed sweep runs its crashed, hung and corrupted
+				      runs again (else they stay as stored) */
 	int validate, benchmark;   /* what each run does */
 	double timeout_s;          /* per launch */
 	size_t heap_limit;         /* bytes per rank; 0: runner_heap_default */
@@ -64,6 +66,17 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 struct fgo_runner_opts;
 int session_trace(MPI_Comm comm, const struct fgo_plan *plan, const struct fgo_session *s,
 		  const struct fgo_runner_opts *o, const int64_t *run_ids, const double *fused_ms);
+
+/* session_faults.c, rank 0. session_blame: before a resumed sweep's runs,
+ * the configurations the flight records of its last job in dir blame
+ * (run/flight.h) stored as crashed or hung, each said once, and the
+ * records removed. FGO_OK or FGO_EFAIL (err says why).
+ * session_faults_say: at the end, the sweep's crashed, hung and corrupted
+ * runs in all (store_sweep_faults) said where earlier jobs left some
+ * beside this job's counts (enum fgo_status indexed). */
+struct fgo_store;
+int session_blame(struct fgo_store *st, int64_t sweep_id, const char *dir, char *err, size_t len);
+void session_faults_say(int64_t sweep_id, const size_t *counts, const long all[3]);
 
 /* The git revision fgobench was built from ("unknown" outside a checkout). */
 extern const char fgo_git_revision[];

@@ -240,6 +240,31 @@ static int exec_sql(sqlite3 *db, const char *path, const char *what, const char 
 	return FGO_EFAIL;
 }
 
+/* The line a migration starts with when it must run with foreign keys off
+ * (db/migrations/10.sql). */
+#define FOREIGN_KEYS_OFF "-- fgobench-migration: foreign keys off"
+
+/* FGO_OK when no row of the store names a parent row that is not there. */
+static int foreign_keys_whole(sqlite3 *db, const char *path, char *err, size_t len)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &q, NULL) != SQLITE_OK)
+		return say(err, len, FGO_EFAIL, "%s: cannot check the store: %s", path,
+			   sqlite3_errmsg(db));
+	int rc = sqlite3_step(q);
+	char table[64] = "";
+	if (rc == SQLITE_ROW)
+		snprintf(table, sizeof table, "%s", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	if (rc == SQLITE_ROW)
+		return say(err, len, FGO_EFAIL,
+			   "%s: the upgrade left a row of %s without its parent; nothing was changed",
+			   path, table);
+	return rc == SQLITE_DONE ? FGO_OK
+				 : say(err, len, FGO_EFAIL, "%s: cannot check the store: %s", path,
+				       sqlite3_errmsg(db));
+}
+
 /* Upgrades from version `from` with db/migrations/<v>.sql, one transaction
  * per step so a failed step leaves the store at the previous version. The
  * files are embedded at build time like the schema. Each step reads
@@ -257,6 +282,15 @@ static int migrate(sqlite3 *db, const char *path, int from, char *err, size_t le
 				   "%s: store has schema version %d but this build lacks %s to"
 				   " upgrade it (rebuild fgobench with `make`)",
 				   path, v - 1, name);
+		/* A step that makes a parent table again (a CHECK cannot be
+		 * altered) runs with foreign keys off, SQLite's own procedure
+		 * for other schema changes: dropping the old table must not
+		 * cascade into its children. The pragma is a no-op inside a
+		 * transaction, so it is set around it, and the children are
+		 * checked before the commit. */
+		int fk_off = strstr(text, FOREIGN_KEYS_OFF) != NULL;
+		if (fk_off && exec_sql(db, path, "start the migration", "PRAGMA foreign_keys = OFF", err, len))
+			return FGO_EFAIL;
 		if (exec_sql(db, path, "start the migration", "BEGIN IMMEDIATE", err, len))
 			return FGO_EFAIL;
 		if (user_version(db, &now) != 0) {
@@ -282,10 +316,15 @@ static int migrate(sqlite3 *db, const char *path, int from, char *err, size_t le
 		snprintf(what, sizeof what, "apply %s", name);
 		if (exec_sql(db, path, what, text, err, len) ||
 		    exec_sql(db, path, what, sql, err, len) ||
+		    (fk_off && foreign_keys_whole(db, path, err, len)) ||
 		    exec_sql(db, path, what, "COMMIT", err, len)) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			if (fk_off)
+				sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
 			return FGO_EFAIL;
 		}
+		if (fk_off && exec_sql(db, path, what, "PRAGMA foreign_keys = ON", err, len))
+			return FGO_EFAIL;
 	}
 	return FGO_OK;
 }

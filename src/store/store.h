@@ -17,7 +17,7 @@
 #include "model.h"
 #include "trace/timeline.h"
 
-#define FGO_SCHEMA_VERSION 9
+#define FGO_SCHEMA_VERSION 10
 
 struct fgo_store;
 
@@ -73,6 +73,19 @@ int store_sweep_find_latest(struct fgo_store *st, const char *spec_hash, const c
 /* Marks a resumed sweep running again and every run it left 'started' as
  * 'failed' with reason "interrupted: ...", so a crash leaves an explanation. */
 int store_sweep_reopen(struct fgo_store *st, int64_t id, int *stale_runs, char *err, size_t len);
+
+/* store_faults.c: the run of config_key in the sweep stored with status
+ * (FGO_CRASHED, FGO_HUNG) and reason, unless it is ok; *found says
+ * whether a row was changed. */
+int store_run_fault(struct fgo_store *st, int64_t sweep_id, const char *config_key, int status,
+		    const char *reason, int *found, char *err, size_t len);
+/* --retry-crashed: the sweep's crashed, hung and corrupted runs become
+ * failed ("to run again"), which a resumed sweep runs; *count of them. */
+int store_sweep_retry_faults(struct fgo_store *st, int64_t sweep_id, long *count, char *err,
+			     size_t len);
+/* The sweep's crashed, hung and corrupted runs, in counts[0..2]. */
+int store_sweep_faults(struct fgo_store *st, int64_t sweep_id, long counts[3], char *err,
+		       size_t len);
 
 /* Status of cfg in the sweep (FGO_STARTED.. or -1 when no row) and its run id. */
 int store_run_lookup(struct fgo_store *st, int64_t sweep_id, const struct fgo_config *cfg,

@@ -219,7 +219,7 @@ int store_sweep_reopen(struct fgo_store *st, int64_t id, int *stale_runs, char *
 
 static int status_parse(const char *text, int *status)
 {
-	for (int s = FGO_STARTED; s <= FGO_TIMEOUT; s++) {
+	for (int s = FGO_STARTED; s < FGO_STATUSES; s++) {
 		if (strcmp(text, status_name((enum fgo_status)s)) == 0) {
 			*status = s;
 			return 0;
