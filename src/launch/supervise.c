@@ -120,6 +120,7 @@ static int job_wait(pid_t pid, const char *dir)
 		if (w < 0 && errno != EINTR)
 			return status;
 		if (stop_signal && !forwarded) {
+			flight_stop_write(dir, stop_signal);
 			kill(pid, stop_signal == SIGINT ? SIGINT : SIGTERM);
 			forwarded = 1;
 			stopping = now_seconds();

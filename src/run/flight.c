@@ -249,11 +249,11 @@ static int record_blame(const struct flight_record *r, char *why, size_t len)
 		snprintf(why, len, "a launch on rank %d ran past its limit of %g s (twice --timeout, at"
 			 " least --timeout + 5 s) and its job was stopped", r->rank, r->limit_s);
 		return FGO_HUNG;
-	case FLIGHT_RUNNING:
-		snprintf(why, len, "its process on rank %d ended during the run without a trace"
-			 " (killed by SIGKILL, out of memory, or _exit())", r->rank);
-		return FGO_CRASHED;
 	default:
+		/* FLIGHT_RUNNING: the process ended without a word (SIGKILL from
+		 * outside, the OOM killer, _exit()): nothing says the kernel did
+		 * it, so the run is run again; a supervisor that finds only
+		 * such records stops rather than start the job again */
 		return 0;
 	}
 }
@@ -282,8 +282,7 @@ int flight_read(const char *dir, int64_t sweep_id, struct flight_blame **out, si
 		int status = record_blame(&r, why, sizeof why);
 		if (!status)
 			continue;
-		/* one entry a configuration: a rank with a cause beats one
-		 * that left no trace (a peer the crash took along) */
+		/* one entry a configuration, the first rank's cause */
 		size_t i = 0;
 		while (i < *count && strcmp((*out)[i].key, r.key))
 			i++;
@@ -298,11 +297,9 @@ int flight_read(const char *dir, int64_t sweep_id, struct flight_blame **out, si
 			memset(&(*out)[i], 0, sizeof **out);
 			snprintf((*out)[i].key, sizeof (*out)[i].key, "%s", r.key);
 			(*count)++;
-		} else if (r.state == FLIGHT_RUNNING) {
-			continue;
+			(*out)[i].status = status;
+			snprintf((*out)[i].reason, sizeof (*out)[i].reason, "%s", why);
 		}
-		(*out)[i].status = status;
-		snprintf((*out)[i].reason, sizeof (*out)[i].reason, "%s", why);
 	}
 	closedir(d);
 	return FGO_OK;
@@ -385,4 +382,29 @@ int flight_job_read(const char *dir, int64_t *sweep_id, int *ended, int *rc, int
 		return FGO_EFAIL;
 	*sweep_id = id;
 	return FGO_OK;
+}
+
+void flight_stop_write(const char *dir, int sig)
+{
+	char path[4200], text[16];
+	snprintf(path, sizeof path, "%s/stop", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	int n = snprintf(text, sizeof text, "%d\n", sig);
+	if (write(fd, text, (size_t)n) != n)
+		unlink(path);
+	close(fd);
+}
+
+int flight_stop_read(const char *dir)
+{
+	char path[4200], text[16] = "";
+	snprintf(path, sizeof path, "%s/stop", dir);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, text, sizeof text - 1);
+	close(fd);
+	return n > 0 ? atoi(text) : 0;
 }

@@ -110,4 +110,11 @@ int flight_mark_hung(const char *dir, double now);
 int flight_job_write(const char *dir, int64_t sweep_id, int ended, int rc, int restart);
 int flight_job_read(const char *dir, int64_t *sweep_id, int *ended, int *rc, int *restart);
 
+/* The stop file of a supervised job (dir/stop): the supervisor writes the
+ * signal a user sent it before it hands it on, so that rank 0 says the
+ * sweep was interrupted by them (and how to resume it) rather than by the
+ * supervisor stopping a hung job. flight_stop_read: the signal, or 0. */
+void flight_stop_write(const char *dir, int sig);
+int flight_stop_read(const char *dir);
+
 #endif

@@ -178,7 +178,12 @@ static int stop_sweep(void *arg, int sig)
 	/* said before the store is closed: closing checkpoints the WAL, which
 	 * mpirun's SIGKILL, a second after its SIGTERM, may cut short. A job
 	 * fgobench launched is started again by its supervisor, which says so. */
-	if (getenv("FGOBENCH_SUPERVISED"))
+	char flights[4096];
+	flight_dir(p->s->db_path, flights, sizeof flights);
+	int asked = getenv("FGOBENCH_SUPERVISED") ? flight_stop_read(flights) : sig;
+	if (asked)
+		sig = asked;
+	if (!asked)
 		note("sweep %lld: job stopped (%s): %ld of %zu runs stored (%ld ok)",
 		     (long long)p->sweep_id, interrupt_signal_name(sig), runs, p->plan->count, ok);
 	else

@@ -82,7 +82,7 @@ static int resume_session(struct driver *d, long *found)
 		"SELECT " VIEW_CONFIG_COLUMNS ", r.iterations, r.status, r.t_fused_ms"
 		" FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 		" WHERE s.tag = ?1 AND s.spec_hash = ?2 AND (r.status IN ('ok', 'invalid', 'mismatch',"
-		" 'timeout') OR (r.status = 'failed' AND r.reason NOT LIKE 'interrupted:%'))"
+		" 'timeout', 'crashed', 'hung', 'corrupted') OR (r.status = 'failed' AND r.reason NOT LIKE 'interrupted:%'))"
 		" ORDER BY r.id DESC";
 	sqlite3 *db = store_db(d->store);
 	sqlite3_stmt *q = NULL;
@@ -303,8 +303,9 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 	    store_run_finish(d->store, d->run_ids[item], problem, r, err, sizeof err))
 		return store_error(err);
 	int ok = r->status == FGO_STATUS_OK && r->fused.n > 0 && r->fused.median > 0;
-	if (r->status == FGO_MISMATCH || r->status == FGO_FAILED || r->status == FGO_TIMEOUT)
-		d->failed++;
+	if (r->status == FGO_MISMATCH || r->status == FGO_FAILED || r->status == FGO_TIMEOUT ||
+	    status_is_fault(r->status))
+		d->failed++; /* a crashing candidate is a failed candidate */
 	struct tune_trial t = { d->space->cand_of[item], d->batch_iterations };
 	tune_tell(d->st, &t, ok ? r->fused.median : INFINITY);
 	snprintf(what, sizeof what, "%s: %.100s", status_name(r->status), r->reason);
@@ -372,10 +373,17 @@ static void winner_row(struct driver *d, struct tune_outcome *out)
 static int end(struct driver *d, int rc, struct tune_outcome *out)
 {
 	char err[512];
+	/* a candidate that lost the GPU context leaves the session to resume */
+	const char *status = rc == FGO_OK ? "done" : rc == FGO_ERESTART ? "interrupted" : "failed";
 	for (int i = 0; i < d->nsweeps; i++)
-		if (store_sweep_end(d->store, d->sweeps[i].id, rc == FGO_OK ? "done" : "failed", err,
-				    sizeof err))
+		if (store_sweep_end(d->store, d->sweeps[i].id, status, err, sizeof err))
 			rc = store_error(err);
+	if (rc == FGO_ERESTART) {
+		note("a candidate lost the GPU context (stored as crashed): nothing more can run in"
+		     " this process; continue with: %s",
+		     d->o->resume_command ? d->o->resume_command : "tune ... --resume");
+		rc = FGO_EFAIL;
+	}
 	struct tune_event w;
 	size_t n;
 	const struct tune_event *ev = tune_events(d->st, &n);

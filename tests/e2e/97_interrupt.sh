@@ -4,7 +4,8 @@
 # (then SIGKILL a second later) and exits 1 whatever they return. So:
 #   int-1.*  SIGINT to mpirun's process group, as a terminal's Ctrl-C
 #   int-2.*  SIGTERM to mpirun alone
-#   int-3.*  SIGINT to fgobench run without mpirun: exit 130
+#   int-3.*  SIGINT to fgobench run without mpirun (it starts and supervises
+#            its one rank, hands the signal on once): exit 130
 #   int-4.*  SIGTERM to a tune session's mpirun
 # each sent once the store holds a known number of runs (the store is
 # polled, nothing sleeps a fixed time), then: the exit status, rank 0's one
@@ -142,7 +143,7 @@ env kill -INT -- "-$pgid"
 wait "$pid"
 expect_eq int-3.1 130 "$?"
 check int-3.2 "the message names the signal and the resume command" \
-	grep -q "^fgobench: sweep 1 (tag one) interrupted (SIGINT): [0-9]* of 18 runs stored ([0-9]* ok) in $T/one.db; resume with: mpirun -np 1 fgobench sweep $spec1 --tag one --db $T/one.db --quiet --resume\$" "$T/sig.err"
+	grep -q "^fgobench: sweep 1 (tag one) interrupted (SIGINT): [0-9]* of 18 runs stored ([0-9]* ok) in $T/one.db; resume with: fgobench sweep $spec1 --tag one --db $T/one.db --quiet --resume\$" "$T/sig.err"
 expect_eq int-3.3 "interrupted ok" "$(sql "select status from sweeps; pragma integrity_check" "$T/one.db" | tr '\n' ' ' | sed 's/ $//')"
 expect_exit int-3.4 0 "$FGO" sweep "$spec1" --tag one --db "$T/one.db" --quiet --resume
 expect_eq int-3.5 "done 18 18" "$(sql "select status, (select count(distinct config_key) from runs), (select count(*) from runs where status = 'ok') from sweeps" "$T/one.db" | tr '|' ' ')"
