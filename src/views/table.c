@@ -1,6 +1,8 @@
 /* table.c: the one printer behind every view: aligned text (numeric columns
- * right-aligned, empty cells as "-"), GitHub Markdown, CSV (RFC 4180 quoting,
- * "\n" line ends as Unix tools expect) and JSON (an array of objects). */
+ * right-aligned, empty cells as "-", control characters escaped), GitHub
+ * Markdown (HTML's <, > and & as entities), CSV (RFC 4180 quoting, "\n"
+ * line ends as Unix tools expect, formulas neutralised) and JSON (an array
+ * of objects). */
 #include "views/table.h"
 
 #include <math.h>
@@ -18,6 +20,7 @@ struct fgo_table {
 	size_t ncells, cap;
 	int failed;      /* an allocation failed: the table is incomplete */
 	int fit;         /* table_fit's width; 0: none */
+	char *whole;     /* ncols flags: table_nowrap's columns */
 };
 
 int format_parse(const char *s, enum fgo_format *f)
@@ -45,7 +48,10 @@ struct fgo_table *table_new(int ncols, const char *const *headers)
 		return NULL;
 	t->ncols = ncols > 0 ? ncols : 1;
 	t->headers = calloc((size_t)t->ncols, sizeof *t->headers);
-	if (!t->headers) {
+	t->whole = calloc((size_t)t->ncols, 1);
+	if (!t->headers || !t->whole) {
+		free(t->headers);
+		free(t->whole);
 		free(t);
 		return NULL;
 	}
@@ -87,6 +93,12 @@ void table_fit(struct fgo_table *t, int columns)
 		t->fit = columns > 0 ? columns : 0;
 }
 
+void table_nowrap(struct fgo_table *t, int col)
+{
+	if (t && col >= 0 && col < t->ncols)
+		t->whole[col] = 1;
+}
+
 struct fgo_table *table_select(const struct fgo_table *t, const int *cols, int n,
 			       const char *const *names)
 {
@@ -106,6 +118,8 @@ struct fgo_table *table_select(const struct fgo_table *t, const int *cols, int n
 	if (out) {
 		out->fit = t->fit;
 		out->failed |= t->failed;
+		for (int i = 0; i < n; i++)
+			out->whole[i] = cols[i] >= 0 && cols[i] < t->ncols && t->whole[cols[i]];
 	}
 	return out;
 }
@@ -207,24 +221,40 @@ static const char *shown(const char *cell)
 	return *cell ? cell : "-";
 }
 
-/* The Markdown form of a cell: "|" escaped, line breaks as spaces. */
+/* The Markdown form of a character of a cell, or NULL for itself: "|"
+ * escaped (it would end the cell), "<", ">" and "&" as HTML entities (a
+ * tag or reason must not become HTML where the page is shown: GitHub,
+ * an editor's preview), line breaks as spaces. */
+static const char *md_escape(char c)
+{
+	switch (c) {
+	case '|': return "\\|";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '&': return "&amp;";
+	case '\n': case '\r': return " ";
+	default: return NULL;
+	}
+}
+
 static void put_md(FILE *out, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", out);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
+		const char *e = md_escape(*s);
+		if (e)
+			fputs(e, out);
 		else
 			fputc(*s, out);
 	}
 }
 
+/* The columns the escaped cell takes in the Markdown source. */
 static int md_width(const char *s)
 {
 	int w = width(s);
 	for (; *s; s++)
-		w += *s == '|';
+		if (md_escape(*s))
+			w += (int)strlen(md_escape(*s)) - 1;
 	return w;
 }
 
@@ -306,7 +336,8 @@ static void fit_widths(const struct fgo_table *t, const char *const *headers, in
 		int widest = -1;
 		for (int c = 0; c < t->ncols; c++) {
 			int least = width(headers[c]) > 12 ? width(headers[c]) : 12;
-			if (!right[c] && w[c] > least && (widest < 0 || w[c] > w[widest]))
+			if (!right[c] && !t->whole[c] && w[c] > least &&
+			    (widest < 0 || w[c] > w[widest]))
 				widest = c;
 		}
 		if (widest < 0)
@@ -449,13 +480,32 @@ out:
 	free(right);
 }
 
+/* A cell a spreadsheet would read as a formula (OWASP's "CSV injection":
+ * "=", "+", "-", "@", a tab or a carriage return first) and that is not a
+ * plain number: "-1.5" and "+2.0" stay numbers, "=HYPERLINK(...)",
+ * "-2+3" and "@SUM(A1)" do not. */
+static int csv_formula(const char *s)
+{
+	if (!*s || !strchr("=+-@\t\r", *s))
+		return 0;
+	if ((*s == '-' || *s == '+') && s[1] != '-' && s[1] != '+' && is_json_number(s + 1))
+		return 0;
+	return 1;
+}
+
+/* One CSV cell: RFC 4180 quoting, and a formula neutralised by a leading
+ * single quote (the spreadsheets' mark for text; a program reading the
+ * CSV sees the quote, as OWASP advises). */
 static void put_csv(FILE *out, const char *s)
 {
+	const char *mark = csv_formula(s) ? "'" : "";
 	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(mark, out);
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	fputs(mark, out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
@@ -550,5 +600,6 @@ void table_free(struct fgo_table *t)
 		free(t->cells[i]);
 	free(t->headers);
 	free(t->cells);
+	free(t->whole);
 	free(t);
 }
