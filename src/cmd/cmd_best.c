@@ -42,6 +42,11 @@ const char cmd_best_usage[] =
 	"--wide (the table however wide), md (less floor_us), csv and json have every\n"
 	"column, the config in full (\"64x32x32 s2 w4 g8 sm0+0\").\n"
 	"\n"
+	"Nothing to show is said on stderr and exits 2, with nothing on stdout: which\n"
+	"filter the store has nothing of (with the stored tag or algorithm it likely\n"
+	"meant, or the sizes, worlds and dtypes it has), or that the filters match\n"
+	"nothing together.\n"
+	"\n"
 	"A memory-bound run (its per-rank GEMM's FLOPs per byte of A + B + C under\n"
 	"the ridge of the calibrated matrix peak and memory bandwidth) is also shown\n"
 	"against the read floor of its bytes from the newest `fgobench calibrate` of\n"
@@ -97,8 +102,8 @@ const char cmd_best_usage[] =
 	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
 	"                        names such as gemm_rs or ag_gemm_pull; a family name\n"
 	"                        such as all_reduce lists its algorithms; a name this\n"
-	"                        build does not know matches the store's as given,\n"
-	"                        and exits 2 when the store has no runs of it)\n"
+	"                        build does not know matches the store's as given;\n"
+	"                        a user kernel's runs are user:NAME)\n"
 	"  --world W             only that world size\n"
 	"  --dtype D             only that element type (fp32, fp16, bf16)\n"
 	"  --tag T               only runs of sweeps tagged T\n"
@@ -416,20 +421,21 @@ int cmd_best(int argc, char **argv)
 		rc = FGO_EFAIL;
 		goto out;
 	}
-	/* A name this build does not know is looked up as given (a shared store
-	 * may hold another build's algorithm); when the store has no runs of it
-	 * either, it was a typo: bad input, as for plot, history and specs,
-	 * rather than an empty table. */
-	if (table_rows(t) == 0 && o.algorithm && !algo_find(o.algorithm)) {
-		error("no ok runs of algorithm \"%s\" in %s, and fgobench knows no algorithm of that"
-		      " name (`fgobench info` lists them; `fgobench list` shows what the store holds)",
-		      o.algorithm, cmd_db_path(o.db));
+	/* Nothing to show is bad input, as for plot: a tag, algorithm or
+	 * size the store has nothing of (a typo: said, with the name it
+	 * likely meant), or filters that match nothing together. A name this
+	 * build does not know was looked up as given (a shared store may hold
+	 * another build's algorithm). */
+	if (table_rows(t) == 0) {
+		char why[1024];
+		struct view_filter f = { .m = o.m, .n = o.n, .k = o.k, .world = o.world,
+					 .algorithm = o.algorithm, .dtype = o.dtype, .tag = o.tag };
+		view_why_empty(store_db(store), cmd_db_path(o.db), &f, why, sizeof why);
+		error("%s", why);
 		rc = FGO_EUSAGE;
 		goto out;
 	}
-	if (table_rows(t) == 0) {
-		note("no ok runs match (see `fgobench list` for what the store holds)");
-	} else if (!any_floor && untold.n > 0) {
+	if (!any_floor && untold.n > 0) {
 		/* once per store and machine: whoever reads it has been told
 		 * where x_floor comes from (a store that cannot remember it
 		 * says it again) */

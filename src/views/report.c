@@ -20,6 +20,7 @@
 #include "views/report_doc.h"
 #include "views/report_load.h"
 #include "views/report_sections.h"
+#include "views/views.h"
 
 void report_opts_defaults(struct report_opts *o)
 {
@@ -71,9 +72,13 @@ static int resolve_head(sqlite3 *db, const struct report_opts *o, int64_t *id, c
 	if (o->sweep_id > 0)
 		snprintf(err, len, "no sweep %lld in %s (`fgobench list` shows them)",
 			 (long long)o->sweep_id, o->db);
-	else if (o->tag)
-		snprintf(err, len, "no sweep tagged \"%s\" in %s (`fgobench list` shows them)", o->tag,
-			 o->db);
+	else if (o->tag) {
+		char hint[512], shown[256];
+		view_tag_hint(db, o->tag, hint, sizeof hint);
+		sink_terminal(o->tag, shown, sizeof shown);
+		snprintf(err, len, "no sweep tagged \"%s\" in %s%s", shown, o->db,
+			 hint[0] ? hint : " (`fgobench list` shows them)");
+	}
 	else
 		snprintf(err, len, "no sweep in %s yet (run one: `mpirun -np 2 fgobench sweep SPEC`)",
 			 o->db);
