@@ -119,7 +119,8 @@ const char cmd_best_usage[] =
 
 static const char query[] =
 	"WITH latest AS ("
-	"  SELECT r.*, s.host AS host, s.backend AS backend,"
+	"  SELECT r.*, s.host AS host, s.backend AS backend, s.spec_path AS spec_path,"
+	"    s.command_line AS command_line,"
 	"    row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
 	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0"
@@ -133,7 +134,7 @@ static const char query[] =
 	"  FROM latest WHERE recency = 1"
 	"  WINDOW fastest AS (PARTITION BY algorithm, dtype, world, m, n, k ORDER BY t_fused_ms, id)"
 	") SELECT id, " VIEW_CONFIG_COLUMNS ", t_fused_ms, tflops_total, speedup, next_ms, tried, place,"
-	"  host, backend"
+	"  host, backend, spec_path, kernel_manifest, command_line"
 	"  FROM ranked WHERE place <= ?8"
 	"  ORDER BY algorithm, dtype, world, m, n, k, place";
 
@@ -254,7 +255,7 @@ static void bind_text(sqlite3_stmt *st, int at, const char *s)
 static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *floors)
 {
 	struct fgo_config cfg;
-	char tile[96], brief[96], reproduce[512], err[512];
+	char tile[96], brief[96], reproduce[2048], err[512];
 	int c = 1 + VIEW_CONFIG_NCOLS;
 	double ms = sqlite3_column_double(st, c), floor_s = 0, bytes = 0;
 	const struct fgo_floor *f =
@@ -264,7 +265,9 @@ static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *fl
 	view_config(st, 1, &cfg);
 	view_tile_text(&cfg, tile, sizeof tile);
 	view_tile_brief(&cfg, brief, sizeof brief);
-	config_reproduce_line(&cfg, reproduce, sizeof reproduce);
+	view_reproduce(&cfg, (const char *)sqlite3_column_text(st, c + 8),
+		       (const char *)sqlite3_column_text(st, c + 9),
+		       (const char *)sqlite3_column_text(st, c + 10), reproduce, sizeof reproduce);
 	view_problem_cells(t, &cfg);
 	table_add(t, "%d", sqlite3_column_int(st, c + 5));
 	table_add(t, "%s", tile);
@@ -334,18 +337,13 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 				w = (int)strlen(table_cell(t, r, COL_RUN));
 		printf("\n");
 		for (int r = 0; r < table_rows(t) && rc == 0; r++) {
-			/* shown as the table shows cells: a stored name's control
-			 * characters as visible escapes */
-			const char *line = table_cell(t, r, COL_REPRODUCE);
-			size_t n = sink_terminal(line, NULL, 0);
-			char *shown = malloc(n + 1);
-			if (!shown) {
-				rc = -1;
-				break;
-			}
-			sink_terminal(line, shown, n + 1);
-			printf("%*s  %s\n", w, table_cell(t, r, COL_RUN), shown);
-			free(shown);
+			/* within 120 columns, continued with " \\" as a shell
+			 * reads it; a stored name's control characters shown as
+			 * visible escapes, as the table shows cells */
+			char lead[64];
+			snprintf(lead, sizeof lead, "%*s  ", w, table_cell(t, r, COL_RUN));
+			view_print_command_after(stdout, lead, table_cell(t, r, COL_REPRODUCE),
+						 FGO_TABLE_COLUMNS);
 		}
 	}
 	return rc;

@@ -181,17 +181,16 @@ static void add_value(struct fgo_table *t, sqlite3_stmt *st, int c, int wide)
  * sweep of the spec and the manifest the row names. */
 static void reproduce(sqlite3_stmt *st, const struct fgo_config *cfg, char *line, size_t len)
 {
-	const char *spec = NULL, *manifest = NULL;
+	const char *spec = NULL, *manifest = NULL, *command = NULL;
 	for (int c = 0; c < sqlite3_column_count(st); c++) {
 		if (!strcmp(sqlite3_column_name(st, c), "spec_path"))
 			spec = (const char *)sqlite3_column_text(st, c);
 		else if (!strcmp(sqlite3_column_name(st, c), "kernel_manifest"))
 			manifest = (const char *)sqlite3_column_text(st, c);
+		else if (!strcmp(sqlite3_column_name(st, c), "command_line"))
+			command = (const char *)sqlite3_column_text(st, c);
 	}
-	if (manifest && cfg->params[0])
-		config_reproduce_user(cfg, spec ? spec : "SPEC", manifest, line, len);
-	else
-		config_reproduce_line(cfg, line, len);
+	view_reproduce(cfg, spec, manifest, command, line, len);
 }
 
 static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,

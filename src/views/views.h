@@ -66,10 +66,27 @@ void view_why_empty(sqlite3 *db, const char *path, const struct view_filter *f, 
  * edits, or a third of its length), or "" when none is. */
 void view_tag_hint(sqlite3 *db, const char *tag, char *out, size_t len);
 
+/* The line that reproduces a run of cfg: `fgobench run` with its flags; for
+ * a user kernel (cfg->params set, manifest given) a sweep of spec with
+ * --kernel manifest at the run's problem when spec is a file here, else
+ * command_line (the stored command of its sweep or tune session) when
+ * given, else that sweep with "SPEC" for the spec. */
+void view_reproduce(const struct fgo_config *cfg, const char *spec, const char *manifest,
+		    const char *command_line, char *out, size_t len);
+
+/* lead, then text (shown as tables show cells: sink_terminal) broken at
+ * spaces into lines of at most width columns, the lines after the first
+ * indented by indent spaces (a word longer than a line stays whole). */
+void view_print_wrapped(FILE *out, const char *lead, const char *text, int indent, int width);
+
 /* A command line (a reproduce line) for a terminal of width columns: shown
  * as tables show cells (sink_terminal), broken at spaces into lines that
  * end in " \\" and go on indented, so a shell still reads one command when
  * it is pasted. A word longer than the width stays whole. */
 void view_print_command(FILE *out, const char *line, int width);
+
+/* The same after lead on the first line (best --reproduce's run id), the
+ * lines that continue it indented 4 past the lead. */
+void view_print_command_after(FILE *out, const char *lead, const char *line, int width);
 
 #endif
