@@ -131,15 +131,16 @@ int cmd_report(int argc, char **argv)
 	if (o.junit)
 		printf("%s\n", o.junit);
 	if (!o.against)
-		note("report of sweep %lld: %d runs not ok (%d failed, mismatched or timed out);"
-		     " no comparison", (long long)r.sweep_id, r.not_ok, r.failed);
+		note("report of sweep %lld: %d run%s not ok (%d failed, mismatched or timed out);"
+		     " no comparison", (long long)r.sweep_id, r.not_ok, r.not_ok == 1 ? "" : "s",
+		     r.failed);
 	else if (!r.base[0])
 		note("report of sweep %lld: nothing to compare with (no earlier sweep of its spec on"
 		     " this host)", (long long)r.sweep_id);
 	else
 		note("report of sweep %lld against %s: %d compared, %d regression%s, %d improvement%s;"
-		     " %d runs not ok", (long long)r.sweep_id, r.base, r.compared, r.regressions,
+		     " %d run%s not ok", (long long)r.sweep_id, r.base, r.compared, r.regressions,
 		     r.regressions == 1 ? "" : "s", r.improvements, r.improvements == 1 ? "" : "s",
-		     r.not_ok);
+		     r.not_ok, r.not_ok == 1 ? "" : "s");
 	return cmd_finish_stdout(r.regressions > 0 ? FGO_EFAIL : FGO_OK);
 }

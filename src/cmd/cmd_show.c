@@ -10,6 +10,7 @@
 #include "algo.h"
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "sink.h"
 #include "store/store.h"
 #include "views/table.h"
 #include "views/views.h"
@@ -264,8 +265,12 @@ static void print_tail(sqlite3_stmt *st, const struct fgo_config *cfg, long id, 
 	reproduce(st, cfg, line, sizeof line);
 	printf("\nreproduce:\n");
 	view_print_command(stdout, line, FGO_TABLE_COLUMNS);
-	if (brief)
-		printf("\nevery field: fgobench show %ld%s%s\n", id, db ? " --db " : "", db ? db : "");
+	if (brief) {
+		char word[4200] = "";
+		if (db)
+			sink_shell(db, word, sizeof word); /* a line to paste */
+		printf("\nevery field: fgobench show %ld%s%s\n", id, db ? " --db " : "", word);
+	}
 }
 
 int show_run(const char *db, long id, enum fgo_format format, int wide, int brief)

@@ -67,11 +67,16 @@ const char cmd_config_flags_help[] =
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
 static void cmd_vsay(const char *cmd, const char *fmt, va_list ap)
 {
+	char *text = NULL, *shown = NULL;
 	if (fgo_mute)
 		return;
-	fprintf(stderr, "fgobench %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	/* what the user typed, shown: an escape sequence in an argument is
+	 * not replayed on the terminal */
+	if (vasprintf(&text, fmt, ap) >= 0 && (shown = malloc(sink_message(text, NULL, 0) + 1)))
+		sink_message(text, shown, sink_message(text, NULL, 0) + 1);
+	fprintf(stderr, "fgobench %s: %s\n", cmd, shown ? shown : "(out of memory)");
+	free(shown);
+	free(text);
 }
 
 static void cmd_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -203,7 +208,7 @@ static void closest_option(const char *usage, const char *opt, char *out, size_t
 
 int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
-	char msg[1024], opt[256] = "", near[64] = "";
+	char msg[4096], opt[256] = "", near[64] = "";
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);

@@ -76,8 +76,11 @@ expect_eq cli-2.13 "$rows" "$(grep -c '^ *[0-9][0-9]*  mpirun -np [12] fgobench 
 ids=$(grep '^gemm ' "$T/rep" | awk '{print $NF}' | tr '\n' ' ')
 rids=$(grep 'mpirun' "$T/rep" | awk '{print $1}' | tr '\n' ' ')
 expect_eq cli-2.14 "$ids" "$rids"
-# the line runs as printed (the binary under test for `fgobench`)
-line=$(grep 'mpirun -np 2' "$T/rep" | head -1 | sed 's/^ *[0-9]*  //; s/ fgobench / /')
+# the line runs as printed, its continuation lines (" \\") joined as a
+# shell joins them (the binary under test for `fgobench`)
+widest cli-2.14.1 "$T/rep"
+line=$(sed -e ':a' -e '/\\$/{N;s/ \\\n */ /;ba' -e '}' "$T/rep" | grep 'mpirun -np 2' | head -1 |
+	sed 's/^ *[0-9]*  //; s/ fgobench / /')
 expect_exit cli-2.15 0 sh -c "${line%% run *} --oversubscribe '$FGO' run ${line#* run } --iterations 1 --warmup 0 --tag again"
 expect_exit cli-2.16 2 "$FGO" best --reproduce --format csv
 # csv and json keep every column, the config in full
