@@ -29,8 +29,9 @@ const char cmd_report_usage[] =
 	"sweep is the newest tagged T, sweep ID, or the newest in the store; auto\n"
 	"compares with the newest earlier sweep of the same spec hash on the same\n"
 	"host (none on a first night: nothing compared). The files written go to\n"
-	"stdout. Exit status 1 when the comparison found a regression, 0 otherwise,\n"
-	"2 for bad input.\n"
+	"stdout. Exit status 1 when the comparison found a regression, 0 otherwise\n"
+	"(also NO VERDICT: a night the gate found too noisy to judge, said in the\n"
+	"report and on stderr), 2 for bad input.\n"
 	"\n"
 	"  --tag T          report the newest sweep tagged T\n"
 	"  --sweep ID       report sweep ID\n"
@@ -139,8 +140,9 @@ int cmd_report(int argc, char **argv)
 		     " this host)", (long long)r.sweep_id);
 	else
 		note("report of sweep %lld against %s: %d compared, %d regression%s, %d improvement%s;"
-		     " %d run%s not ok", (long long)r.sweep_id, r.base, r.compared, r.regressions,
+		     " %d run%s not ok%s", (long long)r.sweep_id, r.base, r.compared, r.regressions,
 		     r.regressions == 1 ? "" : "s", r.improvements, r.improvements == 1 ? "" : "s",
-		     r.not_ok, r.not_ok == 1 ? "" : "s");
+		     r.not_ok, r.not_ok == 1 ? "" : "s",
+		     r.no_verdict ? "; NO VERDICT: the gate found the night too noisy to judge" : "");
 	return cmd_finish_stdout(r.regressions > 0 ? FGO_EFAIL : FGO_OK);
 }

@@ -232,6 +232,7 @@ static int compare(const struct report_opts *o, sqlite3 *db, const struct fgo_re
 		r->compared = (int)rep->count;
 		r->regressions = rep->regressions;
 		r->improvements = rep->improvements;
+		r->no_verdict = rep->gate.on && rep->gate.blind && !rep->regressions;
 	}
 	return FGO_OK;
 }
