@@ -265,16 +265,16 @@ static int choose_strategy(struct tune_args *a, const struct tune_space *s, stru
 			for (int g = 0; g < m->ncores; g++) {
 				if (!strcmp(m->fitted_at[g], "now"))
 					note("strategy model: the %s cost model of %s (%s backend) fitted now to"
-					     " %zu runs (%zu of them of this family and dtype; not stored:"
+					     " %zu run%s (%zu of them of this family and dtype; not stored:"
 					     " `fgobench calibrate --fit` keeps it), rms error %.1f%%",
 					     m->core[g], m->machine, m->backend, m->fit[g].runs,
-					     m->family_runs, 100 * m->fit[g].rms_rel_err);
+					     m->fit[g].runs == 1 ? "" : "s", m->family_runs, 100 * m->fit[g].rms_rel_err);
 				else
 					note("strategy model%s: the %s cost model of %s (%s backend), fitted %s to"
-					     " %zu runs, rms error %.1f%%",
+					     " %zu run%s, rms error %.1f%%",
 					     a->strategy ? "" : " (the default where a cost model is fitted)",
 					     m->core[g], m->machine, m->backend, m->fitted_at[g], m->fit[g].runs,
-					     100 * m->fit[g].rms_rel_err);
+					     m->fit[g].runs == 1 ? "" : "s", 100 * m->fit[g].rms_rel_err);
 			}
 		}
 	}
@@ -455,8 +455,8 @@ int cmd_tune(int argc, char **argv)
 	if (rc != FGO_OK || a.dry_run) {
 		if (rc == FGO_OK && rank == 0) {
 			rc = print_space(&space, a.o.heap_limit, a.format);
-			note("%s: %zu configurations, %zu candidates, %zu pruned", problem, plan.count,
-			     space.n, space.pruned);
+			note("%s: %zu configuration%s, %zu candidate%s, %zu pruned", problem, plan.count,
+			     plan.count == 1 ? "" : "s", space.n, space.n == 1 ? "" : "s", space.pruned);
 		}
 		tune_space_free(&space);
 		plan_free(&plan);
@@ -500,14 +500,15 @@ int cmd_tune(int argc, char **argv)
 	if (rank == 0 && a.o.progress) {
 		char budget[96];
 		if (a.o.budget && a.o.time_s > 0)
-			snprintf(budget, sizeof budget, "%ld runs or %g s", a.o.budget, a.o.time_s);
+			snprintf(budget, sizeof budget, "%ld run%s or %g s", a.o.budget,
+				 a.o.budget == 1 ? "" : "s", a.o.time_s);
 		else if (a.o.budget)
-			snprintf(budget, sizeof budget, "%ld runs", a.o.budget);
+			snprintf(budget, sizeof budget, "%ld run%s", a.o.budget, a.o.budget == 1 ? "" : "s");
 		else
 			snprintf(budget, sizeof budget, "%g s", a.o.time_s);
-		note("tune %s: %s, seed %llu, %zu candidates (%zu pruned), budget %s; tag %s",
+		note("tune %s: %s, seed %llu, %zu candidate%s (%zu pruned), budget %s; tag %s",
 		     problem, tune_kind_name(a.o.kind), (unsigned long long)a.o.seed, space.n,
-		     space.pruned, budget, a.o.tag);
+		     space.n == 1 ? "" : "s", space.pruned, budget, a.o.tag);
 	}
 
 	struct tune_outcome r;
@@ -523,8 +524,8 @@ int cmd_tune(int argc, char **argv)
 		if (printed != FGO_OK && rc == FGO_OK)
 			rc = printed;
 	} else if (rank == 0 && rc != FGO_EUSAGE && !r.complete) {
-		error("no run of %s was ok in %ld runs (`fgobench list` and `fgobench show` tell why)",
-		      problem, r.runs);
+		error("no run of %s was ok in %ld run%s (`fgobench list` and `fgobench show` tell why)",
+		      problem, r.runs, r.runs == 1 ? "" : "s");
 	}
 	tune_model_free(&model);
 	tune_space_free(&space);

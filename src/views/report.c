@@ -168,10 +168,10 @@ static void summary(struct report_doc *doc, const struct report_opts *o,
 		    const struct fgo_regress_gate *gate)
 {
 	doc_para(doc, "Sweep %lld%s%s%s of spec %s on %s (%s backend, %d MPI ranks), started %s:"
-		 " %d runs, %d ok, %d invalid, %d mismatch, %d failed, %d timeout%s.",
+		 " %d run%s, %d ok, %d invalid, %d mismatch, %d failed, %d timeout%s.",
 		 (long long)s->id, s->tag[0] ? " (tag " : "", s->tag, s->tag[0] ? ")" : "",
 		 s->spec_name[0] ? s->spec_name : "?", s->host, s->backend, s->mpi_ranks, s->started,
-		 c->total, c->ok, c->invalid, c->mismatch, c->failed, c->timeout,
+		 c->total, plural(c->total, "", "s"), c->ok, c->invalid, c->mismatch, c->failed, c->timeout,
 		 c->started ? ", and some left started (interrupted)" : "");
 	if (!o->against)
 		doc_para(doc, "No comparison asked for (--against).");

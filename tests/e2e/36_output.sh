@@ -115,3 +115,9 @@ check out-4.14 "the message shows the escape as text ($(head -c 120 "$T/err"))" 
 expect_exit out-4.15 2 "$FGO" best --db "$H" --algorithm "al${ESC}]0;pwned${ESC}\\"
 check out-4.16 "a command's own message shows the escape as text ($(head -c 100 "$T/err"))" \
 	sh -c "! grep -q '$ESC' '$T/err' && grep -qF 'al\x1b]0;pwned' '$T/err'"
+
+# ---- 5. one is singular (issue 50: "1 runs"): the report of run's sweep of one run
+expect_exit out-5.1 0 "$FGO" report --tag "run-with-a-tag-of-sixty-characters-or-so-to-widen-the-list-xx" --no-plots -o "$T/one"
+check out-5.2 "\"1 run, 1 ok\" in the summary" grep -q ': 1 run, 1 ok, ' "$T/one/index.md"
+check out-5.3 "\"Its one run is ok.\"" grep -q '^Its one run is ok\.$' "$T/one/index.md"
+check out-5.4 "no \"1 runs\" anywhere" sh -c "! grep -q '\\b1 runs' '$T/one/index.md' '$T/err'"
