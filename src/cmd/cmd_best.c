@@ -299,10 +299,13 @@ static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *fl
 	return !f ? -1 : f->n > 0;
 }
 
-/* Prints the columns keep[0..n) of t; returns 0 or -1. */
-static int print_columns(const struct fgo_table *t, const int *keep, int n, enum fgo_format format)
+/* Prints the columns keep[0..n) of t, fitted to fit columns (0: as wide as
+ * they are); returns 0 or -1. */
+static int print_columns(const struct fgo_table *t, const int *keep, int n, enum fgo_format format,
+			 int fit)
 {
 	struct fgo_table *out = table_select(t, keep, n, NULL);
+	table_fit(out, fit); /* a long name or a user kernel's config continues below */
 	int rc = out ? table_print(out, format, stdout) : -1;
 	table_free(out);
 	return rc;
@@ -329,7 +332,8 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 			    (i != COL_FLOOR_US && (i != COL_X_FLOOR || any_floor)))
 				keep[n++] = i;
 	}
-	rc = print_columns(t, keep, n, o->format);
+	rc = print_columns(t, keep, n, o->format,
+			   o->format == FGO_FMT_TABLE && !o->wide ? FGO_TABLE_COLUMNS : 0);
 	if (rc == 0 && o->format == FGO_FMT_TABLE && o->reproduce && table_rows(t) > 0) {
 		int w = 0;
 		for (int r = 0; r < table_rows(t); r++)

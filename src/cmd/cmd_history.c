@@ -33,8 +33,8 @@ const char cmd_history_usage[] =
 	"plot (gnuplot) is DIR/history_wW_ALGO_DTYPE_MxNxK_CONFIG.png and .svg (only\n"
 	"file-safe characters in the name), written the way `fgobench plot` writes.\n"
 	"The table fits 120 columns: the config brief as `fgobench best` shows it,\n"
-	"without the sweep id, samples, min and max (md, csv and json have every\n"
-	"column).\n"
+	"without the sweep id, samples, quartiles, min and max (md, csv and json\n"
+	"have every column).\n"
 	"\n"
 	"  --shape M,N,K    the global problem (required, or all three of:)\n"
 	"  -m M, --m M      its rows (M)\n"
@@ -59,8 +59,9 @@ static const char *const headers[] = { "night",  "sweep",  "tag",    "started", 
 				       "min ms", "max ms", "level ms", "step %", "revisions",
 				       "config" };
 /* The terminal's table, within 120 columns: the config brief (the last
- * column), no sweep id, samples, min or max (md, csv and json have them). */
-static const int term_cols[] = { 0, 2, 3, 4, 15, 7, 8, 9, 12, 13, 14 };
+ * column), no sweep id, samples, quartiles, min or max (md, csv and json
+ * have them). */
+static const int term_cols[] = { 0, 2, 3, 4, 15, 7, 12, 13, 14 };
 enum { NCOLS_OUT = 15 };
 
 /* "M,N,K" (or "MxNxK") into three positive sizes. */

@@ -306,6 +306,12 @@ static size_t wrap_line(const char *s, int w, const char **next)
 				brk = at;
 				resume = at + 1;
 			}
+		} else if (at > 0 && s[at - 1] == ',' && cols * 3 >= w && best_rank <= 2) {
+			/* after a comma with no space ("BLOCK_M=64,BLOCK_N=64"):
+			 * the comma ends the line */
+			best_rank = 2;
+			brk = at;
+			resume = at;
 		}
 		at += n;
 		cols++;

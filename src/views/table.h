@@ -42,7 +42,7 @@ const char *table_cell(const struct fgo_table *t, int row, int col);
 /* Makes the aligned table (FGO_FMT_TABLE) fit `columns` characters: where
  * the columns are wider, the widest text columns are narrowed (never below
  * their header, nor below 12) and their cells continue on the next lines,
- * broken after "; " or ", " or at a space where one falls late enough,
+ * broken after "; ", ", " or "," or at a space where one falls late enough,
  * else inside a word. Numeric columns keep their width. 0: no limit (the
  * default). Markdown, CSV and JSON are never wrapped. */
 void table_fit(struct fgo_table *t, int columns);

@@ -329,6 +329,22 @@ static void check_nowrap(void)
 	free(s);
 	table_free(sel);
 	table_free(t);
+
+	/* a user kernel's params break after a comma, not inside a name */
+	static const char *const h2[] = { "algorithm", "config" };
+	t = table_new(2, h2);
+	table_add(t, "user:my_all_scatter");
+	table_add(t, "BLOCK_M=64,BLOCK_N=64");
+	table_fit(t, 34);
+	table_nowrap(t, 0);
+	s = render(t, FGO_FMT_TABLE, &rc);
+	check_output("fit-comma", s,
+		     "algorithm            config\n"
+		     "-------------------  -------------\n"
+		     "user:my_all_scatter  BLOCK_M=64,\n"
+		     "                     BLOCK_N=64\n");
+	free(s);
+	table_free(t);
 }
 
 /* The string or number under key in obj, for the messages. */
