@@ -488,14 +488,22 @@ out:
 
 /* A cell a spreadsheet would read as a formula (OWASP's "CSV injection":
  * "=", "+", "-", "@", a tab or a carriage return first) and that is not a
- * plain number: "-1.5" and "+2.0" stay numbers, "=HYPERLINK(...)",
+ * plain number: "-1.5", "+2.0" and "-51%" stay numbers, "=HYPERLINK(...)",
  * "-2+3" and "@SUM(A1)" do not. */
 static int csv_formula(const char *s)
 {
 	if (!*s || !strchr("=+-@\t\r", *s))
 		return 0;
-	if ((*s == '-' || *s == '+') && s[1] != '-' && s[1] != '+' && is_json_number(s + 1))
-		return 0;
+	if ((*s == '-' || *s == '+') && s[1] != '-' && s[1] != '+') {
+		char number[64];
+		size_t n = strlen(s + 1);
+		/* a percentage is a number to a spreadsheet too */
+		if (n > 1 && s[n] == '%' && n < sizeof number) {
+			snprintf(number, sizeof number, "%.*s", (int)n - 1, s + 1);
+			return !is_json_number(number);
+		}
+		return !is_json_number(s + 1);
+	}
 	return 1;
 }
 
