@@ -149,8 +149,20 @@ void view_why_empty(sqlite3 *db, const char *path, const struct view_filter *f, 
 	};
 	char more[512], shown[256], values[256];
 	if (count_ok(db, "1 = 1", NULL, 0) == 0) {
-		snprintf(why, len, "no ok runs in %s yet (run a sweep: `mpirun -np 2 fgobench sweep"
-			 " sweeps/smoke.json`)", path);
+		sqlite3_stmt *st;
+		long runs = 0;
+		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW)
+				runs = (long)sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
+		if (runs > 0)
+			snprintf(why, len, "no ok runs in %s: none of its %ld run%s is ok (`fgobench list`"
+				 " counts them by status, `fgobench show RUN` says why)", path, runs,
+				 runs == 1 ? "" : "s");
+		else
+			snprintf(why, len, "no ok runs in %s yet (run a sweep: `mpirun -np 2 fgobench"
+				 " sweep sweeps/smoke.json`)", path);
 		return;
 	}
 	if (f->tag && count_ok(db, "s.tag = ?1", f->tag, 0) == 0) {

@@ -193,3 +193,8 @@ for c in best list info; do
 	check "cli-4.19-$c" "$c --help names its page beside the binary (got \"$page\")" \
 		sh -c "[ '$page' = '$PWD/man/fgobench-$c.1' ] && [ -f '$page' ]"
 done
+# a store whose runs all failed: said so, not "run a sweep"
+sqlite3 "$FGOBENCH_DB" ".backup '$T/failed.db'"
+sqlite3 "$T/failed.db" "update runs set status = 'failed'"
+expect_exit cli-4.20 2 "$FGO" best --db "$T/failed.db"
+expect_err cli-4.21 "none of its $(sql "select count(*) from runs") runs is ok"
