@@ -83,6 +83,11 @@ int cmd_help(const char *usage);
  * show it with `man -l`. */
 int cmd_manual_path(const char *name, char *out, size_t len);
 
+/* `fgobench help NAME`: the man page beside the binary shown by `man -l`
+ * (no shell; man pages it on a terminal), else, without man or a page,
+ * the usage text as cmd_help prints it. Returns 0. */
+int cmd_manual(const char *name, const char *usage);
+
 /* Prints "fgobench CMD: <message>" and the synopsis part of usage (the lines
  * before the first empty line) to stderr; returns FGO_EUSAGE. A message
  * "unknown option \"OPT\"", "unexpected argument \"-OPT\"" or "missing

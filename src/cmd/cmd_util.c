@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "algo.h"
@@ -137,6 +138,27 @@ int cmd_manual_path(const char *name, char *out, size_t len)
 		free(real);
 	}
 	return -1;
+}
+
+int cmd_manual(const char *name, const char *usage)
+{
+	char page[4096];
+	if (cmd_manual_path(name, page, sizeof page) == 0) {
+		/* man itself, no shell: the path is one argument whatever it holds */
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execlp("man", "man", "-l", page, (char *)NULL);
+			_exit(127);
+		}
+		int status = 0;
+		while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			return 0;
+		/* no man here (127), or it failed: the usage text is the page's source */
+	}
+	return cmd_help(usage);
 }
 
 int cmd_help(const char *usage)
