@@ -1,8 +1,7 @@
-/* table.c: the one printer behind every view: aligned text (numeric columns
- * right-aligned, empty cells as "-", control characters escaped), GitHub
- * Markdown (HTML's <, > and & as entities), CSV (RFC 4180 quoting, "\n"
- * line ends as Unix tools expect, formulas neutralised) and JSON (an array
- * of objects). */
+/* table.c: the one printer behind every view: the table, aligned text
+ * (numeric columns right-aligned, empty cells as "-", control characters
+ * escaped, fitted to a width) and GitHub Markdown (HTML's <, > and & as
+ * entities); CSV and JSON are table_data.c's. */
 #include "views/table.h"
 
 #include <math.h>
@@ -12,16 +11,7 @@
 #include <strings.h>
 
 #include "sink.h"
-
-struct fgo_table {
-	int ncols;
-	char **headers;  /* ncols names */
-	char **cells;    /* row-major, ncells used of cap */
-	size_t ncells, cap;
-	int failed;      /* an allocation failed: the table is incomplete */
-	int fit;         /* table_fit's width; 0: none */
-	char *whole;     /* ncols flags: table_nowrap's columns */
-};
+#include "views/table_impl.h"
 
 int format_parse(const char *s, enum fgo_format *f)
 {
@@ -139,7 +129,7 @@ const char *table_cell(const struct fgo_table *t, int row, int col)
 
 /* A JSON number exactly (RFC 8259 grammar), so it can be written as is:
  * no hex, no leading zeros or "+", no "inf" or "nan". */
-static int is_json_number(const char *s)
+int table_is_json_number(const char *s)
 {
 	if (*s == '-')
 		s++;
@@ -170,9 +160,9 @@ static int is_json_number(const char *s)
 }
 
 /* What JSON writes as a number: the grammar, and finite ("1e999" is not). */
-static int json_number(const char *s)
+int table_json_number(const char *s)
 {
-	return is_json_number(s) && isfinite(strtod(s, NULL));
+	return table_is_json_number(s) && isfinite(strtod(s, NULL));
 }
 
 /* Columns whose cells are all numbers (or empty, or "-") align right. */
@@ -183,7 +173,7 @@ static int numeric_column(const struct fgo_table *t, int col)
 		const char *c = table_cell(t, r, col);
 		if (!*c || strcmp(c, "-") == 0)
 			continue;
-		if (!json_number(c))
+		if (!table_json_number(c))
 			return 0;
 		numbers++;
 	}
@@ -486,119 +476,14 @@ out:
 	free(right);
 }
 
-/* A cell a spreadsheet would read as a formula (OWASP's "CSV injection":
- * "=", "+", "-", "@", a tab or a carriage return first) and that is not a
- * plain number: "-1.5", "+2.0" and "-51%" stay numbers, "=HYPERLINK(...)",
- * "-2+3" and "@SUM(A1)" do not. */
-static int csv_formula(const char *s)
-{
-	if (!*s || !strchr("=+-@\t\r", *s))
-		return 0;
-	if ((*s == '-' || *s == '+') && s[1] != '-' && s[1] != '+') {
-		char number[64];
-		size_t n = strlen(s + 1);
-		/* a percentage is a number to a spreadsheet too */
-		if (n > 1 && s[n] == '%' && n < sizeof number) {
-			snprintf(number, sizeof number, "%.*s", (int)n - 1, s + 1);
-			return !is_json_number(number);
-		}
-		return !is_json_number(s + 1);
-	}
-	return 1;
-}
-
-/* One CSV cell: RFC 4180 quoting, and a formula neutralised by a leading
- * single quote (the spreadsheets' mark for text; a program reading the
- * CSV sees the quote, as OWASP advises). */
-static void put_csv(FILE *out, const char *s)
-{
-	const char *mark = csv_formula(s) ? "'" : "";
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(mark, out);
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	fputs(mark, out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void print_csv(const struct fgo_table *t, FILE *out)
-{
-	for (int r = -1; r < table_rows(t); r++) {
-		for (int c = 0; c < t->ncols; c++) {
-			if (c)
-				fputc(',', out);
-			put_csv(out, r < 0 ? t->headers[c] : table_cell(t, r, c));
-		}
-		fputc('\n', out);
-	}
-}
-
-static void put_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		switch (ch) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\b': fputs("\\b", out); break;
-		case '\f': fputs("\\f", out); break;
-		default:
-			if (ch < 0x20)
-				fprintf(out, "\\u%04x", ch);
-			else
-				fputc(ch, out);
-		}
-	}
-	fputc('"', out);
-}
-
-static void print_json(const struct fgo_table *t, FILE *out)
-{
-	int rows = table_rows(t);
-	if (rows == 0) {
-		fputs("[]\n", out);
-		return;
-	}
-	fputs("[\n", out);
-	for (int r = 0; r < rows; r++) {
-		fputs("  {", out);
-		for (int c = 0; c < t->ncols; c++) {
-			const char *v = table_cell(t, r, c);
-			if (c)
-				fputs(", ", out);
-			put_json_string(out, t->headers[c]);
-			fputs(": ", out);
-			if (!*v)
-				fputs("null", out);
-			else if (json_number(v))
-				fputs(v, out);
-			else
-				put_json_string(out, v);
-		}
-		fputs(r + 1 < rows ? "},\n" : "}\n", out);
-	}
-	fputs("]\n", out);
-}
-
 int table_print(const struct fgo_table *t, enum fgo_format f, FILE *out)
 {
 	if (!t || t->failed)
 		return -1;
 	switch (f) {
 	case FGO_FMT_MD: print_aligned(t, 1, out); break;
-	case FGO_FMT_CSV: print_csv(t, out); break;
-	case FGO_FMT_JSON: print_json(t, out); break;
+	case FGO_FMT_CSV: table_print_csv(t, out); break;
+	case FGO_FMT_JSON: table_print_json(t, out); break;
 	default: print_aligned(t, 0, out); break;
 	}
 	return ferror(out) ? -1 : 0;
