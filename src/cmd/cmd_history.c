@@ -251,9 +251,11 @@ static void say_steps(const struct history *h, const struct history_query *q)
 		else
 			snprintf(range, sizeof range, "the same revision %s on both nights (the"
 				 " machine changed, not fgobench)", first->revision);
+		char tag[256];
+		sink_terminal(first->tag, tag, sizeof tag); /* a stored tag, on one line */
 		note("step %+.1f%% (%.4g -> %.4g ms) from night %zu: sweep %lld%s%s, %s; %s",
 		     s->change_pct, s->before, s->after, s->at + 1, (long long)first->sweep_id,
-		     first->tag[0] ? " " : "", first->tag, first->started, range);
+		     tag[0] ? " " : "", tag, first->started, range);
 	}
 }
 

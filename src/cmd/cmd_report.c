@@ -113,6 +113,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o;
 	struct report_result r;
 	char err[1024];
+	char base[256];
 	int rc;
 
 	if (cmd_wants_help(argc, argv))
@@ -131,6 +132,7 @@ int cmd_report(int argc, char **argv)
 		printf("%s\n", r.html_path);
 	if (o.junit)
 		printf("%s\n", o.junit);
+	sink_terminal(r.base, base, sizeof base); /* a stored tag, on one line */
 	if (!o.against)
 		note("report of sweep %lld: %d run%s not ok (%d failed, mismatched or timed out);"
 		     " no comparison", (long long)r.sweep_id, r.not_ok, r.not_ok == 1 ? "" : "s",
@@ -140,7 +142,7 @@ int cmd_report(int argc, char **argv)
 		     " this host)", (long long)r.sweep_id);
 	else
 		note("report of sweep %lld against %s: %d compared, %d regression%s, %d improvement%s;"
-		     " %d run%s not ok%s", (long long)r.sweep_id, r.base, r.compared, r.regressions,
+		     " %d run%s not ok%s", (long long)r.sweep_id, base, r.compared, r.regressions,
 		     r.regressions == 1 ? "" : "s", r.improvements, r.improvements == 1 ? "" : "s",
 		     r.not_ok, r.not_ok == 1 ? "" : "s",
 		     r.no_verdict ? "; NO VERDICT: the gate found the night too noisy to judge" : "");
