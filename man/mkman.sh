@@ -16,7 +16,8 @@ esc() { sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^\([.']\)/\\\\\&\1/"; }
 # every command `fgobench --help` lists
 for cmd in $("$FGO" --help | awk '/^commands:/ {f = 1; next} f && /^$/ {exit} f && /^  [a-z]/ {print $1}'); do
 	out=man/fgobench-$cmd.1
-	help=$("$FGO" "$cmd" --help)
+	# without the line that says where this page is (and its blank line)
+	help=$("$FGO" "$cmd" --help | sed '/^The manual: /{N;d;}')
 	summary=$(grep -m1 "^  $cmd " man/summaries.txt 2>/dev/null | sed "s/^  $cmd  *//" || true)
 	{
 		echo ".TH FGOBENCH\\-$(echo "$cmd" | tr a-z A-Z) 1 $date \"fgobench $version\" \"User Commands\""

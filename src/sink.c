@@ -94,12 +94,15 @@ static void put(char *out, size_t len, size_t *n, const char *text, size_t tlen)
 			out[*n] = text[i];
 }
 
-size_t sink_terminal(const char *s, char *out, size_t len)
+/* sink_terminal, with lines (newline and tab kept) for sink_message. */
+static size_t escape_controls(const char *s, char *out, size_t len, int lines)
 {
 	size_t n = 0;
 	char esc[8];
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-		if (*p == '\n' || *p == '\t' || *p == '\r') {
+		if (lines && (*p == '\n' || *p == '\t')) {
+			put(out, len, &n, (const char *)p, 1);
+		} else if (*p == '\n' || *p == '\t' || *p == '\r') {
 			esc[0] = '\\';
 			esc[1] = *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r';
 			put(out, len, &n, esc, 2);
@@ -124,6 +127,16 @@ size_t sink_terminal(const char *s, char *out, size_t len)
 	if (len)
 		out[n < len ? n : len - 1] = 0;
 	return n;
+}
+
+size_t sink_terminal(const char *s, char *out, size_t len)
+{
+	return escape_controls(s, out, len, 0);
+}
+
+size_t sink_message(const char *s, char *out, size_t len)
+{
+	return escape_controls(s, out, len, 1);
 }
 
 int sink_check_dir(const char *opt, const char *dir, char *err, size_t len)

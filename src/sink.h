@@ -6,6 +6,7 @@
  *             quote, backquote, newline or macro can leave the string
  *   file name sink_filename: letters, digits and "+-._", nothing else
  *   terminal  sink_terminal: control characters as visible escapes
+ *             (sink_message: a message of lines, newlines and tabs kept)
  *   shell     sink_shell: one word of a command line a user may paste
  *   folder    sink_check_dir: what a user names with -o (see below)
  * Each writes a NUL-terminated result that fits len (truncated if not). */
@@ -31,6 +32,12 @@ void sink_filename(const char *s, char *out, size_t len);
  * cursor, clear the screen or split a row. Returns the length of the
  * whole result (like snprintf), so out = NULL, len = 0 measures it. */
 size_t sink_terminal(const char *s, char *out, size_t len);
+
+/* The same for a whole message of fgobench's (error(), note(), the usage
+ * errors): its lines and tabs kept (a compiler's output is lines), every
+ * other control character (an escape sequence from a kernel's err or a
+ * stored reason) escaped. */
+size_t sink_message(const char *s, char *out, size_t len);
 
 /* s as one shell word: as it is when it holds only letters, digits and
  * _-.:/+=@,% (and is not empty), else in single quotes with each ' written

@@ -1,5 +1,6 @@
 /* util.c: the message functions, the clock and the small helpers of fgo.h. */
 #include "fgo.h"
+#include "sink.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,13 +12,24 @@
 
 int fgo_mute;
 
+/* "fgobench: KIND message": the message is text from anywhere (tags,
+ * reasons, a kernel's err, a compiler's output), so its control
+ * characters but newlines and tabs are shown as escapes (sink_message):
+ * no escape sequence reaches the terminal. */
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
 	if (fgo_mute)
 		return;
-	fprintf(stderr, "fgobench: %s", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char *text = NULL;
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	size_t n = text ? sink_message(text, NULL, 0) : 0;
+	char *shown = text ? malloc(n + 1) : NULL;
+	if (shown)
+		sink_message(text, shown, n + 1);
+	fprintf(stderr, "fgobench: %s%s\n", kind, shown ? shown : "(out of memory)");
+	free(shown);
+	free(text);
 }
 
 void error(const char *fmt, ...)

@@ -76,11 +76,29 @@ int show_run(const char *db, long id, enum fgo_format format, int wide, int brie
 /* 1 when argv holds -h or --help (anywhere). */
 int cmd_wants_help(int argc, char **argv);
 
-/* Prints the usage text to stdout; returns 0 (for `return cmd_help(...)`). */
+/* Prints the usage text to stdout with, after its synopsis and a blank
+ * line, where its manual is: "The manual: man -l PATH" for the page found
+ * beside the binary (cmd_manual_path), else `man fgobench-NAME` after make
+ * install; returns 0 (for `return cmd_help(...)`). */
 int cmd_help(const char *usage);
 
+/* The absolute path of man/fgobench-NAME.1 beside this binary (a checkout:
+ * ./man, or ../../man for build/cuda/fgobench; an install: ../share/man/man1)
+ * into out; 0, or -1 when there is none. For `fgobench help NAME`, which can
+ * show it with `man -l`. */
+int cmd_manual_path(const char *name, char *out, size_t len);
+
+/* `fgobench help NAME`: the man page beside the binary shown by `man -l`
+ * (no shell; man pages it on a terminal), else, without man or a page,
+ * the usage text as cmd_help prints it. Returns 0. */
+int cmd_manual(const char *name, const char *usage);
+
 /* Prints "fgobench CMD: <message>" and the synopsis part of usage (the lines
- * before the first empty line) to stderr; returns FGO_EUSAGE. */
+ * before the first empty line) to stderr; returns FGO_EUSAGE. A message
+ * "unknown option \"OPT\"", "unexpected argument \"-OPT\"" or "missing
+ * value for \"OPT\"" (OPT not an option of the command) gets the
+ * option of usage (and of the configuration flags, where usage names
+ * "FLAGS]") OPT is likely a typo of: " (did you mean \"--m\"?)". */
 int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -42,6 +42,11 @@ const char cmd_best_usage[] =
 	"--wide (the table however wide), md (less floor_us), csv and json have every\n"
 	"column, the config in full (\"64x32x32 s2 w4 g8 sm0+0\").\n"
 	"\n"
+	"Nothing to show is said on stderr and exits 2, with nothing on stdout: which\n"
+	"filter the store has nothing of (with the stored tag or algorithm it likely\n"
+	"meant, or the sizes, worlds and dtypes it has), or that the filters match\n"
+	"nothing together.\n"
+	"\n"
 	"A memory-bound run (its per-rank GEMM's FLOPs per byte of A + B + C under\n"
 	"the ridge of the calibrated matrix peak and memory bandwidth) is also shown\n"
 	"against the read floor of its bytes from the newest `fgobench calibrate` of\n"
@@ -97,8 +102,8 @@ const char cmd_best_usage[] =
 	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
 	"                        names such as gemm_rs or ag_gemm_pull; a family name\n"
 	"                        such as all_reduce lists its algorithms; a name this\n"
-	"                        build does not know matches the store's as given,\n"
-	"                        and exits 2 when the store has no runs of it)\n"
+	"                        build does not know matches the store's as given;\n"
+	"                        a user kernel's runs are user:NAME)\n"
 	"  --world W             only that world size\n"
 	"  --dtype D             only that element type (fp32, fp16, bf16)\n"
 	"  --tag T               only runs of sweeps tagged T\n"
@@ -114,7 +119,8 @@ const char cmd_best_usage[] =
 
 static const char query[] =
 	"WITH latest AS ("
-	"  SELECT r.*, s.host AS host, s.backend AS backend,"
+	"  SELECT r.*, s.host AS host, s.backend AS backend, s.spec_path AS spec_path,"
+	"    s.command_line AS command_line,"
 	"    row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
 	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0"
@@ -128,7 +134,7 @@ static const char query[] =
 	"  FROM latest WHERE recency = 1"
 	"  WINDOW fastest AS (PARTITION BY algorithm, dtype, world, m, n, k ORDER BY t_fused_ms, id)"
 	") SELECT id, " VIEW_CONFIG_COLUMNS ", t_fused_ms, tflops_total, speedup, next_ms, tried, place,"
-	"  host, backend"
+	"  host, backend, spec_path, kernel_manifest, command_line"
 	"  FROM ranked WHERE place <= ?8"
 	"  ORDER BY algorithm, dtype, world, m, n, k, place";
 
@@ -249,7 +255,7 @@ static void bind_text(sqlite3_stmt *st, int at, const char *s)
 static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *floors)
 {
 	struct fgo_config cfg;
-	char tile[96], brief[96], reproduce[512], err[512];
+	char tile[96], brief[96], reproduce[2048], err[512];
 	int c = 1 + VIEW_CONFIG_NCOLS;
 	double ms = sqlite3_column_double(st, c), floor_s = 0, bytes = 0;
 	const struct fgo_floor *f =
@@ -259,7 +265,9 @@ static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *fl
 	view_config(st, 1, &cfg);
 	view_tile_text(&cfg, tile, sizeof tile);
 	view_tile_brief(&cfg, brief, sizeof brief);
-	config_reproduce_line(&cfg, reproduce, sizeof reproduce);
+	view_reproduce(&cfg, (const char *)sqlite3_column_text(st, c + 8),
+		       (const char *)sqlite3_column_text(st, c + 9),
+		       (const char *)sqlite3_column_text(st, c + 10), reproduce, sizeof reproduce);
 	view_problem_cells(t, &cfg);
 	table_add(t, "%d", sqlite3_column_int(st, c + 5));
 	table_add(t, "%s", tile);
@@ -291,10 +299,13 @@ static int add_row(struct fgo_table *t, sqlite3_stmt *st, struct floor_cache *fl
 	return !f ? -1 : f->n > 0;
 }
 
-/* Prints the columns keep[0..n) of t; returns 0 or -1. */
-static int print_columns(const struct fgo_table *t, const int *keep, int n, enum fgo_format format)
+/* Prints the columns keep[0..n) of t, fitted to fit columns (0: as wide as
+ * they are); returns 0 or -1. */
+static int print_columns(const struct fgo_table *t, const int *keep, int n, enum fgo_format format,
+			 int fit)
 {
 	struct fgo_table *out = table_select(t, keep, n, NULL);
+	table_fit(out, fit); /* a long name or a user kernel's config continues below */
 	int rc = out ? table_print(out, format, stdout) : -1;
 	table_free(out);
 	return rc;
@@ -321,7 +332,8 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 			    (i != COL_FLOOR_US && (i != COL_X_FLOOR || any_floor)))
 				keep[n++] = i;
 	}
-	rc = print_columns(t, keep, n, o->format);
+	rc = print_columns(t, keep, n, o->format,
+			   o->format == FGO_FMT_TABLE && !o->wide ? FGO_TABLE_COLUMNS : 0);
 	if (rc == 0 && o->format == FGO_FMT_TABLE && o->reproduce && table_rows(t) > 0) {
 		int w = 0;
 		for (int r = 0; r < table_rows(t); r++)
@@ -329,18 +341,13 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 				w = (int)strlen(table_cell(t, r, COL_RUN));
 		printf("\n");
 		for (int r = 0; r < table_rows(t) && rc == 0; r++) {
-			/* shown as the table shows cells: a stored name's control
-			 * characters as visible escapes */
-			const char *line = table_cell(t, r, COL_REPRODUCE);
-			size_t n = sink_terminal(line, NULL, 0);
-			char *shown = malloc(n + 1);
-			if (!shown) {
-				rc = -1;
-				break;
-			}
-			sink_terminal(line, shown, n + 1);
-			printf("%*s  %s\n", w, table_cell(t, r, COL_RUN), shown);
-			free(shown);
+			/* within 120 columns, continued with " \\" as a shell
+			 * reads it; a stored name's control characters shown as
+			 * visible escapes, as the table shows cells */
+			char lead[64];
+			snprintf(lead, sizeof lead, "%*s  ", w, table_cell(t, r, COL_RUN));
+			view_print_command_after(stdout, lead, table_cell(t, r, COL_REPRODUCE),
+						 FGO_TABLE_COLUMNS);
 		}
 	}
 	return rc;
@@ -416,20 +423,21 @@ int cmd_best(int argc, char **argv)
 		rc = FGO_EFAIL;
 		goto out;
 	}
-	/* A name this build does not know is looked up as given (a shared store
-	 * may hold another build's algorithm); when the store has no runs of it
-	 * either, it was a typo: bad input, as for plot, history and specs,
-	 * rather than an empty table. */
-	if (table_rows(t) == 0 && o.algorithm && !algo_find(o.algorithm)) {
-		error("no ok runs of algorithm \"%s\" in %s, and fgobench knows no algorithm of that"
-		      " name (`fgobench info` lists them; `fgobench list` shows what the store holds)",
-		      o.algorithm, cmd_db_path(o.db));
+	/* Nothing to show is bad input, as for plot: a tag, algorithm or
+	 * size the store has nothing of (a typo: said, with the name it
+	 * likely meant), or filters that match nothing together. A name this
+	 * build does not know was looked up as given (a shared store may hold
+	 * another build's algorithm). */
+	if (table_rows(t) == 0) {
+		char why[1024];
+		struct view_filter f = { .m = o.m, .n = o.n, .k = o.k, .world = o.world,
+					 .algorithm = o.algorithm, .dtype = o.dtype, .tag = o.tag };
+		view_why_empty(store_db(store), cmd_db_path(o.db), &f, why, sizeof why);
+		error("%s", why);
 		rc = FGO_EUSAGE;
 		goto out;
 	}
-	if (table_rows(t) == 0) {
-		note("no ok runs match (see `fgobench list` for what the store holds)");
-	} else if (!any_floor && untold.n > 0) {
+	if (!any_floor && untold.n > 0) {
 		/* once per store and machine: whoever reads it has been told
 		 * where x_floor comes from (a store that cannot remember it
 		 * says it again) */

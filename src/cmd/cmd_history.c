@@ -32,6 +32,9 @@ const char cmd_history_usage[] =
 	"machine are the newest matching sweep's unless --spec names a spec. The\n"
 	"plot (gnuplot) is DIR/history_wW_ALGO_DTYPE_MxNxK_CONFIG.png and .svg (only\n"
 	"file-safe characters in the name), written the way `fgobench plot` writes.\n"
+	"The table fits 120 columns: the config brief as `fgobench best` shows it,\n"
+	"without the sweep id, samples, quartiles, min and max (md, csv and json\n"
+	"have every column).\n"
 	"\n"
 	"  --shape M,N,K    the global problem (required, or all three of:)\n"
 	"  -m M, --m M      its rows (M)\n"
@@ -53,7 +56,13 @@ const char cmd_history_usage[] =
 
 static const char *const headers[] = { "night",  "sweep",  "tag",    "started", "revision",
 				       "config", "samples", "median ms", "q1 ms", "q3 ms",
-				       "min ms", "max ms", "level ms", "step %", "revisions" };
+				       "min ms", "max ms", "level ms", "step %", "revisions",
+				       "config" };
+/* The terminal's table, within 120 columns: the config brief (the last
+ * column), no sweep id, samples, quartiles, min or max (md, csv and json
+ * have them). */
+static const int term_cols[] = { 0, 2, 3, 4, 15, 7, 12, 13, 14 };
+enum { NCOLS_OUT = 15 };
 
 /* "M,N,K" (or "MxNxK") into three positive sizes. */
 static int parse_shape(const char *text, long *m, long *n, long *k)
@@ -165,8 +174,9 @@ static struct fgo_table *nights_table(const struct history *h)
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
 	for (size_t i = 0; t && i < h->count; i++) {
 		const struct history_night *n = &h->nights[i];
-		char tile[96];
+		char tile[96], brief[96];
 		view_tile_text(&n->cfg, tile, sizeof tile);
+		view_tile_brief(&n->cfg, brief, sizeof brief);
 		table_add(t, "%zu", i + 1);
 		table_add(t, "%lld", (long long)n->sweep_id);
 		table_add(t, "%s", n->tag);
@@ -191,8 +201,32 @@ static struct fgo_table *nights_table(const struct history *h)
 			table_add(t, "%s", "");
 			table_add(t, "%s", "");
 		}
+		table_add(t, "%s", brief);
 	}
 	return t;
+}
+
+/* The table in format: every column but the brief config, or for the
+ * terminal those of term_cols fitted to 120 columns, a timestamp and a
+ * revision kept whole. 0, or -1 on a write error. */
+static int print_nights(const struct fgo_table *t, enum fgo_format format)
+{
+	int cols[NCOLS_OUT], n = 0;
+	if (format == FGO_FMT_TABLE)
+		for (size_t i = 0; i < FGO_ARRAY_SIZE(term_cols); i++)
+			cols[n++] = term_cols[i];
+	else
+		for (int i = 0; i < NCOLS_OUT; i++)
+			cols[n++] = i;
+	struct fgo_table *shown = table_select(t, cols, n, NULL);
+	if (format == FGO_FMT_TABLE) {
+		table_fit(shown, FGO_TABLE_COLUMNS);
+		table_nowrap(shown, 2);
+		table_nowrap(shown, 3);
+	}
+	int rc = shown ? table_print(shown, format, stdout) : -1;
+	table_free(shown);
+	return rc;
 }
 
 /* The summary and one line per step, on stderr. */
@@ -217,9 +251,11 @@ static void say_steps(const struct history *h, const struct history_query *q)
 		else
 			snprintf(range, sizeof range, "the same revision %s on both nights (the"
 				 " machine changed, not fgobench)", first->revision);
+		char tag[256];
+		sink_terminal(first->tag, tag, sizeof tag); /* a stored tag, on one line */
 		note("step %+.1f%% (%.4g -> %.4g ms) from night %zu: sweep %lld%s%s, %s; %s",
 		     s->change_pct, s->before, s->after, s->at + 1, (long long)first->sweep_id,
-		     first->tag[0] ? " " : "", first->tag, first->started, range);
+		     tag[0] ? " " : "", tag, first->started, range);
 	}
 }
 
@@ -245,7 +281,7 @@ int cmd_history(int argc, char **argv)
 		return rc;
 	}
 	struct fgo_table *t = nights_table(&h);
-	if (!t || table_print(t, o.format, stdout) != 0)
+	if (!t || print_nights(t, o.format) != 0)
 		rc = FGO_EFAIL;
 	table_free(t);
 	say_steps(&h, &o.q);

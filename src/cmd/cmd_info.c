@@ -11,13 +11,16 @@
 #include "gpu/gpu_shape.h"
 #include "run/session.h"
 #include "store/store.h"
+#include "views/table.h"
+#include "views/views.h"
 
 const char cmd_info_usage[] =
 	"usage: fgobench info [--db F]\n"
 	"\n"
 	"Prints the fgobench version and git revision, the backends built in and\n"
 	"which one `auto` picks here, this node's devices and library versions,\n"
-	"every algorithm with its sharding, and the store's schema version.\n"
+	"every algorithm with its sharding, and the store's schema version, in\n"
+	"lines of at most 120 columns.\n"
 	"\n"
 	"  --db F   the store to describe (default $FGOBENCH_DB or ./fgobench.db)\n";
 
@@ -48,16 +51,22 @@ static void describe_backend(const struct fgo_backend *be, MPI_Comm node)
 		return;
 	}
 	if (be->init(&ctx, node, err, sizeof err) != FGO_OK) {
-		printf("backend %-4s  failed to start: %s\n", be->name, err);
+		char lead[64];
+		snprintf(lead, sizeof lead, "backend %-4s  failed to start: ", be->name);
+		view_print_wrapped(stdout, lead, err, 14, FGO_TABLE_COLUMNS);
 		return;
 	}
 	struct fgo_env env;
 	memset(&env, 0, sizeof env);
 	be->describe(ctx, &env);
-	printf("backend %-4s  %s\n", be->name, env.devices);
-	printf("              arch %s%s%s, runtime %s\n", env.arch, env.driver[0] ? ", driver " : "",
-	       env.driver, env.runtime);
-	printf("              cores: %s\n", cores_of(be->name, env.arch));
+	char lead[32], text[1024];
+	snprintf(lead, sizeof lead, "backend %-4s  ", be->name);
+	view_print_wrapped(stdout, lead, env.devices, 14, FGO_TABLE_COLUMNS);
+	snprintf(text, sizeof text, "arch %s%s%s, runtime %s", env.arch,
+		 env.driver[0] ? ", driver " : "", env.driver, env.runtime);
+	view_print_wrapped(stdout, "              ", text, 14, FGO_TABLE_COLUMNS);
+	snprintf(text, sizeof text, "cores: %s", cores_of(be->name, env.arch));
+	view_print_wrapped(stdout, "              ", text, 21, FGO_TABLE_COLUMNS);
 	be->finish(ctx);
 }
 
@@ -94,8 +103,11 @@ int cmd_info(int argc, char **argv)
 	MPI_Comm_free(&node);
 
 	printf("\nalgorithms:\n");
-	for (int i = 0; fgo_algos[i]; i++)
-		printf("  %-22s %s\n", fgo_algos[i]->name, fgo_algos[i]->summary);
+	for (int i = 0; fgo_algos[i]; i++) {
+		char lead[64];
+		snprintf(lead, sizeof lead, "  %-22s ", fgo_algos[i]->name);
+		view_print_wrapped(stdout, lead, fgo_algos[i]->summary, 25, FGO_TABLE_COLUMNS);
+	}
 
 	const char *path = cmd_db_path(db);
 	struct fgo_store *st;

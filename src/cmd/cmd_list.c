@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "sink.h"
 #include "views/table.h"
 #include "views/views.h"
 
@@ -18,7 +19,9 @@ const char cmd_list_usage[] =
 	"\n"
 	"The table fits 120 columns: the runs that are not ok in one column (\"2\n"
 	"invalid, 1 failed\"), a long tag or spec name continued on the next line.\n"
-	"--wide, md, csv and json have a column per status.\n"
+	"--wide, md, csv and json have a column per status. No sweep to list (none\n"
+	"tagged T, or an empty store) is said on stderr, with the stored tag T is\n"
+	"likely a typo of, and exits 2.\n"
 	"\n"
 	"  --tag T     only sweeps tagged T\n"
 	"  --limit N   at most N sweeps (default all)\n"
@@ -68,6 +71,7 @@ static int print_brief(const struct fgo_table *t)
 	}
 	if (brief) {
 		table_fit(brief, FGO_TABLE_COLUMNS);
+		table_nowrap(brief, 5); /* a timestamp read in two pieces is misread */
 		rc = table_print(brief, FGO_FMT_TABLE, stdout);
 	}
 	table_free(brief);
@@ -124,6 +128,22 @@ int cmd_list(int argc, char **argv)
 	if (!t || step != SQLITE_DONE) {
 		error("reading the store failed: %s", sqlite3_errmsg(store_db(store)));
 		rc = FGO_EFAIL;
+		goto out;
+	}
+	/* nothing to list is said and exits 2, as best and plot do: a tag
+	 * with no sweep is most likely a typo */
+	if (table_rows(t) == 0) {
+		char hint[512] = "", shown[256];
+		if (tag) {
+			sink_terminal(tag, shown, sizeof shown);
+			view_tag_hint(store_db(store), tag, hint, sizeof hint);
+			error("no sweep tagged \"%s\" in %s%s", shown, cmd_db_path(db),
+			      hint[0] ? hint : " (`fgobench list` shows every sweep)");
+		} else {
+			error("no sweep in %s yet (run one: `mpirun -np 2 fgobench sweep"
+			      " sweeps/smoke.json`)", cmd_db_path(db));
+		}
+		rc = FGO_EUSAGE;
 		goto out;
 	}
 	if ((format == FGO_FMT_TABLE && !wide ? print_brief(t) : table_print(t, format, stdout)) != 0)

@@ -27,6 +27,7 @@ const char cmd_regress_usage[] =
 	"regressions first; a summary goes to stderr. Exit status 1 when any\n"
 	"regression was found, 0 otherwise, 2 when nothing could be compared or\n"
 	"--junit names a file that cannot be written (checked before comparing).\n"
+	"The table fits 120 columns (a long config continued on the next line).\n"
 	"\n"
 	"With --gate, the nightly gate judges instead (README, \"The nightly\n"
 	"gate\"): a side is a night, every sweep of its tag a round; a\n"
@@ -140,6 +141,7 @@ int cmd_regress(int argc, char **argv)
 		return rc;
 	}
 	struct fgo_table *t = report_table(&rep);
+	table_fit(t, FGO_TABLE_COLUMNS); /* a long config continues on the next line */
 	if (!t || table_print(t, format, stdout) != 0)
 		rc = FGO_EFAIL;
 	table_free(t);

@@ -29,8 +29,9 @@ const char cmd_report_usage[] =
 	"sweep is the newest tagged T, sweep ID, or the newest in the store; auto\n"
 	"compares with the newest earlier sweep of the same spec hash on the same\n"
 	"host (none on a first night: nothing compared). The files written go to\n"
-	"stdout. Exit status 1 when the comparison found a regression, 0 otherwise,\n"
-	"2 for bad input.\n"
+	"stdout. Exit status 1 when the comparison found a regression, 0 otherwise\n"
+	"(also NO VERDICT: a night the gate found too noisy to judge, said in the\n"
+	"report and on stderr), 2 for bad input.\n"
 	"\n"
 	"  --tag T          report the newest sweep tagged T\n"
 	"  --sweep ID       report sweep ID\n"
@@ -112,6 +113,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o;
 	struct report_result r;
 	char err[1024];
+	char base[256];
 	int rc;
 
 	if (cmd_wants_help(argc, argv))
@@ -130,16 +132,19 @@ int cmd_report(int argc, char **argv)
 		printf("%s\n", r.html_path);
 	if (o.junit)
 		printf("%s\n", o.junit);
+	sink_terminal(r.base, base, sizeof base); /* a stored tag, on one line */
 	if (!o.against)
-		note("report of sweep %lld: %d runs not ok (%d failed, mismatched or timed out);"
-		     " no comparison", (long long)r.sweep_id, r.not_ok, r.failed);
+		note("report of sweep %lld: %d run%s not ok (%d failed, mismatched or timed out);"
+		     " no comparison", (long long)r.sweep_id, r.not_ok, r.not_ok == 1 ? "" : "s",
+		     r.failed);
 	else if (!r.base[0])
 		note("report of sweep %lld: nothing to compare with (no earlier sweep of its spec on"
 		     " this host)", (long long)r.sweep_id);
 	else
 		note("report of sweep %lld against %s: %d compared, %d regression%s, %d improvement%s;"
-		     " %d runs not ok", (long long)r.sweep_id, r.base, r.compared, r.regressions,
+		     " %d run%s not ok%s", (long long)r.sweep_id, base, r.compared, r.regressions,
 		     r.regressions == 1 ? "" : "s", r.improvements, r.improvements == 1 ? "" : "s",
-		     r.not_ok);
+		     r.not_ok, r.not_ok == 1 ? "" : "s",
+		     r.no_verdict ? "; NO VERDICT: the gate found the night too noisy to judge" : "");
 	return cmd_finish_stdout(r.regressions > 0 ? FGO_EFAIL : FGO_OK);
 }

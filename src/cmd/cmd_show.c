@@ -10,6 +10,7 @@
 #include "algo.h"
 #include "cmd/cmd.h"
 #include "fgo.h"
+#include "sink.h"
 #include "store/store.h"
 #include "views/table.h"
 #include "views/views.h"
@@ -181,17 +182,16 @@ static void add_value(struct fgo_table *t, sqlite3_stmt *st, int c, int wide)
  * sweep of the spec and the manifest the row names. */
 static void reproduce(sqlite3_stmt *st, const struct fgo_config *cfg, char *line, size_t len)
 {
-	const char *spec = NULL, *manifest = NULL;
+	const char *spec = NULL, *manifest = NULL, *command = NULL;
 	for (int c = 0; c < sqlite3_column_count(st); c++) {
 		if (!strcmp(sqlite3_column_name(st, c), "spec_path"))
 			spec = (const char *)sqlite3_column_text(st, c);
 		else if (!strcmp(sqlite3_column_name(st, c), "kernel_manifest"))
 			manifest = (const char *)sqlite3_column_text(st, c);
+		else if (!strcmp(sqlite3_column_name(st, c), "command_line"))
+			command = (const char *)sqlite3_column_text(st, c);
 	}
-	if (manifest && cfg->params[0])
-		config_reproduce_user(cfg, spec ? spec : "SPEC", manifest, line, len);
-	else
-		config_reproduce_line(cfg, line, len);
+	view_reproduce(cfg, spec, manifest, command, line, len);
 }
 
 static struct fgo_table *record(sqlite3_stmt *st, const struct fgo_config *cfg,
@@ -265,8 +265,12 @@ static void print_tail(sqlite3_stmt *st, const struct fgo_config *cfg, long id, 
 	reproduce(st, cfg, line, sizeof line);
 	printf("\nreproduce:\n");
 	view_print_command(stdout, line, FGO_TABLE_COLUMNS);
-	if (brief)
-		printf("\nevery field: fgobench show %ld%s%s\n", id, db ? " --db " : "", db ? db : "");
+	if (brief) {
+		char word[4200] = "";
+		if (db)
+			sink_shell(db, word, sizeof word); /* a line to paste */
+		printf("\nevery field: fgobench show %ld%s%s\n", id, db ? " --db " : "", word);
+	}
 }
 
 int show_run(const char *db, long id, enum fgo_format format, int wide, int brief)

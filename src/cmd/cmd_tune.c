@@ -32,8 +32,11 @@ const char cmd_tune_usage[] =
 	"that cannot be valid are pruned before any run by the sweep's validation.\n"
 	"Every trial is an ordinary run, validated and timed like a sweep's and\n"
 	"stored in sweeps tagged with the session, so best, plot and regress see it.\n"
-	"A line per trial shows the best so far; at the end, the winner, its\n"
-	"reproduce line and how many runs it took. Run under `mpirun -np W`.\n"
+	"A line per trial shows the best so far; at the end, the winner in 120\n"
+	"columns with the line that reproduces it under it (csv, json and md: every\n"
+	"column, the reproduce line in one; a user kernel's winner is reproduced by\n"
+	"a sweep of the --space spec with --kernel, or without one by this tune\n"
+	"command), and how many runs it took. Run under `mpirun -np W`.\n"
 	"\n"
 	"Strategies: grid tries every configuration in spec order; random a seeded\n"
 	"uniform sample; anneal tries a quarter of the budget at random, then walks\n"
@@ -262,16 +265,16 @@ static int choose_strategy(struct tune_args *a, const struct tune_space *s, stru
 			for (int g = 0; g < m->ncores; g++) {
 				if (!strcmp(m->fitted_at[g], "now"))
 					note("strategy model: the %s cost model of %s (%s backend) fitted now to"
-					     " %zu runs (%zu of them of this family and dtype; not stored:"
+					     " %zu run%s (%zu of them of this family and dtype; not stored:"
 					     " `fgobench calibrate --fit` keeps it), rms error %.1f%%",
 					     m->core[g], m->machine, m->backend, m->fit[g].runs,
-					     m->family_runs, 100 * m->fit[g].rms_rel_err);
+					     m->fit[g].runs == 1 ? "" : "s", m->family_runs, 100 * m->fit[g].rms_rel_err);
 				else
 					note("strategy model%s: the %s cost model of %s (%s backend), fitted %s to"
-					     " %zu runs, rms error %.1f%%",
+					     " %zu run%s, rms error %.1f%%",
 					     a->strategy ? "" : " (the default where a cost model is fitted)",
 					     m->core[g], m->machine, m->backend, m->fitted_at[g], m->fit[g].runs,
-					     100 * m->fit[g].rms_rel_err);
+					     m->fit[g].runs == 1 ? "" : "s", 100 * m->fit[g].rms_rel_err);
 			}
 		}
 	}
@@ -339,20 +342,32 @@ static int print_space(const struct tune_space *s, size_t heap_limit, enum fgo_f
 		table_add(t, "%s", pruned ? "no" : "yes");
 		table_add(t, "%s", reason);
 	}
+	table_fit(t, FGO_TABLE_COLUMNS); /* a long reason continues on the next line */
 	int rc = t && table_print(t, fmt, stdout) == 0 ? FGO_OK : FGO_EFAIL;
 	table_free(t);
 	return rc;
 }
 
+/* The winner: csv, json and md every column with the reproduce line; the
+ * terminal's table within 120 columns (W, MxNxK, the brief config, no
+ * seed, "found at" as found), the
+ * reproduce line under it on lines of its own, continued as a shell reads
+ * them. command: this session's command line (a user kernel's winner is
+ * reproduced by it when no --space spec names a file). */
 static int print_outcome(const struct tune_args *a, const struct tune_space *s,
-			 const struct tune_outcome *r)
+			 const struct tune_outcome *r, const char *command)
 {
 	static const char *const headers[] = { "algorithm", "dtype", "world", "M", "N", "K",
 					       "strategy", "seed", "runs", "space", "found at",
-					       "config", "ms", "TFLOPS", "run", "reproduce" };
-	char tile[96], line[512];
+					       "config", "ms", "TFLOPS", "run", "reproduce",
+					       "W", "MxNxK", "config", "found" };
+	enum { NCOLS_OUT = 16 };
+	/* the seed is in the session's first line and its tag */
+	static const int term_cols[] = { 0, 1, 16, 17, 6, 8, 9, 19, 18, 12, 13, 14 };
+	char tile[96], brief[96], line[2560];
 	view_tile_text(&r->winner, tile, sizeof tile);
-	config_reproduce_line(&r->winner, line, sizeof line);
+	view_tile_brief(&r->winner, brief, sizeof brief);
+	view_reproduce(&r->winner, a->space, a->set.kernel, command, line, sizeof line);
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(headers), headers);
 	if (!t)
 		return FGO_EFAIL;
@@ -367,7 +382,25 @@ static int print_outcome(const struct tune_args *a, const struct tune_space *s,
 	table_add(t, "%.4g", r->tflops);
 	table_add(t, "%lld", (long long)r->run_id);
 	table_add(t, "%s", line);
-	int rc = table_print(t, a->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
+	table_add(t, "%d", r->winner.world);
+	table_add(t, "%ldx%ldx%ld", r->winner.m, r->winner.n, r->winner.k);
+	table_add(t, "%s", brief);
+	table_add(t, "%ld", r->found_at);
+	int cols[NCOLS_OUT], n = 0;
+	if (a->format == FGO_FMT_TABLE)
+		for (size_t i = 0; i < FGO_ARRAY_SIZE(term_cols); i++)
+			cols[n++] = term_cols[i];
+	else
+		for (int i = 0; i < NCOLS_OUT; i++)
+			cols[n++] = i;
+	struct fgo_table *shown = table_select(t, cols, n, NULL);
+	table_fit(shown, FGO_TABLE_COLUMNS);
+	int rc = shown && table_print(shown, a->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
+	if (rc == FGO_OK && a->format == FGO_FMT_TABLE) {
+		printf("\nreproduce:\n");
+		view_print_command(stdout, line, FGO_TABLE_COLUMNS);
+	}
+	table_free(shown);
 	table_free(t);
 	return rc;
 }
@@ -422,8 +455,8 @@ int cmd_tune(int argc, char **argv)
 	if (rc != FGO_OK || a.dry_run) {
 		if (rc == FGO_OK && rank == 0) {
 			rc = print_space(&space, a.o.heap_limit, a.format);
-			note("%s: %zu configurations, %zu candidates, %zu pruned", problem, plan.count,
-			     space.n, space.pruned);
+			note("%s: %zu configuration%s, %zu candidate%s, %zu pruned", problem, plan.count,
+			     plan.count == 1 ? "" : "s", space.n, space.n == 1 ? "" : "s", space.pruned);
 		}
 		tune_space_free(&space);
 		plan_free(&plan);
@@ -467,14 +500,15 @@ int cmd_tune(int argc, char **argv)
 	if (rank == 0 && a.o.progress) {
 		char budget[96];
 		if (a.o.budget && a.o.time_s > 0)
-			snprintf(budget, sizeof budget, "%ld runs or %g s", a.o.budget, a.o.time_s);
+			snprintf(budget, sizeof budget, "%ld run%s or %g s", a.o.budget,
+				 a.o.budget == 1 ? "" : "s", a.o.time_s);
 		else if (a.o.budget)
-			snprintf(budget, sizeof budget, "%ld runs", a.o.budget);
+			snprintf(budget, sizeof budget, "%ld run%s", a.o.budget, a.o.budget == 1 ? "" : "s");
 		else
 			snprintf(budget, sizeof budget, "%g s", a.o.time_s);
-		note("tune %s: %s, seed %llu, %zu candidates (%zu pruned), budget %s; tag %s",
+		note("tune %s: %s, seed %llu, %zu candidate%s (%zu pruned), budget %s; tag %s",
 		     problem, tune_kind_name(a.o.kind), (unsigned long long)a.o.seed, space.n,
-		     space.pruned, budget, a.o.tag);
+		     space.n == 1 ? "" : "s", space.pruned, budget, a.o.tag);
 	}
 
 	struct tune_outcome r;
@@ -482,7 +516,7 @@ int cmd_tune(int argc, char **argv)
 	if (rank == 0 && r.found) {
 		char tile[96];
 		view_tile_text(&r.winner, tile, sizeof tile);
-		int printed = print_outcome(&a, &space, &r);
+		int printed = print_outcome(&a, &space, &r, named);
 		note("winner %s: %.4g ms over %d iterations, found at run %ld of %ld (%ld from the"
 		     " store, %ld failed) in a space of %zu; stored with tag %s in %s",
 		     tile, r.ms, r.iterations, r.found_at, r.runs, r.stored, r.failed, space.n,
@@ -490,8 +524,8 @@ int cmd_tune(int argc, char **argv)
 		if (printed != FGO_OK && rc == FGO_OK)
 			rc = printed;
 	} else if (rank == 0 && rc != FGO_EUSAGE && !r.complete) {
-		error("no run of %s was ok in %ld runs (`fgobench list` and `fgobench show` tell why)",
-		      problem, r.runs);
+		error("no run of %s was ok in %ld run%s (`fgobench list` and `fgobench show` tell why)",
+		      problem, r.runs, r.runs == 1 ? "" : "s");
 	}
 	tune_model_free(&model);
 	tune_space_free(&space);

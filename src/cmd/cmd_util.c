@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "algo.h"
 #include "cmd/cmd.h"
@@ -65,11 +68,16 @@ const char cmd_config_flags_help[] =
 /* "fgobench CMD: message" on stderr, silent on muted MPI ranks. */
 static void cmd_vsay(const char *cmd, const char *fmt, va_list ap)
 {
+	char *text = NULL, *shown = NULL;
 	if (fgo_mute)
 		return;
-	fprintf(stderr, "fgobench %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	/* what the user typed, shown: an escape sequence in an argument is
+	 * not replayed on the terminal */
+	if (vasprintf(&text, fmt, ap) >= 0 && (shown = malloc(sink_message(text, NULL, 0) + 1)))
+		sink_message(text, shown, sink_message(text, NULL, 0) + 1);
+	fprintf(stderr, "fgobench %s: %s\n", cmd, shown ? shown : "(out of memory)");
+	free(shown);
+	free(text);
 }
 
 static void cmd_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -90,18 +98,158 @@ int cmd_wants_help(int argc, char **argv)
 	return 0;
 }
 
+/* The command's name in its usage text ("usage: fgobench NAME ..."), into
+ * out; "" when the text does not start so. */
+static void usage_name(const char *usage, char *out, size_t len)
+{
+	static const char lead[] = "usage: fgobench ";
+	size_t n = 0;
+	if (!strncmp(usage, lead, sizeof lead - 1)) {
+		usage += sizeof lead - 1;
+		n = strspn(usage, "abcdefghijklmnopqrstuvwxyz");
+	}
+	snprintf(out, len, "%.*s", (int)n, usage);
+}
+
+int cmd_manual_path(const char *name, char *out, size_t len)
+{
+	char exe[4096], page[4352];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0 || !*name)
+		return -1;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	/* beside the binary in a checkout (./fgobench, build/cuda/fgobench),
+	 * then where `make install` puts it (PREFIX/bin and PREFIX/share/man) */
+	static const char *const where[] = { "%s/man/fgobench-%s.1", "%s/../../man/fgobench-%s.1",
+					     "%s/../share/man/man1/fgobench-%s.1" };
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(where); i++) {
+		snprintf(page, sizeof page, where[i], exe, name);
+		char *real = realpath(page, NULL);
+		struct stat sb;
+		if (real && stat(real, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			snprintf(out, len, "%s", real);
+			free(real);
+			return 0;
+		}
+		free(real);
+	}
+	return -1;
+}
+
+int cmd_manual(const char *name, const char *usage)
+{
+	char page[4096];
+	if (cmd_manual_path(name, page, sizeof page) == 0) {
+		/* man itself, no shell: the path is one argument whatever it holds */
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execlp("man", "man", "-l", page, (char *)NULL);
+			_exit(127);
+		}
+		int status = 0;
+		while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			return 0;
+		/* no man here (127), or it failed: the usage text is the page's source */
+	}
+	return cmd_help(usage);
+}
+
 int cmd_help(const char *usage)
 {
-	fputs(usage, stdout);
+	char name[32], page[4096], word[4200];
+	/* the synopsis, then the manual as it can be read now (`man
+	 * fgobench-NAME` finds it only once installed; man -l reads the page
+	 * of this checkout), then the rest: a caller may print more after it
+	 * (the configuration flags), and man/mkman.sh drops this line */
+	const char *end = strstr(usage, "\n\n");
+	size_t n = end ? (size_t)(end - usage) + 2 : strlen(usage);
+	fwrite(usage, 1, n, stdout);
+	usage_name(usage, name, sizeof name);
+	if (name[0] && cmd_manual_path(name, page, sizeof page) == 0) {
+		sink_shell(page, word, sizeof word);
+		printf("The manual: man -l %s\n\n", word);
+	} else if (name[0]) {
+		printf("The manual: man fgobench-%s (after make install)\n\n", name);
+	}
+	fputs(usage + n, stdout);
 	return 0;
+}
+
+/* Whether c may stand before an option's name in a usage text. */
+static int option_start(const char *text, const char *at)
+{
+	if (at == text)
+		return 1;
+	return strchr(" [(|,`\n", at[-1]) != NULL;
+}
+
+/* The option of the usage text (or of the configuration flags when the
+ * command takes them) closest to opt: at most 2 edits, fewer than opt's
+ * length less its dashes; into out ("" when none, or when opt is one). */
+static void closest_option(const char *usage, const char *opt, char *out, size_t len)
+{
+	const char *texts[] = { usage, strstr(usage, "FLAGS]") ? cmd_config_flags_help : "" };
+	char name[64], given[64];
+	int best = -1;
+	size_t dashes = strspn(opt, "-");
+	int most = strlen(opt) - dashes > 2 ? 2 : (int)(strlen(opt) - dashes) - 1;
+	snprintf(given, sizeof given, "%.*s", (int)strcspn(opt, "="), opt);
+	out[0] = 0;
+	for (size_t t = 0; t < FGO_ARRAY_SIZE(texts); t++)
+		for (const char *p = texts[t]; (p = strchr(p, '-')); ) {
+			size_t n = 0;
+			if (option_start(texts[t], p)) {
+				n = strspn(p, "-");
+				n += strspn(p + n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						   "0123456789_-");
+			}
+			if (n <= strspn(p, "-") || n >= sizeof name || strspn(p, "-") > 2) {
+				p += strspn(p, "-");
+				continue;
+			}
+			snprintf(name, sizeof name, "%.*s", (int)n, p);
+			p += n;
+			int d = edit_distance(given, name);
+			if (d == 0) { /* a known option (its value was what was missing) */
+				out[0] = 0;
+				return;
+			}
+			if (d <= most && (best < 0 || d < best)) {
+				best = d;
+				snprintf(out, len, "%s", name);
+			}
+		}
 }
 
 int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
+	char msg[4096], opt[256] = "", near[64] = "";
 	va_list ap;
 	va_start(ap, fmt);
-	cmd_vsay(cmd, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* an option nobody knows: the one it most likely meant (every
+	 * command's parser ends here, whatever its shape) */
+	static const char *const unknown[] = { "unknown option \"", "unexpected argument \"",
+					       "missing value for \"" };
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(unknown); i++) {
+		size_t n = strlen(unknown[i]), m = strlen(msg);
+		if (!strncmp(msg, unknown[i], n) && msg[n] == '-' && m > n + 1 && msg[m - 1] == '"')
+			snprintf(opt, sizeof opt, "%.*s", (int)(m - n - 1), msg + n);
+	}
+	if (opt[0])
+		closest_option(usage, opt, near, sizeof near);
+	if (near[0])
+		cmd_say(cmd, "%s (did you mean \"%s\"?)", msg, near);
+	else
+		cmd_say(cmd, "%s", msg);
 	if (fgo_mute)
 		return FGO_EUSAGE;
 	/* The synopsis: every line before the first empty one. */

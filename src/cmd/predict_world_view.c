@@ -379,9 +379,9 @@ int predict_world_view(const struct predict_view_opts *o)
 			p.baseline_ms = base_gemm + p.collective_ms;
 			p.speedup = p.baseline_ms / p.fused_ms;
 			config_key(&top.cfg, top_key, sizeof top_key);
-			note("%s at W=%d: %zu configurations stored at W=%d ranked here%s; first %s"
+			note("%s at W=%d: %zu configuration%s stored at W=%d ranked here%s; first %s"
 			     " (per-rank GEMM x%.2f, fused x%.2f from %s runs at the nearest shapes%s%s)",
-			     cfg.algorithm, o->world, ranked, ranked_w,
+			     cfg.algorithm, o->world, ranked, ranked == 1 ? "" : "s", ranked_w,
 			     ranked_w != o->world ? " (extrapolated: none stored at this W)" : "", top_key,
 			     top.k_gemm, top.k_fused, top.own ? "its own" : "the family's",
 			     in.coef != fr.model.coef.c ? "; the terms of " : "",

@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "fgo.h"
+#include "sink.h"
 #include "run/interrupt.h"
 #include "run/runner.h"
 #include "run/session.h"
@@ -308,7 +309,9 @@ static int sink_finished(void *arg, size_t item, const struct fgo_result *r)
 		d->failed++; /* a crashing candidate is a failed candidate */
 	struct tune_trial t = { d->space->cand_of[item], d->batch_iterations };
 	tune_tell(d->st, &t, ok ? r->fused.median : INFINITY);
-	snprintf(what, sizeof what, "%s: %.100s", status_name(r->status), r->reason);
+	char reason[128]; /* a kernel's err, as the terminal may show it */
+	sink_terminal(r->reason, reason, sizeof reason);
+	snprintf(what, sizeof what, "%s: %.100s", status_name(r->status), reason);
 	size_t n;
 	const struct tune_event *ev = tune_events(d->st, &n);
 	for (; d->printed < n; d->printed++)

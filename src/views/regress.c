@@ -15,6 +15,7 @@
 
 #include "atomic_file.h"
 #include "fgo.h"
+#include "sink.h"
 #include "stats.h"
 #include "views/gate.h"
 #include "store/store.h"
@@ -112,8 +113,11 @@ int regress_side_resolve(sqlite3 *db, const char *path, const char *text, int64_
 	if (rc != SQLITE_ROW)
 		return sql_failed(db, path, err, len);
 	if (sweeps == 0) {
-		snprintf(err, len, "no sweep with tag or id \"%s\" in %s (fgobench list shows them)",
-			 text, path);
+		char hint[512], shown[256];
+		view_tag_hint(db, text, hint, sizeof hint);
+		sink_terminal(text, shown, sizeof shown);
+		snprintf(err, len, "no sweep with tag or id \"%s\" in %s%s", shown, path,
+			 hint[0] ? hint : " (`fgobench list` shows them)");
 		return FGO_EUSAGE;
 	}
 	return FGO_OK;

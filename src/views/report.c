@@ -20,6 +20,7 @@
 #include "views/report_doc.h"
 #include "views/report_load.h"
 #include "views/report_sections.h"
+#include "views/views.h"
 
 void report_opts_defaults(struct report_opts *o)
 {
@@ -71,9 +72,13 @@ static int resolve_head(sqlite3 *db, const struct report_opts *o, int64_t *id, c
 	if (o->sweep_id > 0)
 		snprintf(err, len, "no sweep %lld in %s (`fgobench list` shows them)",
 			 (long long)o->sweep_id, o->db);
-	else if (o->tag)
-		snprintf(err, len, "no sweep tagged \"%s\" in %s (`fgobench list` shows them)", o->tag,
-			 o->db);
+	else if (o->tag) {
+		char hint[512], shown[256];
+		view_tag_hint(db, o->tag, hint, sizeof hint);
+		sink_terminal(o->tag, shown, sizeof shown);
+		snprintf(err, len, "no sweep tagged \"%s\" in %s%s", shown, o->db,
+			 hint[0] ? hint : " (`fgobench list` shows them)");
+	}
 	else
 		snprintf(err, len, "no sweep in %s yet (run one: `mpirun -np 2 fgobench sweep SPEC`)",
 			 o->db);
@@ -163,10 +168,10 @@ static void summary(struct report_doc *doc, const struct report_opts *o,
 		    const struct fgo_regress_gate *gate)
 {
 	doc_para(doc, "Sweep %lld%s%s%s of spec %s on %s (%s backend, %d MPI ranks), started %s:"
-		 " %d runs, %d ok, %d invalid, %d mismatch, %d failed, %d timeout%s.",
+		 " %d run%s, %d ok, %d invalid, %d mismatch, %d failed, %d timeout%s.",
 		 (long long)s->id, s->tag[0] ? " (tag " : "", s->tag, s->tag[0] ? ")" : "",
 		 s->spec_name[0] ? s->spec_name : "?", s->host, s->backend, s->mpi_ranks, s->started,
-		 c->total, c->ok, c->invalid, c->mismatch, c->failed, c->timeout,
+		 c->total, plural(c->total, "", "s"), c->ok, c->invalid, c->mismatch, c->failed, c->timeout,
 		 c->started ? ", and some left started (interrupted)" : "");
 	if (!o->against)
 		doc_para(doc, "No comparison asked for (--against).");
@@ -227,6 +232,7 @@ static int compare(const struct report_opts *o, sqlite3 *db, const struct fgo_re
 		r->compared = (int)rep->count;
 		r->regressions = rep->regressions;
 		r->improvements = rep->improvements;
+		r->no_verdict = rep->gate.on && rep->gate.blind && !rep->regressions;
 	}
 	return FGO_OK;
 }

@@ -39,6 +39,7 @@ struct report_result {
 				      or auto found no earlier sweep) */
 	int compared;              /* configurations compared */
 	int regressions, improvements;
+	int no_verdict;            /* the gate found the night too noisy to judge */
 	int not_ok;                /* runs invalid, mismatched, failed, timed out or left started */
 	int failed;                /* of those: mismatched, failed, timed out or left started */
 	int plots;                 /* PNGs drawn */

@@ -128,14 +128,22 @@ void doc_image(struct report_doc *d, const char *path, const char *caption, int 
 /* ---- Markdown ---- */
 
 /* Plain text in Markdown: the characters that would start markup are
- * escaped; '_' is left alone (names like all_scatter stay readable, and
- * GitHub does not emphasise inside words). */
+ * escaped; <, > and & as HTML entities (no renderer reads them as a tag,
+ * whatever it makes of a backslash); '_' is left alone (names like
+ * all_scatter stay readable, and GitHub does not emphasise inside words). */
 static void md_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
-		if (strchr("\\`*[]<>#|", *s))
-			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else if (strchr("\\`*[]#|", *s))
+			fprintf(out, "\\%c", *s);
+		else
+			fputc(*s == '\n' ? ' ' : *s, out);
 	}
 }
 

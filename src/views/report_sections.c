@@ -32,7 +32,8 @@ void report_section_regress(struct report_doc *doc, const struct fgo_regress_rep
 		regress_table_row(t, &rep->pairs[i]);
 		changed++;
 	}
-	doc_para(doc, "Against %s: %zu configurations compared by %s.", base_text, rep->count,
+	doc_para(doc, "Against %s: %zu configuration%s compared by %s.", base_text, rep->count,
+		 rep->count == 1 ? "" : "s",
 		 rep->gate.on ? "the nightly gate (each night's level: the median of its rounds)"
 			      : "their fused samples");
 	if (changed)
@@ -78,7 +79,10 @@ int report_section_not_ok(struct report_doc *doc, sqlite3 *db, const struct repo
 	};
 	doc_heading(doc, 2, "Runs that did not succeed");
 	if (c->ok == c->total) {
-		doc_para(doc, "Every one of the %d runs is ok.", c->total);
+		if (c->total == 1)
+			doc_para(doc, "Its one run is ok.");
+		else
+			doc_para(doc, "Every one of the %d runs is ok.", c->total);
 		return FGO_OK;
 	}
 	struct fgo_table *t = table_new((int)FGO_ARRAY_SIZE(status_headers), status_headers);
@@ -397,8 +401,8 @@ static void add_phases(struct fgo_table *t, sqlite3_stmt *st)
 	int runs = sqlite3_column_int(st, 0);
 	for (int i = 0; i < 6; i++)
 		sum += sqlite3_column_double(st, 1 + i);
-	int at = snprintf(line, sizeof line, "%d runs in %.0f s (%.3g runs/s); of their %.1f s:",
-			  runs, wall, wall > 0 ? runs / wall : 0.0, sum);
+	int at = snprintf(line, sizeof line, "%d run%s in %.0f s (%.3g runs/s); of their %.1f s:",
+			  runs, runs == 1 ? "" : "s", wall, wall > 0 ? runs / wall : 0.0, sum);
 	for (int i = 0; i < 6 && at < (int)sizeof line; i++)
 		at += snprintf(line + at, sizeof line - (size_t)at, " %s %.0f%%", names[i],
 			       sum > 0 ? 100.0 * sqlite3_column_double(st, 1 + i) / sum : 0.0);

@@ -1,6 +1,7 @@
-/* table.c: the one printer behind every view: aligned text (numeric columns
- * right-aligned, empty cells as "-"), GitHub Markdown, CSV (RFC 4180 quoting,
- * "\n" line ends as Unix tools expect) and JSON (an array of objects). */
+/* table.c: the one printer behind every view: the table, aligned text
+ * (numeric columns right-aligned, empty cells as "-", control characters
+ * escaped, fitted to a width) and GitHub Markdown (HTML's <, > and & as
+ * entities); CSV and JSON are table_data.c's. */
 #include "views/table.h"
 
 #include <math.h>
@@ -10,15 +11,7 @@
 #include <strings.h>
 
 #include "sink.h"
-
-struct fgo_table {
-	int ncols;
-	char **headers;  /* ncols names */
-	char **cells;    /* row-major, ncells used of cap */
-	size_t ncells, cap;
-	int failed;      /* an allocation failed: the table is incomplete */
-	int fit;         /* table_fit's width; 0: none */
-};
+#include "views/table_impl.h"
 
 int format_parse(const char *s, enum fgo_format *f)
 {
@@ -45,7 +38,10 @@ struct fgo_table *table_new(int ncols, const char *const *headers)
 		return NULL;
 	t->ncols = ncols > 0 ? ncols : 1;
 	t->headers = calloc((size_t)t->ncols, sizeof *t->headers);
-	if (!t->headers) {
+	t->whole = calloc((size_t)t->ncols, 1);
+	if (!t->headers || !t->whole) {
+		free(t->headers);
+		free(t->whole);
 		free(t);
 		return NULL;
 	}
@@ -87,6 +83,12 @@ void table_fit(struct fgo_table *t, int columns)
 		t->fit = columns > 0 ? columns : 0;
 }
 
+void table_nowrap(struct fgo_table *t, int col)
+{
+	if (t && col >= 0 && col < t->ncols)
+		t->whole[col] = 1;
+}
+
 struct fgo_table *table_select(const struct fgo_table *t, const int *cols, int n,
 			       const char *const *names)
 {
@@ -106,6 +108,8 @@ struct fgo_table *table_select(const struct fgo_table *t, const int *cols, int n
 	if (out) {
 		out->fit = t->fit;
 		out->failed |= t->failed;
+		for (int i = 0; i < n; i++)
+			out->whole[i] = cols[i] >= 0 && cols[i] < t->ncols && t->whole[cols[i]];
 	}
 	return out;
 }
@@ -125,7 +129,7 @@ const char *table_cell(const struct fgo_table *t, int row, int col)
 
 /* A JSON number exactly (RFC 8259 grammar), so it can be written as is:
  * no hex, no leading zeros or "+", no "inf" or "nan". */
-static int is_json_number(const char *s)
+int table_is_json_number(const char *s)
 {
 	if (*s == '-')
 		s++;
@@ -156,9 +160,9 @@ static int is_json_number(const char *s)
 }
 
 /* What JSON writes as a number: the grammar, and finite ("1e999" is not). */
-static int json_number(const char *s)
+int table_json_number(const char *s)
 {
-	return is_json_number(s) && isfinite(strtod(s, NULL));
+	return table_is_json_number(s) && isfinite(strtod(s, NULL));
 }
 
 /* Columns whose cells are all numbers (or empty, or "-") align right. */
@@ -169,7 +173,7 @@ static int numeric_column(const struct fgo_table *t, int col)
 		const char *c = table_cell(t, r, col);
 		if (!*c || strcmp(c, "-") == 0)
 			continue;
-		if (!json_number(c))
+		if (!table_json_number(c))
 			return 0;
 		numbers++;
 	}
@@ -207,24 +211,40 @@ static const char *shown(const char *cell)
 	return *cell ? cell : "-";
 }
 
-/* The Markdown form of a cell: "|" escaped, line breaks as spaces. */
+/* The Markdown form of a character of a cell, or NULL for itself: "|"
+ * escaped (it would end the cell), "<", ">" and "&" as HTML entities (a
+ * tag or reason must not become HTML where the page is shown: GitHub,
+ * an editor's preview), line breaks as spaces. */
+static const char *md_escape(char c)
+{
+	switch (c) {
+	case '|': return "\\|";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '&': return "&amp;";
+	case '\n': case '\r': return " ";
+	default: return NULL;
+	}
+}
+
 static void put_md(FILE *out, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", out);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
+		const char *e = md_escape(*s);
+		if (e)
+			fputs(e, out);
 		else
 			fputc(*s, out);
 	}
 }
 
+/* The columns the escaped cell takes in the Markdown source. */
 static int md_width(const char *s)
 {
 	int w = width(s);
 	for (; *s; s++)
-		w += *s == '|';
+		if (md_escape(*s))
+			w += (int)strlen(md_escape(*s)) - 1;
 	return w;
 }
 
@@ -276,6 +296,12 @@ static size_t wrap_line(const char *s, int w, const char **next)
 				brk = at;
 				resume = at + 1;
 			}
+		} else if (at > 0 && s[at - 1] == ',' && cols * 3 >= w && best_rank <= 2) {
+			/* after a comma with no space ("BLOCK_M=64,BLOCK_N=64"):
+			 * the comma ends the line */
+			best_rank = 2;
+			brk = at;
+			resume = at;
 		}
 		at += n;
 		cols++;
@@ -306,7 +332,8 @@ static void fit_widths(const struct fgo_table *t, const char *const *headers, in
 		int widest = -1;
 		for (int c = 0; c < t->ncols; c++) {
 			int least = width(headers[c]) > 12 ? width(headers[c]) : 12;
-			if (!right[c] && w[c] > least && (widest < 0 || w[c] > w[widest]))
+			if (!right[c] && !t->whole[c] && w[c] > least &&
+			    (widest < 0 || w[c] > w[widest]))
 				widest = c;
 		}
 		if (widest < 0)
@@ -449,92 +476,14 @@ out:
 	free(right);
 }
 
-static void put_csv(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void print_csv(const struct fgo_table *t, FILE *out)
-{
-	for (int r = -1; r < table_rows(t); r++) {
-		for (int c = 0; c < t->ncols; c++) {
-			if (c)
-				fputc(',', out);
-			put_csv(out, r < 0 ? t->headers[c] : table_cell(t, r, c));
-		}
-		fputc('\n', out);
-	}
-}
-
-static void put_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		switch (ch) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\b': fputs("\\b", out); break;
-		case '\f': fputs("\\f", out); break;
-		default:
-			if (ch < 0x20)
-				fprintf(out, "\\u%04x", ch);
-			else
-				fputc(ch, out);
-		}
-	}
-	fputc('"', out);
-}
-
-static void print_json(const struct fgo_table *t, FILE *out)
-{
-	int rows = table_rows(t);
-	if (rows == 0) {
-		fputs("[]\n", out);
-		return;
-	}
-	fputs("[\n", out);
-	for (int r = 0; r < rows; r++) {
-		fputs("  {", out);
-		for (int c = 0; c < t->ncols; c++) {
-			const char *v = table_cell(t, r, c);
-			if (c)
-				fputs(", ", out);
-			put_json_string(out, t->headers[c]);
-			fputs(": ", out);
-			if (!*v)
-				fputs("null", out);
-			else if (json_number(v))
-				fputs(v, out);
-			else
-				put_json_string(out, v);
-		}
-		fputs(r + 1 < rows ? "},\n" : "}\n", out);
-	}
-	fputs("]\n", out);
-}
-
 int table_print(const struct fgo_table *t, enum fgo_format f, FILE *out)
 {
 	if (!t || t->failed)
 		return -1;
 	switch (f) {
 	case FGO_FMT_MD: print_aligned(t, 1, out); break;
-	case FGO_FMT_CSV: print_csv(t, out); break;
-	case FGO_FMT_JSON: print_json(t, out); break;
+	case FGO_FMT_CSV: table_print_csv(t, out); break;
+	case FGO_FMT_JSON: table_print_json(t, out); break;
 	default: print_aligned(t, 0, out); break;
 	}
 	return ferror(out) ? -1 : 0;
@@ -550,5 +499,6 @@ void table_free(struct fgo_table *t)
 		free(t->cells[i]);
 	free(t->headers);
 	free(t->cells);
+	free(t->whole);
 	free(t);
 }

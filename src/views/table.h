@@ -10,8 +10,12 @@
 
 enum fgo_format {
 	FGO_FMT_TABLE = 0, /* aligned columns for a terminal (numbers right-aligned) */
-	FGO_FMT_MD,        /* GitHub Markdown table */
-	FGO_FMT_CSV,       /* RFC 4180: header line, quotes where needed */
+	FGO_FMT_MD,        /* GitHub Markdown table; "|" escaped, "<", ">", "&" as
+			      entities, so no cell becomes HTML */
+	FGO_FMT_CSV,       /* RFC 4180: header line, quotes where needed; a cell a
+			      spreadsheet would take for a formula ("=", "+", "-",
+			      "@", tab, CR first; not a number such as -1.5) gets a
+			      leading "'" */
 	FGO_FMT_JSON,      /* an array of objects keyed by the headers */
 };
 
@@ -38,13 +42,18 @@ const char *table_cell(const struct fgo_table *t, int row, int col);
 /* Makes the aligned table (FGO_FMT_TABLE) fit `columns` characters: where
  * the columns are wider, the widest text columns are narrowed (never below
  * their header, nor below 12) and their cells continue on the next lines,
- * broken after "; " or ", " or at a space where one falls late enough,
+ * broken after "; ", ", " or "," or at a space where one falls late enough,
  * else inside a word. Numeric columns keep their width. 0: no limit (the
  * default). Markdown, CSV and JSON are never wrapped. */
 void table_fit(struct fgo_table *t, int columns);
 
+/* Keeps column col whole under table_fit (a timestamp, an id): its cells
+ * are never continued on the next line, as numeric columns are not. */
+void table_nowrap(struct fgo_table *t, int col);
+
 /* A new table of t's columns cols[0..n) in that order, named names[i]
- * (names NULL, or names[i] NULL: t's own header); NULL when out of memory.
+ * (names NULL, or names[i] NULL: t's own header), with t's table_fit and
+ * table_nowrap; NULL when out of memory.
  * For the views whose terminal table shows fewer columns than csv/json. */
 struct fgo_table *table_select(const struct fgo_table *t, const int *cols, int n,
 			       const char *const *names);

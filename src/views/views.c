@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cmd.h"
 #include "fgo.h"
@@ -120,7 +121,25 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len)
 	tile_extras(cfg, out, len, n);
 }
 
-void view_print_command(FILE *out, const char *line, int width)
+void view_reproduce(const struct fgo_config *cfg, const char *spec, const char *manifest,
+		    const char *command_line, char *out, size_t len)
+{
+	struct stat sb;
+	if (!cfg->params[0] || !manifest || !*manifest) {
+		config_reproduce_line(cfg, out, len);
+		return;
+	}
+	/* a user kernel's tunables are its manifest's: a sweep of a spec with
+	 * --kernel runs them; the spec must be a file to be pasted */
+	if (spec && *spec && stat(spec, &sb) == 0 && S_ISREG(sb.st_mode))
+		config_reproduce_user(cfg, spec, manifest, out, len);
+	else if (command_line && *command_line)
+		snprintf(out, len, "%s", command_line); /* made by cmd_command_line: words quoted */
+	else
+		config_reproduce_user(cfg, "SPEC", manifest, out, len);
+}
+
+void view_print_command_after(FILE *out, const char *lead, const char *line, int width)
 {
 	size_t n = sink_terminal(line, NULL, 0);
 	char *text = malloc(n + 1);
@@ -130,7 +149,7 @@ void view_print_command(FILE *out, const char *line, int width)
 	}
 	sink_terminal(line, text, n + 1);
 	const char *p = text;
-	int indent = 0;
+	int first = (int)strlen(lead), indent = first;
 	/* room for the indent and the trailing " \\" */
 	while ((int)strlen(p) + indent > width) {
 		/* before an option where one fits, so a flag keeps its value */
@@ -145,10 +164,56 @@ void view_print_command(FILE *out, const char *line, int width)
 			cut = cut_any;
 		if (!cut || cut == p)
 			break;
-		fprintf(out, "%*s%.*s \\\n", indent, "", (int)(cut - p), p);
+		if (indent == first)
+			fprintf(out, "%s%.*s \\\n", lead, (int)(cut - p), p);
+		else
+			fprintf(out, "%*s%.*s \\\n", indent, "", (int)(cut - p), p);
 		p = cut + 1;
-		indent = 4;
+		indent = first + 4;
 	}
-	fprintf(out, "%*s%s\n", indent, "", p);
+	if (indent == first)
+		fprintf(out, "%s%s\n", lead, p);
+	else
+		fprintf(out, "%*s%s\n", indent, "", p);
 	free(text);
+}
+
+void view_print_wrapped(FILE *out, const char *lead, const char *text, int indent, int width)
+{
+	size_t n = sink_terminal(text, NULL, 0);
+	char *shown = malloc(n + 1);
+	if (!shown) {
+		fprintf(out, "%s(out of memory)\n", lead);
+		return;
+	}
+	sink_terminal(text, shown, n + 1);
+	const char *p = shown;
+	int at = (int)strlen(lead);
+	fputs(lead, out);
+	while (*p) {
+		int room = width - at;
+		/* the longest run of words that fits; a word longer than the
+		 * line stays whole */
+		int take = (int)strlen(p);
+		if (take > room) {
+			int cut = room;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			take = cut > 0 ? cut : (int)strcspn(p, " ");
+		}
+		fprintf(out, "%.*s\n", take, p);
+		p += take;
+		p += strspn(p, " ");
+		if (*p)
+			fprintf(out, "%*s", indent, "");
+		at = indent;
+	}
+	if (!*shown)
+		fputc('\n', out);
+	free(shown);
+}
+
+void view_print_command(FILE *out, const char *line, int width)
+{
+	view_print_command_after(out, "", line, width);
 }

@@ -46,10 +46,47 @@ void view_tile_text(const struct fgo_config *cfg, char *out, size_t len);
  * gsize_m gN, gemm_sms + comm_sms smG+C, then as view_tile_text. */
 void view_tile_brief(const struct fgo_config *cfg, char *out, size_t len);
 
+/* The filters of a view (best, list, plot): 0 or NULL where not given. */
+struct view_filter {
+	long m, n, k;
+	int world;
+	const char *algorithm, *dtype, *tag;
+};
+
+/* When a view found no ok run for f: why, into why (view_empty.c): an empty
+ * store, else the first filter the store has nothing of (a tag or an
+ * algorithm with "did you mean" for a stored one a letter or two off, a
+ * size, world or dtype with the values stored), else that only the
+ * filters together match nothing. path names the store. The caller says it
+ * as an error and exits 2 (FGO_EUSAGE), as plot does. */
+void view_why_empty(sqlite3 *db, const char *path, const struct view_filter *f, char *why,
+		    size_t len);
+
+/* " (did you mean \"TAG\"?)" naming the stored tag closest to tag (at most 2
+ * edits, or a third of its length), or "" when none is. */
+void view_tag_hint(sqlite3 *db, const char *tag, char *out, size_t len);
+
+/* The line that reproduces a run of cfg: `fgobench run` with its flags; for
+ * a user kernel (cfg->params set, manifest given) a sweep of spec with
+ * --kernel manifest at the run's problem when spec is a file here, else
+ * command_line (the stored command of its sweep or tune session) when
+ * given, else that sweep with "SPEC" for the spec. */
+void view_reproduce(const struct fgo_config *cfg, const char *spec, const char *manifest,
+		    const char *command_line, char *out, size_t len);
+
+/* lead, then text (shown as tables show cells: sink_terminal) broken at
+ * spaces into lines of at most width columns, the lines after the first
+ * indented by indent spaces (a word longer than a line stays whole). */
+void view_print_wrapped(FILE *out, const char *lead, const char *text, int indent, int width);
+
 /* A command line (a reproduce line) for a terminal of width columns: shown
  * as tables show cells (sink_terminal), broken at spaces into lines that
  * end in " \\" and go on indented, so a shell still reads one command when
  * it is pasted. A word longer than the width stays whole. */
 void view_print_command(FILE *out, const char *line, int width);
+
+/* The same after lead on the first line (best --reproduce's run id), the
+ * lines that continue it indented 4 past the lead. */
+void view_print_command_after(FILE *out, const char *lead, const char *line, int width);
 
 #endif

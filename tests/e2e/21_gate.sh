@@ -85,7 +85,10 @@ expect_eq gate-6.3 0 "$(sql "select count(*) from runs where algorithm = 'gemm' 
 cat > "$T/fake" <<'FAKE'
 #!/bin/sh
 if [ "$1" = report ]; then
-	while [ $# -gt 0 ]; do [ "$1" = -o ] && mkdir -p "$2" && : > "$2/index.md"; shift; done
+	while [ $# -gt 0 ]; do
+		[ "$1" = -o ] && mkdir -p "$2" && echo "Verdict: ${FAKE_VERDICT:-no regression}." > "$2/index.md"
+		shift
+	done
 	exit "$FAKE_RC"
 fi
 exit 0
@@ -96,3 +99,32 @@ for want in 0 1 2; do
 		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory nightly >"$T/out" 2>"$T/err"
 	expect_eq "gate-7.$((want + 1)) make nightly exit" "$want" "$?"
 done
+
+# a night the gate cannot judge (issue 50): NO VERDICT on the terminal, never
+# "no regression"; the exit status stays 0 (tests/nightly.sh says why)
+FAKE_RC=0 FAKE_VERDICT="NO VERDICT (too noisy to judge)" FGO="$T/fake" MPIRUN=true NIGHTLY_ROUNDS=1 \
+	NIGHTLY_REPORTS="$T/nightly" expect_exit gate-8.1 0 sh tests/nightly.sh
+expect_err gate-8.2 "nightly: NO VERDICT: the night was too noisy to judge"
+check gate-8.3 "no \"no regression\" on a night without a verdict" sh -c "! grep -q 'no regression' '$T/err'"
+# the gate's own NO VERDICT: unchanged configurations scattered by +-40%
+night noisy "r.t_fused_ms * (1 + ((r.id * 37) % 9 - 4) / 10.0)" 'r.t_baseline_ms'
+expect_exit gate-8.4 0 "$FGO" report --tag noisy --against base --gate --no-plots -o "$T/noisy"
+check gate-8.5 "the report's verdict" grep -q "Verdict: NO VERDICT (too noisy to judge)" "$T/noisy/index.md"
+expect_err gate-8.6 "NO VERDICT: the gate found the night too noisy to judge"
+
+# make nightly twice on one day: the second night is the day's tag .2,
+# compared with the first (not 12 rounds added to one tag and "the first
+# night"), a third .3 with the second
+export FGOBENCH_DB="$T/twice.db"
+for n in 1 2 3; do
+	NIGHTLY_TAG=day-x NIGHTLY_SPEC=tests/e2e/tiny.json NIGHTLY_ROUNDS=1 NIGHTLY_THRESHOLD=100000 \
+		NIGHTLY_REPORTS="$T/twice" expect_exit "gate-9.$n" 0 sh tests/nightly.sh
+done
+expect_eq gate-9.4 "day-x:1 day-x.2:1 day-x.3:1" \
+	"$(sql "select group_concat(tag || ':' || n, ' ') from (select tag, count(*) as n from sweeps group by tag order by min(id))")"
+check gate-9.5 "the second night compared with the first" \
+	grep -q "Compared with the sweeps tagged day-x: .* judged by the nightly gate" "$T/twice/day-x.2/index.md"
+check gate-9.6 "the third with the second" \
+	grep -q "Compared with the sweeps tagged day-x.2: " "$T/twice/day-x.3/index.md"
+expect_err gate-9.7 "sweeps tagged day-x are stored already: this night is day-x.3"
+check gate-9.8 "nothing says first night" sh -c "[ -f '$T/twice/day-x.2/index.md' ] && ! grep -q 'first night' '$T/twice/day-x.2/index.md'"

@@ -83,3 +83,41 @@ chmod +x "$T/bin/gnuplot"
 expect_exit out-3.3 1 env PATH="$T/bin:$PATH" "$FGO" plot roofline --world 2 -o "$T/plots3"
 expect_err out-3.4 "line 1: this plot went wrong"
 expect_err out-3.5 "gnuplot failed on"
+
+# ---- 4. stored text is data in every output (issue 48): a CSV cell a
+# spreadsheet would run is neutralised (numbers stay numbers), Markdown
+# cells carry no HTML, messages no escape sequence; on a copy of the store
+# with a hostile tag, algorithm and reason
+H="$T/hostile.db"
+sqlite3 "$FGOBENCH_DB" ".backup '$H'"
+sqlite3 "$H" "update sweeps set tag = '=HYPERLINK(\"http://x\",\"y\")<script>alert(1)</script>&';
+	update runs set algorithm = '@SUM(1)<img src=x>' where world = 1;
+	update runs set status = 'failed', reason = '<script>r()</script> x|y' where world = 2"
+expect_exit out-4.1 0 "$FGO" list --format csv --db "$H"
+check out-4.2 "list csv: the tag cell neutralised by a leading quote" grep -q "^[0-9]*,\"'=HYPERLINK(" "$T/out"
+check out-4.3 "list csv: the id stays a number" grep -q '^1,' "$T/out"
+expect_exit out-4.4 0 "$FGO" best --format csv --db "$H"
+check out-4.5 "best csv: the algorithm cell neutralised" grep -q "^'@SUM(1)<img src=x>," "$T/out"
+check out-4.6 "best csv: numbers stay numbers ($(sed -n 2p "$T/out" | cut -d, -f3-6))" \
+	sh -c "sed -n 2p '$T/out' | grep -q \"^'@SUM(1)<img src=x>,fp16,1,128,64,64,1,32x32x32 s2 w4 g8 sm0+0,[0-9.]*,[0-9.]*,\""
+expect_exit out-4.7 0 "$FGO" list --format md --db "$H"
+check out-4.8 "list md: no raw HTML" sh -c "! grep -q '<' '$T/out' && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&amp;' '$T/out'"
+expect_exit out-4.9 0 "$FGO" best --format md --db "$H"
+check out-4.10 "best md: no raw HTML" sh -c "! grep -q '<' '$T/out' && grep -q '| @SUM(1)&lt;img src=x&gt; ' '$T/out'"
+expect_exit out-4.11 0 "$FGO" report --db "$H" --no-plots -o "$T/hrep"
+check out-4.12 "report index.md: no raw HTML in its tables or text" \
+	sh -c "! grep -q '<script\|<img' '$T/hrep/index.md' && grep -q '| *&lt;script&gt;r()&lt;/script&gt; x\\\\|y' '$T/hrep/index.md'"
+# a tag with an escape sequence (ESC [2J clears the screen) in an error message
+ESC=$(printf '\033')
+expect_exit out-4.13 2 "$FGO" report --db "$H" --tag "x${ESC}[2Jy" -o "$T/hrep2"
+check out-4.14 "the message shows the escape as text ($(head -c 120 "$T/err"))" \
+	sh -c "! grep -q '$ESC' '$T/err' && grep -qF 'x\\x1b[2Jy' '$T/err'"
+expect_exit out-4.15 2 "$FGO" best --db "$H" --algorithm "al${ESC}]0;pwned${ESC}\\"
+check out-4.16 "a command's own message shows the escape as text ($(head -c 100 "$T/err"))" \
+	sh -c "! grep -q '$ESC' '$T/err' && grep -qF 'al\x1b]0;pwned' '$T/err'"
+
+# ---- 5. one is singular (issue 50: "1 runs"): the report of run's sweep of one run
+expect_exit out-5.1 0 "$FGO" report --tag "run-with-a-tag-of-sixty-characters-or-so-to-widen-the-list-xx" --no-plots -o "$T/one"
+check out-5.2 "\"1 run, 1 ok\" in the summary" grep -q ': 1 run, 1 ok, ' "$T/one/index.md"
+check out-5.3 "\"Its one run is ok.\"" grep -q '^Its one run is ok\.$' "$T/one/index.md"
+check out-5.4 "no \"1 runs\" anywhere" sh -c "! grep -q '\\b1 runs' '$T/one/index.md' '$T/err'"

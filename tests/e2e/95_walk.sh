@@ -78,7 +78,9 @@ expect_exit walk-5.5 0 mpi 2 run --algorithm reduce_scatter --world 2 -m 34 -n 9
 check walk-5.6 "run --deterministic 1 stores the run ok under the /det key" \
 	[ "$(sql "select count(*) from runs where config_key like 'reduce_scatter/%/sk3/det' and status = 'ok'")" -ge 2 ]
 "$FGO" best --algorithm reduce_scatter --world 2 -m 34 --reproduce >"$T/best.txt" 2>&1
-check walk-5.7 "best's reproduce line carries --deterministic 1" grep -q -- '--split_k 3 --deterministic 1' "$T/best.txt"
+# (its lines continued with " \\" joined, as a shell reads them)
+check walk-5.7 "best's reproduce line carries --deterministic 1" \
+	sh -c "sed -e ':a' -e '/\\\\\$/{N;s/ \\\\\\n */ /;ba' -e '}' '$T/best.txt' | grep -q -- '--split_k 3 --deterministic 1'"
 expect_exit walk-5.8 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --deterministic 2
 
 # clusters: the clustered walk of every family validates, keys apart, and
@@ -96,7 +98,8 @@ expect_eq walk-6.4 1 "$(sql "select count(*) from runs where status = 'invalid' 
 expect_exit walk-6.5 0 mpi 2 run --algorithm reduce_scatter --world 2 -m 36 -n 96 -k 200 --BLK_M 16 \
 	--BLK_N 32 --BLK_K 16 --split_k 2 --cluster 2
 "$FGO" best --algorithm reduce_scatter --world 2 -m 36 --reproduce >"$T/best-cl.txt" 2>&1
-check walk-6.6 "best's reproduce line carries --cluster 2" grep -q -- '--split_k 2 --cluster 2' "$T/best-cl.txt"
+check walk-6.6 "best's reproduce line carries --cluster 2" \
+	sh -c "sed -e ':a' -e '/\\\\\$/{N;s/ \\\\\\n */ /;ba' -e '}' '$T/best-cl.txt' | grep -q -- '--split_k 2 --cluster 2'"
 expect_exit walk-6.7 2 "$FGO" run --algorithm gemm --world 1 -m 34 -n 96 -k 200 --cluster 3
 expect_eq walk-6.8 1 "$(sql "select count(*) from runs where status = 'invalid' and
 	reason like 'split_k=3 and cluster=2: with split_k > 1 a cluster holds the K slices of one tile%'")"

@@ -76,8 +76,11 @@ expect_eq cli-2.13 "$rows" "$(grep -c '^ *[0-9][0-9]*  mpirun -np [12] fgobench 
 ids=$(grep '^gemm ' "$T/rep" | awk '{print $NF}' | tr '\n' ' ')
 rids=$(grep 'mpirun' "$T/rep" | awk '{print $1}' | tr '\n' ' ')
 expect_eq cli-2.14 "$ids" "$rids"
-# the line runs as printed (the binary under test for `fgobench`)
-line=$(grep 'mpirun -np 2' "$T/rep" | head -1 | sed 's/^ *[0-9]*  //; s/ fgobench / /')
+# the line runs as printed, its continuation lines (" \\") joined as a
+# shell joins them (the binary under test for `fgobench`)
+widest cli-2.14.1 "$T/rep"
+line=$(sed -e ':a' -e '/\\$/{N;s/ \\\n */ /;ba' -e '}' "$T/rep" | grep 'mpirun -np 2' | head -1 |
+	sed 's/^ *[0-9]*  //; s/ fgobench / /')
 expect_exit cli-2.15 0 sh -c "${line%% run *} --oversubscribe '$FGO' run ${line#* run } --iterations 1 --warmup 0 --tag again"
 expect_exit cli-2.16 2 "$FGO" best --reproduce --format csv
 # csv and json keep every column, the config in full
@@ -154,3 +157,44 @@ sqlite3 "$FGOBENCH_DB" ".backup '$T/other.db'"
 sqlite3 "$T/other.db" "update runs set algorithm = 'newer_algo' where id = (select min(id) from runs where status = 'ok')"
 expect_exit cli-3.29.3 0 "$FGO" best --algorithm newer_algo --db "$T/other.db"
 check cli-3.29.4 "another build's algorithm in the store is shown" grep -q '^newer_algo ' "$T/out"
+
+# ---- 4. typos and empty results (issue 50): a flag a letter off names the
+# flag it likely meant, in every command's parser; nothing to show exits 2
+# with why, "did you mean" for a tag or algorithm, nothing on stdout
+for c in "best --mm 512:--m" "list --tagg x:--tag" "regress --bse 1 --head 2:--base" \
+	"plot roofline --wrld 2:--world" "history --shap 1,2,3:--shape" "report --tga x:--tag" \
+	"show --wdie 1:--wide" "tune --stratgy grid:--strategy" "sweep x.json --qiet:--quiet" \
+	"compile x.json --arc sm_90a:--arch" "info --dbb x:--db"; do
+	args=${c%:*} want=${c##*:}
+	# shellcheck disable=SC2086 # the words of the command
+	expect_exit "cli-4.1-${args%% *}" 2 "$FGO" $args
+	expect_err "cli-4.2-${args%% *}" "(did you mean \"$want\"?)"
+done
+expect_exit cli-4.3 2 "$FGO" best --xyz
+check cli-4.4 "no guess for a flag nothing is near" sh -c "! grep -q 'did you mean' '$T/err'"
+expect_exit cli-4.5 2 "$FGO" best --m 999
+expect_err cli-4.6 "no ok runs with M = 999 in $FGOBENCH_DB (it has M = "
+expect_eq cli-4.7 "" "$(cat "$T/out")"
+expect_exit cli-4.8 2 "$FGO" best --tag smkoe
+expect_err cli-4.9 'no ok runs tagged "smkoe" in '"$FGOBENCH_DB"' (did you mean "smoke"?)'
+expect_exit cli-4.10 2 "$FGO" list --tag smkoe
+expect_err cli-4.11 'no sweep tagged "smkoe" in '"$FGOBENCH_DB"' (did you mean "smoke"?)'
+expect_eq cli-4.12 "" "$(cat "$T/out")"
+expect_exit cli-4.13 2 "$FGO" best --tag smoke --m 64 --n 64 --k 96
+expect_err cli-4.14 "matches --tag smoke --m 64 --n 64 --k 96 together"
+expect_exit cli-4.15 2 "$FGO" report --tag smkoe -o "$T/r"
+expect_err cli-4.16 '(did you mean "smoke"?)'
+expect_exit cli-4.17 2 "$FGO" regress --base smkoe --head smoke
+expect_err cli-4.18 '(did you mean "smoke"?)'
+# --help says where the manual is, readable without make install
+for c in best list info; do
+	"$FGO" $c --help >"$T/help" 2>&1
+	page=$(sed -n 's/^The manual: man -l //p' "$T/help")
+	check "cli-4.19-$c" "$c --help names its page beside the binary (got \"$page\")" \
+		sh -c "[ '$page' = '$PWD/man/fgobench-$c.1' ] && [ -f '$page' ]"
+done
+# a store whose runs all failed: said so, not "run a sweep"
+sqlite3 "$FGOBENCH_DB" ".backup '$T/failed.db'"
+sqlite3 "$T/failed.db" "update runs set status = 'failed'"
+expect_exit cli-4.20 2 "$FGO" best --db "$T/failed.db"
+expect_err cli-4.21 "none of its $(sql "select count(*) from runs") runs is ok"

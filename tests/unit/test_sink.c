@@ -1,7 +1,8 @@
 /* test_sink.c: the one helper per sink of untrusted text (src/sink.c):
  * what reaches gnuplot keeps only its closed set of characters, a file
  * name only file-safe ones, a terminal sees control characters escaped
- * (tables included, CSV left raw for programs), a shell one quoted
+ * (tables included, CSV left raw for programs; messages keep their lines
+ * and tabs), a shell one quoted
  * word, and -o folders and --junit files are checked. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,9 +120,32 @@ static void check_table(void)
 	table_free(t);
 }
 
+/* A message keeps its lines and tabs (a compiler's output) and shows every
+ * other control character: an escape sequence, a carriage return that
+ * would overwrite the line, a C1 CSI. */
+static void check_message(void)
+{
+	static const struct {
+		const char *id, *in, *want;
+	} m[] = {
+		{ "message-lines", "k.c:3: error\n\tint x\n", "k.c:3: error\n\tint x\n" },
+		{ "message-escape", "failed: \x1b[2J\x1b]0;title\x07", "failed: \\x1b[2J\\x1b]0;title\\x07" },
+		{ "message-cr", "ok\rFAKE", "ok\\rFAKE" },
+		{ "message-c1", "a\xc2\x9b" "1m", "a\\u009b1m" },
+		{ "message-utf8", "caf\xc3\xa9", "caf\xc3\xa9" },
+	};
+	char out[128];
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		size_t n = sink_message(m[i].in, out, sizeof out);
+		T_EQ_STR(m[i].id, out, m[i].want);
+		T_EQ_INT(m[i].id, n, strlen(m[i].want));
+	}
+}
+
 int main(void)
 {
 	check_cases();
+	check_message();
 	check_shell();
 	check_dirs();
 	check_table();

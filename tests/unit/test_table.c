@@ -222,7 +222,131 @@ static void check_csv(void)
 		     "plain,\"has,comma\",1\n"
 		     "\"say \"\"hi\"\"\",\"line1\nline2\",\n"
 		     "\"cr\rhere\", spaced ,2.5\n"
-		     "\"\"\"\",semi;colon,-\n");
+		     "\"\"\"\",semi;colon,'-\n");
+	free(s);
+	table_free(t);
+}
+
+/* Spreadsheet formulas (issue 48): a cell starting with =, +, -, @, a tab
+ * or a CR is text behind a leading "'", a number stays a number. */
+static void check_csv_formula(void)
+{
+	static const struct {
+		const char *id, *cell, *want;
+	} cases[] = {
+		{ "csv-formula-eq", "=1+1", "'=1+1" },
+		{ "csv-formula-hyperlink", "=HYPERLINK(\"http://x\",\"y\")",
+		  "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"" },
+		{ "csv-formula-plus", "+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0" },
+		{ "csv-formula-minus-expr", "-2+3", "'-2+3" },
+		{ "csv-formula-at", "@SUM(A1:A9)", "'@SUM(A1:A9)" },
+		{ "csv-formula-tab", "\t=1", "'\t=1" },
+		{ "csv-formula-cr", "\r=1", "\"'\r=1\"" },
+		{ "csv-formula-comma", "=1,2", "\"'=1,2\"" },
+		{ "csv-formula-double-minus", "--1", "'--1" },
+		{ "csv-formula-minus-word", "-inf", "'-inf" },
+		{ "csv-number-negative", "-1.5", "-1.5" },
+		{ "csv-number-plus", "+2.0", "+2.0" },
+		{ "csv-number-exp", "-1e-05", "-1e-05" },
+		{ "csv-number-percent", "-51%", "-51%" },
+		{ "csv-number-plus-percent", "+2.5%", "+2.5%" },
+		{ "csv-formula-percent-expr", "-1%+cmd", "'-1%+cmd" },
+		{ "csv-formula-bare-minus-percent", "-%", "'-%" },
+		{ "csv-number-plain", "12", "12" },
+		{ "csv-inner-eq", "a=b", "a=b" },
+		{ "csv-empty", "", "" },
+	};
+	static const char *const h[] = { "v" };
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+		struct fgo_table *t = table_new(1, h);
+		table_add(t, "%s", cases[i].cell);
+		int rc;
+		char *s = render(t, FGO_FMT_CSV, &rc);
+		char want[256];
+		snprintf(want, sizeof want, "v\n%s\n", cases[i].want);
+		check_output(cases[i].id, s, want);
+		free(s);
+		table_free(t);
+	}
+	/* a header is a cell too */
+	static const char *const bad[] = { "=cmd()" };
+	struct fgo_table *t = table_new(1, bad);
+	int rc;
+	char *s = render(t, FGO_FMT_CSV, &rc);
+	check_output("csv-formula-header", s, "'=cmd()\n");
+	free(s);
+	table_free(t);
+}
+
+/* Markdown cells carry no HTML (issue 48): <, > and & as entities, | escaped,
+ * the columns aligned on the escaped text. */
+static void check_markdown_html(void)
+{
+	static const char *const h[] = { "tag", "n" };
+	struct fgo_table *t = table_new(2, h);
+	table_add(t, "<script>alert(1)</script>");
+	table_add(t, "1");
+	table_add(t, "<img src=x onerror=alert(1)>");
+	table_add(t, "22");
+	table_add(t, "a&b|c");
+	table_add(t, "3");
+	int rc;
+	char *s = render(t, FGO_FMT_MD, &rc);
+	check_output("md-html-escaped", s,
+		     "| tag                                   |   n |\n"
+		     "|---------------------------------------|----:|\n"
+		     "| &lt;script&gt;alert(1)&lt;/script&gt; |   1 |\n"
+		     "| &lt;img src=x onerror=alert(1)&gt;    |  22 |\n"
+		     "| a&amp;b\\|c                            |   3 |\n");
+	T_CHECK("md-no-tag", !strchr(s, '<') && !strchr(s, '>'), "a raw < or > is left: %s", s);
+	free(s);
+	table_free(t);
+}
+
+/* table_nowrap: under table_fit a timestamp stays on one line while the
+ * other text columns give up their width. */
+static void check_nowrap(void)
+{
+	static const char *const h[] = { "tag", "started", "spec" };
+	struct fgo_table *t = table_new(3, h);
+	table_add(t, "a-tag-that-is-long-enough-to-be-wrapped");
+	table_add(t, "2026-12-06T20:29:54Z");
+	table_add(t, "a-spec-name-that-is-also-long");
+	table_fit(t, 50);
+	table_nowrap(t, 1);
+	int rc;
+	char *s = render(t, FGO_FMT_TABLE, &rc);
+	T_CONTAINS("nowrap-whole", s, "2026-12-06T20:29:54Z");
+	int widest = 0, w = 0;
+	for (const char *p = s; *p; p++) {
+		w = *p == '\n' ? 0 : w + 1;
+		widest = w > widest ? w : widest;
+	}
+	T_CHECK("nowrap-fits", widest <= 50, "a line of %d columns: %s", widest, s);
+	/* table_select keeps the flag */
+	static const int cols[] = { 1, 0 };
+	struct fgo_table *sel = table_select(t, cols, 2, NULL);
+	table_fit(sel, 30);
+	free(s);
+	s = render(sel, FGO_FMT_TABLE, &rc);
+	T_CONTAINS("nowrap-select", s, "2026-12-06T20:29:54Z");
+	free(s);
+	table_free(sel);
+	table_free(t);
+
+	/* a user kernel's params break after a comma, not inside a name */
+	static const char *const h2[] = { "algorithm", "config" };
+	t = table_new(2, h2);
+	table_add(t, "user:my_all_scatter");
+	table_add(t, "BLOCK_M=64,BLOCK_N=64");
+	table_fit(t, 34);
+	table_nowrap(t, 0);
+	s = render(t, FGO_FMT_TABLE, &rc);
+	check_output("fit-comma", s,
+		     "algorithm            config\n"
+		     "-------------------  -------------\n"
+		     "user:my_all_scatter  BLOCK_M=64,\n"
+		     "                     BLOCK_N=64\n");
 	free(s);
 	table_free(t);
 }
@@ -355,6 +479,9 @@ int main(void)
 	check_text();
 	check_markdown();
 	check_csv();
+	check_csv_formula();
+	check_markdown_html();
+	check_nowrap();
 	check_json();
 	check_errors();
 	T_DONE();
