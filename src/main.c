@@ -59,7 +59,8 @@ static void print_commands(FILE *f)
 	      "  fgobench best --m 512                           best tile per shape\n"
 	      "  fgobench plot roofline --world 2                roofline PNG + SVG\n"
 	      "  fgobench regress --base A --head B              exit 1 on a real slowdown\n"
-	      "\n`fgobench COMMAND --help` and `man fgobench-COMMAND` describe each command.\n",
+	      "\n`fgobench COMMAND --help` describes each command, `fgobench help COMMAND` shows\n"
+	      "its manual page.\n",
 	      f);
 }
 
@@ -96,10 +97,8 @@ int main(int argc, char **argv)
 		return FGO_EUSAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		if (argc > 2 && find_command(argv[2])) {
-			fputs(find_command(argv[2])->usage, stdout);
-			return cmd_finish_stdout(0);
-		}
+		if (argc > 2 && find_command(argv[2]))  /* the manual, else the usage */
+			return cmd_finish_stdout(cmd_manual(argv[2], find_command(argv[2])->usage));
 		print_commands(stdout);
 		return cmd_finish_stdout(0);
 	}

@@ -157,9 +157,13 @@ int cmd_plot(int argc, char **argv)
 	q.world = world;
 	if ((rc = plot_worlds(&q, worlds, WORLDS_MAX, &n)))
 		goto out;
-	if (n == 0) {
-		error("no ok runs in %s match%s (`fgobench list` shows what it holds)", cmd_db_path(db),
-		      world ? " that world size" : "");
+	if (n == 0) { /* why, as best and list say it */
+		char why[1024];
+		view_why_empty(store_db(q.store), cmd_db_path(db),
+			       &(struct view_filter){ .world = world, .algorithm = q.algorithm,
+						      .dtype = q.dtype, .tag = q.tag },
+			       why, sizeof why);
+		error("%s", why);
 		rc = FGO_EUSAGE;
 		goto out;
 	}

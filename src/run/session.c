@@ -325,7 +325,8 @@ static void where_the_time_went(const struct progress *p)
 		sum += p->phases[i];
 	double whole = wall > sum ? wall : sum;
 	char line[512];
-	int at = snprintf(line, sizeof line, "%zu runs in %.1f s, %.3g runs/s;", p->done, wall,
+	int at = snprintf(line, sizeof line, "%zu run%s in %.1f s, %.3g runs/s;", p->done,
+			  p->done == 1 ? "" : "s", wall,
 			  wall > 0 ? (double)p->done / wall : 0.0);
 	for (int i = 0; i < FGO_PHASES && at < (int)sizeof line; i++)
 		at += snprintf(line + at, sizeof line - (size_t)at, " %s %.0f%%",
