@@ -23,9 +23,9 @@ struct fgo_user_kernel;
 #define CC_TIMED_OUT (-2) /* it ran past its limit and was killed */
 
 /* Runs argv (argv[0] a path), its stdout and stderr into log (up to len
- * bytes, NUL-terminated), in a process group of its own with TMPDIR set to
- * tmpdir (its temporary files land there, and go with it), stopping the
- * whole group after limit seconds. Returns the exit status or CC_*. */
+ * bytes, NUL-terminated), with TMPDIR set to tmpdir (its temporary files
+ * land there, and go with it), killing it and every process it started
+ * after limit seconds. Returns the exit status or CC_*. */
 int cc_run(char *const *argv, const char *tmpdir, double limit, char *log, size_t len);
 
 /* Removes the folder dir and the files in it (a compile's temporary). */

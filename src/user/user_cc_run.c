@@ -1,9 +1,11 @@
 /* user_cc_run.c: the C compiler of a user kernel run with a time limit
  * (user_cc.h): a source that includes a FIFO or a device, or a compiler
- * that never ends, must not hang a sweep. The compiler and everything it
- * starts (cc1, as, ld) share a process group of their own, so the limit
- * stops them all, and their temporary files go to the compile's own
- * folder, which is removed with them. */
+ * that never ends, must not hang a sweep. Past the limit the compiler and
+ * everything it started (cc1, as, ld: its process tree, read from /proc,
+ * each stopped as it is found so none starts another) are killed; their
+ * temporary files go to the compile's own folder, which is removed with
+ * them. The compiler stays in fgobench's process group, so a Ctrl-C or a
+ * launcher's signal to the group still reaches it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -56,12 +58,70 @@ static char **child_env(const char *tmpdir, char **own)
 	return env;
 }
 
-/* Whether pid has ended (not reaped: its group stays addressable). */
+/* Whether pid has ended (not reaped yet: its children are still its). */
 static int ended(pid_t pid)
 {
 	siginfo_t si;
 	memset(&si, 0, sizeof si);
 	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* The parent of process p (from /proc/p/stat), or -1. */
+static pid_t parent_of(long p)
+{
+	char path[64], text[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", p);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = 0;
+	/* "pid (comm) state ppid ...": comm may hold blanks and parentheses */
+	char *close_paren = strrchr(text, ')');
+	char state;
+	long ppid;
+	if (!close_paren || sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/* Stops and kills root and every process below it. Each found is stopped
+ * first, and /proc read again until no new one appears, so none starts
+ * another while the tree is taken down. */
+static void kill_tree(pid_t root)
+{
+	pid_t tree[256];
+	size_t n = 0;
+	kill(root, SIGSTOP);
+	for (int pass = 0; pass < 8; pass++) {
+		size_t before = n;
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			char *end;
+			long p = strtol(e->d_name, &end, 10);
+			pid_t parent;
+			int under = 0, have = 0;
+			if (*end || p <= 0 || (parent = parent_of(p)) <= 0)
+				continue;
+			under = parent == root;
+			for (size_t i = 0; i < n; i++) {
+				under |= parent == tree[i];
+				have |= (long)tree[i] == p;
+			}
+			if (under && !have && n < FGO_ARRAY_SIZE(tree)) {
+				kill((pid_t)p, SIGSTOP);
+				tree[n++] = (pid_t)p;
+			}
+		}
+		if (d)
+			closedir(d);
+		if (n == before)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		kill(tree[i], SIGKILL);
+	kill(root, SIGKILL);
 }
 
 int cc_run(char *const *argv, const char *tmpdir, double limit, char *log, size_t len)
@@ -96,9 +156,7 @@ int cc_run(char *const *argv, const char *tmpdir, double limit, char *log, size_
 	sigaddset(&dfl, SIGTERM);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	int rc = posix_spawn(&pid, argv[0], &fa, &at, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -147,11 +205,10 @@ int cc_run(char *const *argv, const char *tmpdir, double limit, char *log, size_
 	}
 	log[got] = 0;
 	close(p[0]);
-	/* the group: whatever the compiler started and left (all of it, past
-	 * the limit); the leader is not reaped yet, so the group is still its */
-	kill(-pid, SIGKILL);
+	/* past the limit: the compiler and all it started (not reaped yet, so
+	 * its children are still its) */
 	if (timed_out)
-		kill(pid, SIGKILL);
+		kill_tree(pid);
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
 	if (timed_out)
