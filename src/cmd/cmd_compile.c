@@ -43,7 +43,9 @@ const char cmd_compile_usage[] =
 	"\n"
 	"  --arch A       target architecture: sm_90a (the default), sm_80, ...; in a HIP\n"
 	"                 build gfx942 or gfx90a (the default)\n"
-	"  --cache DIR    the kernel cache (default $FGOBENCH_CACHE or ~/.cache/fgobench)\n"
+	"  --cache DIR    the kernel cache (default $FGOBENCH_CACHE, else\n"
+	"                 $XDG_CACHE_HOME/fgobench, else ~/.cache/fgobench): a folder of\n"
+	"                 your own, writable by nobody else\n"
 	"  -j N           compiler processes at a time (default: the CPUs here)\n"
 	"  --quiet        no progress lines\n"
 	"  --kernel MANIFEST  your own kernel's GPU form (README \"Your own kernel\"), every\n"
@@ -61,7 +63,7 @@ const char cmd_compile_usage[] =
 struct compile_opts {
 	const char *spec;
 	const char *arch;  /* default DEFAULT_ARCH */
-	const char *cache; /* NULL: $FGOBENCH_CACHE or ~/.cache/fgobench */
+	const char *cache; /* NULL: the kernel cache of kcache.h */
 	int jobs;          /* 0: the CPUs here */
 	int quiet;
 	enum fgo_format fmt;
@@ -375,8 +377,7 @@ static int print_outcomes(const struct fgo_plan *plan, const struct outcome *res
 static int compile_spec(const struct compile_opts *opt)
 {
 	struct fgo_plan plan;
-	char err[1024];
-	const char *dir;
+	char err[1024], dir[1024];
 	int rc;
 
 	if (gpu_compile_arch_check(opt->arch, err, sizeof err) != FGO_OK)
@@ -385,11 +386,13 @@ static int compile_spec(const struct compile_opts *opt)
 		error("cannot set FGOBENCH_CACHE: %s", strerror(errno));
 		return FGO_EFAIL;
 	}
-	dir = gpu_jit_cache_dir();
-	err[0] = 0;
-	if (make_dirs(dir, err, sizeof err) != FGO_OK || access(dir, W_OK) != 0) {
-		error("the kernel cache %s is not writable%s%s (use --cache DIR)", dir,
-		      err[0] ? ": " : "", err[0] ? err : "");
+	/* the user's own folder, writable by nobody else (kcache.h) */
+	if (gpu_jit_cache_dir(dir, sizeof dir, err, sizeof err) != FGO_OK) {
+		error("%s (or use --cache DIR)", err);
+		return FGO_EUSAGE;
+	}
+	if (access(dir, W_OK) != 0) {
+		error("the kernel cache %s is not writable: %s (use --cache DIR)", dir, strerror(errno));
 		return FGO_EUSAGE;
 	}
 	memset(&plan, 0, sizeof plan);

@@ -42,7 +42,7 @@ struct gpu_compiled {
 const char *gpu_compile_status_name(enum gpu_compile_status s);
 
 /* Compiles cfg's kernel of algo for arch (e.g. "sm_90a") into the kernel
- * cache (gpu_jit_cache_dir()), or finds it there. smem_limit is the shared
+ * cache (gpu_jit_cache_dir), or finds it there. smem_limit is the shared
  * memory per block the GPU allows (0: not checked, as with no GPU at hand).
  * With keep_image the image stays in out->image for the caller to free.
  * Fills *out in every case. Returns FGO_OK (COMPILED, CACHED); FGO_EUSAGE

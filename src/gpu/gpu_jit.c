@@ -3,7 +3,9 @@
  * version), as Triton caches its kernels. The image is a cubin on NVIDIA,
  * an AMDGPU code object on AMD: either is what hipModuleLoadData takes.
  * An entry is verified when read (its length and hash): a damaged one is
- * compiled again and replaced, with one note per process. */
+ * compiled again and replaced, with one note per process. The cache is
+ * the user's own folder (kcache.h: never /tmp), refused when it, or an
+ * entry read from it, is another user's or writable by others. */
 #include "gpu/gpu_jit.h"
 
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include "embed.h"
 #include "fgo.h"
 #include "gpu/gpu_jit_clang.h"
+#include "kcache.h"
 #include "hip_port.h"
 
 /* The headers kernels may include: every embedded header under kernels/, by the
@@ -79,15 +82,9 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 		snprintf(out + at, len - (size_t)at, " -D%s=1", algo->gpu_variant);
 }
 
-const char *gpu_jit_cache_dir(void)
+int gpu_jit_cache_dir(char *out, size_t len, char *err, size_t elen)
 {
-	static _Thread_local char dir[1024];
-	const char *env = getenv("FGOBENCH_CACHE"), *home = getenv("HOME");
-	if (env && *env)
-		snprintf(dir, sizeof dir, "%s", env);
-	else
-		snprintf(dir, sizeof dir, "%s/.cache/fgobench", home && *home ? home : "/tmp");
-	return dir;
+	return kcache_dir(NULL, out, len, err, elen);
 }
 
 /* A cache entry, KEY.bin: a header, then the image. The header lets a
@@ -112,28 +109,29 @@ enum entry_state {
 	ENTRY_ABSENT,  /* no such file (or not a plain file: never followed) */
 	ENTRY_OK,      /* *image holds the verified image */
 	ENTRY_DAMAGED, /* there, but not a whole entry of this format */
+	ENTRY_REFUSED, /* another user's, or writable by others (why in err) */
 };
 
 /* Reads and verifies the entry at path into a malloc'd *image of *size
  * bytes. A symbolic link is not followed (ENTRY_ABSENT: it is replaced,
  * not written through, when the kernel is compiled). */
-static enum entry_state read_entry(const char *path, void **image, size_t *size)
+static enum entry_state read_entry(const char *path, void **image, size_t *size, char *err,
+				   size_t elen)
 {
 	struct entry_header hd;
 	struct stat sb;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd;
 	char *data = NULL;
 	size_t got = 0;
 
 	*image = NULL;
 	*size = 0;
+	if (kcache_open(path, &fd, err, elen) != FGO_OK)
+		return ENTRY_REFUSED;
 	if (fd < 0)
-		return errno == ENOENT || errno == ELOOP ? ENTRY_ABSENT : ENTRY_DAMAGED;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
 		return ENTRY_ABSENT;
-	}
-	if ((size_t)sb.st_size < sizeof hd + 1 || !(data = malloc((size_t)sb.st_size))) {
+	if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof hd + 1 ||
+	    !(data = malloc((size_t)sb.st_size))) {
 		close(fd);
 		return ENTRY_DAMAGED;
 	}
@@ -256,9 +254,13 @@ int gpu_jit_compile_text(const char *source, const char *text, int n_extra,
 	h ^= fnv1a64(opts, strlen(opts)) * 7;
 	h += (uint64_t)(major * 1000 + minor);
 	snprintf(key_text, sizeof key_text, "%016llx", (unsigned long long)h);
-	const char *dir = gpu_jit_cache_dir();
+	char dir[1024];
+	if (gpu_jit_cache_dir(dir, sizeof dir, err, len) != FGO_OK)
+		return FGO_EFAIL;
 	snprintf(path, sizeof path, "%s/%s.bin", dir, key_text);
-	enum entry_state state = read_entry(path, image, size);
+	enum entry_state state = read_entry(path, image, size, err, len);
+	if (state == ENTRY_REFUSED)
+		return FGO_EFAIL;
 	if (state == ENTRY_OK) {
 		*cached = 1;
 		return FGO_OK;
@@ -270,9 +272,7 @@ int gpu_jit_compile_text(const char *source, const char *text, int n_extra,
 					   arch, image, size, err, len);
 		if (rc != FGO_OK)
 			return rc;
-		char mkd[512];
-		if (make_dirs(dir, mkd, sizeof mkd) == FGO_OK)
-			write_entry(path, *image, *size);
+		write_entry(path, *image, *size);
 		if (state == ENTRY_DAMAGED)
 			note_damaged(path);
 		return FGO_OK;
@@ -314,9 +314,7 @@ int gpu_jit_compile_text(const char *source, const char *text, int n_extra,
 	}
 	hiprtcGetCode(prog, *image);
 	hiprtcDestroyProgram(&prog);
-	char mk[512];
-	if (make_dirs(dir, mk, sizeof mk) == FGO_OK)
-		write_entry(path, *image, *size);
+	write_entry(path, *image, *size);
 	if (state == ENTRY_DAMAGED)
 		note_damaged(path);
 	return FGO_OK;

@@ -43,7 +43,10 @@ int gpu_jit_load(const char *source, const char *defines, const char *arch, hipM
 int gpu_jit_function(hipModule_t mod, const char *source, const char *name, hipFunction_t *fn,
 		     char *err, size_t len);
 
-/* The cache folder: $FGOBENCH_CACHE, else ~/.cache/fgobench. */
-const char *gpu_jit_cache_dir(void);
+/* The cache folder (kcache.h: $FGOBENCH_CACHE, else
+ * $XDG_CACHE_HOME/fgobench, else ~/.cache/fgobench; never /tmp) into out,
+ * made where missing and checked: the user's own, writable by nobody else.
+ * FGO_OK, or FGO_EUSAGE naming the path and the fix. */
+int gpu_jit_cache_dir(char *out, size_t len, char *err, size_t elen);
 
 #endif

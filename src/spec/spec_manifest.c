@@ -3,13 +3,16 @@
  * errors (spec_ctx.h). What it checks: the keys (and their case), the
  * name, the family (one of the built-in families: its registry entry gives
  * the sharding, inputs, reference, baseline and bytes), the sources (read
- * and hashed; paths relative to the manifest), the entry and macro names
+ * and hashed; paths relative to the manifest; the manifest, sources and
+ * headers plain files: a FIFO, a device or a folder is refused at once,
+ * never waited on), the entry and macro names
  * (C identifiers: they reach a compiler as -D and dlsym names, never a
  * shell), the tunables' values and every expression, down to its column. */
 #include "spec/spec_manifest.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fgo.h"
 #include "spec/spec_ctx.h"
@@ -30,37 +34,55 @@ const char *const manifest_keys[] = {
 };
 
 /* Reads path whole into a malloc'd, NUL-terminated *text; NULL on failure
- * with why (errno's text, or the reason). */
+ * with why (errno's text, or the reason). Only a plain file is read (a
+ * link to one is followed): a FIFO would block the sweep forever and a
+ * device never ends, so the open does not wait and the kind is checked
+ * before the first byte. */
 static char *read_text(const char *path, long max, char *why, size_t len)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
 	char *text = NULL;
-	long n = 0;
-	if (!f) {
+	size_t got = 0;
+	if (fd < 0) {
 		snprintf(why, len, "%s", strerror(errno));
 		return NULL;
 	}
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= max && fseek(f, 0, SEEK_SET) == 0 &&
-	    (text = malloc((size_t)n + 1))) {
-		if (fread(text, 1, (size_t)n, f) != (size_t)n) {
-			free(text);
-			text = NULL;
-			snprintf(why, len, "a read error");
-		} else {
-			text[n] = 0;
-			if (memchr(text, 0, (size_t)n)) {
-				free(text);
-				text = NULL;
-				snprintf(why, len, "it holds a NUL byte (is it text?)");
-			}
-		}
-	} else if (n > max) {
+	if (fstat(fd, &sb) != 0) {
+		snprintf(why, len, "%s", strerror(errno));
+	} else if (S_ISDIR(sb.st_mode)) {
+		snprintf(why, len, "it is a folder, not a file");
+	} else if (!S_ISREG(sb.st_mode)) {
+		snprintf(why, len, "it is %s, not a plain file", S_ISFIFO(sb.st_mode) ? "a FIFO (a named pipe)" :
+			 S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" :
+			 S_ISSOCK(sb.st_mode) ? "a socket" : "not a file");
+	} else if (sb.st_size > max) {
 		snprintf(why, len, "larger than %ld MiB", max >> 20);
+	} else if (!(text = malloc((size_t)sb.st_size + 1))) {
+		snprintf(why, len, "out of memory");
 	} else {
-		snprintf(why, len, "%s", n < 0 ? strerror(errno) : "out of memory or not a file");
+		while (got < (size_t)sb.st_size) {
+			ssize_t n = read(fd, text + got, (size_t)sb.st_size - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		text[got] = 0;
+		if (got != (size_t)sb.st_size) {
+			snprintf(why, len, "a read error (%zu of %lld bytes)", got, (long long)sb.st_size);
+		} else if (memchr(text, 0, got)) {
+			snprintf(why, len, "it holds a NUL byte (is it text?)");
+		} else {
+			close(fd);
+			return text;
+		}
+		free(text);
+		text = NULL;
 	}
-	fclose(f);
-	return text;
+	close(fd);
+	return NULL;
 }
 
 int manifest_path_clean(const char *path, char *out, size_t len)

@@ -149,8 +149,17 @@ typedef int (*user_cpu_entry)(const void *args, const void *cta);
 int user_cc_build(const struct fgo_user_kernel *k, const struct fgo_config *cfg, int mode,
 		  int load, user_cpu_entry *fn, char *err, size_t len);
 
-/* The folder user kernels are compiled into: $FGOBENCH_CACHE, else
- * ~/.cache/fgobench, then "/user". */
-void user_cache_dir(char *out, size_t len);
+/* The folder user kernels are compiled into: the kernel cache's
+ * (kcache.h: $FGOBENCH_CACHE, else $XDG_CACHE_HOME/fgobench, else
+ * ~/.cache/fgobench; never /tmp), then "/user", made where missing and
+ * checked (the user's, writable by nobody else). FGO_OK, or FGO_EUSAGE
+ * naming the path and the fix. */
+int user_cache_dir(char *out, size_t len, char *err, size_t elen);
+
+/* The C compiler's time limit in seconds (a --compile-timeout flag): a
+ * compile still running then is stopped, its temporary folder removed, and
+ * the run fails saying so. s <= 0 goes back to $FGOBENCH_COMPILE_TIMEOUT,
+ * else 300 s. */
+void user_cc_set_compile_timeout(double s);
 
 #endif

@@ -2,7 +2,9 @@
  * what fgobench makes of it (src/user/user.h): the fields read, every
  * manifest error with its "PATH:LINE:COL", the configurations a spec with
  * "kernel" expands to (params, source hash, key), the launch and its
- * limits, the layout after the family's, and paths joined lexically. */
+ * limits, the layout after the family's, paths joined lexically, and
+ * files that are not plain files (a FIFO, a folder, a device) refused at
+ * once rather than read. */
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -282,6 +284,50 @@ static void check_paths(void)
 	rmdir(sub);
 }
 
+/* A FIFO as manifest, source or header would block forever, a folder read
+ * as "larger than 16 MiB", a device never end: each is refused, named.
+ * (An alarm ends a test that blocks: a failure, not a hang.) */
+static void check_not_files(void)
+{
+	char path[128], fifo[128], folder[128], err[1024];
+	struct fgo_user_kernel *k = NULL;
+	snprintf(path, sizeof path, "%s/m.json", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	snprintf(folder, sizeof folder, "%s/folder.c", dir);
+	if (mkfifo(fifo, 0600) != 0 || mkdir(folder, 0700) != 0) {
+		T_CHECK("manifest-6.0", 0, "cannot make a FIFO and a folder in %s", dir);
+		return;
+	}
+	alarm(20);
+	int rc = manifest_load(fifo, &k, err, sizeof err);
+	T_CHECK("manifest-6.1", rc == FGO_EUSAGE && !k &&
+					strstr(err, "fifo: cannot read the kernel's manifest: it is a FIFO (a named pipe),"
+						    " not a plain file"),
+		"rc %d: %s", rc, err);
+	static const struct {
+		const char *id, *from, *to, *what;
+	} cases[] = {
+		{ "manifest-6.2", "\"k.c\"", "\"fifo\"", ":4:20: cannot read %s/fifo: it is a FIFO (a named pipe), not a plain file" },
+		{ "manifest-6.3", "\"k.h\"", "\"fifo\"", ":5:15: cannot read %s/fifo: it is a FIFO" },
+		{ "manifest-6.4", "\"k.c\"", "\"folder.c\"", ":4:20: cannot read %s/folder.c: it is a folder, not a file" },
+		{ "manifest-6.5", "\"k.cu\"", "\"/dev/zero\"", ": cannot read /dev/zero: it is a device, not a plain file" },
+	};
+	for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+		char *text = edit(cases[i].from, cases[i].to), want[256];
+		snprintf(want, sizeof want, cases[i].what, dir);
+		k = NULL;
+		err[0] = 0;
+		rc = manifest_parse(path, text, &k, err, sizeof err);
+		T_CHECK(cases[i].id, rc == FGO_EUSAGE && !k && strstr(err, want), "expected \"%s\", got rc %d \"%s\"",
+			want, rc, err);
+		user_kernel_free(k);
+		free(text);
+	}
+	alarm(0);
+	unlink(fifo);
+	rmdir(folder);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/fgobench-manifest.XXXXXX");
@@ -296,6 +342,7 @@ int main(void)
 	check_good();
 	check_errors();
 	check_paths();
+	check_not_files();
 	const char *files[] = { "k.c", "k.cu", "k.h", "m.json" };
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(files); i++) {
 		char p[128];
