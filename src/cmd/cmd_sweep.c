@@ -10,14 +10,16 @@
 #include "run/interrupt.h"
 #include "run/session.h"
 #include "tune/auto_pick.h"
+#include "user/user.h"
 #include "sink.h"
 #include "views/table.h"
 #include "views/views.h"
 
 const char cmd_sweep_usage[] =
-	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume [--retry-crashed]] [--dry-run]\n"
-	"       [--config table|auto] [--kernel MANIFEST]\n"
-	"       [--backend cpu|gpu|auto] [--timeout S] [--heap-size BYTES] [--quiet]\n"
+	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume [--retry-crashed]]\n"
+	"       [--dry-run] [--config table|auto] [--kernel MANIFEST]\n"
+	"       [--backend cpu|gpu|auto] [--timeout S] [--compile-timeout S]\n"
+	"       [--heap-size BYTES] [--quiet]\n"
 	"       [--format table|md|csv|json] [--trace best [--trace-dir DIR]]\n"
 	"       [CONFIG FLAGS]\n"
 	"\n"
@@ -87,6 +89,9 @@ const char cmd_sweep_usage[] =
 	"                     It does not bound a launch's compute: a kernel that waits\n"
 	"                     on nothing runs to its end, as a GPU kernel cannot be\n"
 	"                     stopped from the host (120)\n"
+	"  --compile-timeout S  seconds a user kernel's C compile may take before the\n"
+	"                     compiler is stopped and the run stored as failed (default\n"
+	"                     $FGOBENCH_COMPILE_TIMEOUT, else 300)\n"
 	"  --heap-size BYTES  symmetric heap limit per rank, e.g. 512M, 4G: configurations\n"
 	"                     that need more are stored as invalid; one within it that\n"
 	"                     the node's memory cannot hold is refused (exit 2). Default:\n"
@@ -219,6 +224,11 @@ static int sweep_parse(int argc, char **argv, struct sweep_cmd *c)
 			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &s->timeout_s);
 		} else if (!strcmp(a, "--heap-size") && more) {
 			rc = cmd_parse_bytes("sweep", "--heap-size", argv[++i], &s->heap_limit);
+		} else if (!strcmp(a, "--compile-timeout") && more) {
+			double limit = 0;
+			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &limit);
+			if (rc == FGO_OK)
+				user_cc_set_compile_timeout(limit);
 		} else if (!strcmp(a, "--iterations") && more) {
 			rc = cmd_parse_int("sweep", a, argv[++i], 1, 100000, &c->iterations);
 		} else if (!strcmp(a, "--warmup") && more) {
