@@ -1,7 +1,9 @@
 # 39_plots.sh: plots read without the README (issue 50): the roofline's peak
 # lines told apart per dtype and labelled on the line, no point above its
 # dtype's drawn ceiling (a calibrated peak below the runs is raised to the
-# best run, and the plot says so), a compact legend.
+# best run, and the plot says so), a compact legend; heatmap labels in a
+# colour that contrasts with their cell and empty cells drawn apart from 0;
+# overlap bars on a log axis that holds every measurement.
 . tests/e2e/lib.sh
 
 cat >"$T/p.json" <<'SPEC'
@@ -81,3 +83,43 @@ longest=$(grep -v '^set title' "$gp" | grep -o "title '[^']*'" | sed "s/^title '
 check plots-1.12 "the longest legend entry is $longest characters" [ "$longest" -le 32 ]
 check plots-1.13 "PNG drawn" sh -c "head -c 8 '$P/roofline_w2.png' | od -An -tx1 | grep -q '89 50 4e 47'"
 
+# ---- 2. heatmap: fp16's two shapes (64, 64x64) and (128, 64x128) leave two
+# cells of the 2x2 grid without a run
+expect_exit plots-2.1 0 "$FGO" plot heatmap --world 2 --dtype fp16 -o "$P"
+hd="$P/heatmap_w2_all_scatter_fp16.dat"
+hg="$P/heatmap_w2_all_scatter_fp16.gp"
+expect_eq plots-2.2 "2 2 0" "$(awk '/^[0-9]/ { if ($3 == "NaN") e++; else if ($3 + 0 > 0) f++; else z++ }
+	END { print f + 0, e + 0, z + 0 }' "$hd")"
+# the empty cells are drawn (hatched grey), never through the palette that gives 0 a colour
+check plots-2.3 "empty cells drawn in their own style: $(grep -c pattern "$hg")" \
+	grep -Eq "index 1 using .* with boxxy fc rgb '#[0-9a-f]+' fs pattern" "$hg"
+check plots-2.4 "no NaN row in the palette's block" \
+	sh -c "awk 'BEGIN { b = 0 } /^\$/ { blank++; next } { if (blank >= 2) b = 1; blank = 0 } /^[0-9]/ && b == 0 && \$3 == \"NaN\" { bad = 1 } END { exit bad }' '$hd'"
+# labels: 12 points or more, each in the colour the .dat gives it: black on the
+# light (high) end of the palette, white on the dark (low) end
+check plots-2.5 "cell labels large and coloured per cell: $(grep 'with labels' "$hg" | head -1)" \
+	grep -Eq "index 0 using 1:2:4:5 with labels font \",1[2-9]\" tc rgb variable" "$hg"
+contrast() {
+	awk '/^[0-9]/ && $3 != "NaN" { v[NR] = $3; c[NR] = $NF; if ($3 + 0 > max) max = $3 + 0 }
+		END { for (i in v) { want = v[i] / max >= 0.55 ? "0x000000" : "0xffffff"
+			if (c[i] != want) { print "cell " v[i] ": " c[i] " not " want; bad = 1 } }
+			exit bad || max == 0 }' "$hd"
+}
+check plots-2.6 "label colour contrasts with its cell: $(contrast | head -2 | tr '\n' ' ')" contrast
+check plots-2.7 "palette dark at 0, light at the top" \
+	grep -Eq '^set palette defined \(0 "#440154".*1 "#fde725"\)' "$hg"
+
+# ---- 3. overlap: GEMM-only times of 0.1 ms beside communication of 1 us: a
+# log axis whose range holds every bar, bars outlined
+expect_exit plots-3.1 0 "$FGO" plot overlap --world 2 -o "$P"
+og="$P/overlap_w2.gp"
+check plots-3.2 "log y axis" grep -q '^set logscale y' "$og"
+in_range() {
+	r=$(sed -n 's/^set yrange \[\([0-9.e+-]*\):\([0-9.e+-]*\)\]/\1 \2/p' "$og")
+	[ -n "$r" ] && awk -v r="$r" 'BEGIN { split(r, a, " ") }
+		/^"/ { sub(/^"[^"]*"/, ""); for (i = 1; i <= 4; i++) if ($i != "?" && ($i + 0 < a[1] || $i + 0 > a[2])) bad = 1 }
+		END { exit bad }' "$P/overlap_w2.dat"
+}
+check plots-3.3 "every time within the y range: $(grep '^set yrange' "$og")" in_range
+check plots-3.4 "bars outlined in a dark colour" grep -Eq '^set style fill solid [0-9.]+ border rgb "#[0-3][0-9a-f]{5}"' "$og"
+check plots-3.5 "the key below the bars, not above the title" grep -Eq '^set key .*(below|bottom)' "$og"
