@@ -4,7 +4,8 @@
 # (the .dat's second block, NaN), never a colour of the scale.
 # The scale is viridis (dark at 0, light at the best cell); each label is
 # black on the light half and white on the dark half (its colour is in the
-# .dat), so it reads on every cell.
+# .dat), so it reads on every cell; the picture grows with the grid so that
+# every cell holds its two lines at 13 points.
 # fgobench runs gnuplot inside the plot's folder, so every file is named
 # bare; to redraw by hand: cd FOLDER && gnuplot THIS.gp. Text from specs and
 # stores is only ever inside single quotes, limited to safe characters.
@@ -19,10 +20,10 @@ set palette defined (0 "#440154", 0.25 "#3b528b", 0.5 "#21918c", 0.75 "#5ec962",
 set tics scale 0
 set xtics rotate by -30 left noenhanced
 @TICS@
-set terminal pngcairo size 1400,900 font "sans,11"
+set terminal pngcairo size @WIDTH@,@HEIGHT@ font "sans,11"
 set output fgo_png
 plot '@DAT@' index 0 using 1:2:($1-0.5):($1+0.5):($2-0.5):($2+0.5):3 with boxxy fc palette fs solid 1.0 border lc rgb '#ffffff' notitle, \
      '' index 0 using 1:2:4:5 with labels font ",13" tc rgb variable notitle@EMPTY@
-set terminal svg size 1400,900 dynamic font "sans,11"
+set terminal svg size @WIDTH@,@HEIGHT@ dynamic font "sans,11"
 set output fgo_svg
 replot

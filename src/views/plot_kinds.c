@@ -97,8 +97,10 @@ int plot_overlap(const struct plot_query *q)
 	snprintf(title, sizeof title,
 		 "fgobench overlap: world %d, best configuration of each problem (MxNxK)%s", q->world,
 		 plot_query_filters(q, filters, sizeof filters));
-	struct plot_field f[] = { { "TITLE", title }, { "AXIS", axis_text } };
-	rc = plot_query_render(q, "plots/overlap.gp", base, f, 2);
+	char width[16];
+	snprintf(width, sizeof width, "%d", rows * 36 + 300 > 1500 ? rows * 36 + 300 : 1500);
+	struct plot_field f[] = { { "TITLE", title }, { "AXIS", axis_text }, { "WIDTH", width } };
+	rc = plot_query_render(q, "plots/overlap.gp", base, f, 3);
 	free(axis_text);
 	return rc;
 }
@@ -117,6 +119,11 @@ struct cell {
 	double tflops;
 	char tile[32];
 };
+
+static long at_most(long a, long b)
+{
+	return a < b ? a : b;
+}
 
 /* The cell of shape (m, n, n*k = nk), or NULL. */
 static const struct cell *find_cell(const struct cell *c, long ncells, long m, long n, long nk)
@@ -263,8 +270,13 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 		sink_plot(dtype, safe_dtype, sizeof safe_dtype);
 		snprintf(title, sizeof title, "fgobench heatmap: %s %s, world %d: best tile per shape%s",
 			 safe_algo, safe_dtype, q->world, plot_query_filters(q, filters, sizeof filters));
-		struct plot_field f[] = { { "TITLE", title }, { "TICS", tics_text }, { "EMPTY", empty_text } };
-		rc = plot_query_render(q, "plots/heatmap.gp", base, f, 3);
+		/* ~125 px a column and 56 a row hold a label's two lines at 13 pt */
+		char width[16], height[16];
+		snprintf(width, sizeof width, "%ld", ncol > 8 ? at_most(350 + 125 * ncol, 8000) : 1400);
+		snprintf(height, sizeof height, "%ld", nm > 11 ? at_most(250 + 56 * nm, 8000) : 900);
+		struct plot_field f[] = { { "TITLE", title }, { "TICS", tics_text }, { "EMPTY", empty_text },
+					  { "WIDTH", width }, { "HEIGHT", height } };
+		rc = plot_query_render(q, "plots/heatmap.gp", base, f, 5);
 	}
 	free(tics_text);
 	free(empty_text);
