@@ -9,12 +9,12 @@ if (!exists("fgo_png")) fgo_png = '@PNG@'
 if (!exists("fgo_svg")) fgo_svg = '@SVG@'
 set encoding utf8
 set title '@TITLE@' noenhanced
-set xlabel "night (oldest left)"
 set ylabel "fused time per launch (ms)"
 set grid ytics lc rgb "#d8d8d8"
-set key outside top center horizontal noenhanced
+# the key below the nights' names (above, it stood over the title); no
+# x label beside it: the title says the nights run oldest left
+set key below horizontal maxcols 3 maxrows 1 noenhanced
 set xtics rotate by 35 right noenhanced font ",9"
-set bmargin 9
 @XTICS@
 set style fill solid 0.35 border rgb "#1f77b4"
 set boxwidth 0.5

@@ -15,8 +15,9 @@ set logscale xy
 # (1, 2, 5 x 10^n) and writes them as people do (0.002, 50, 2k TFLOP/s;
 # 2×10^9 multiply-adds); gnuplot's own would read 4.1e+03
 set grid xtics ytics mxtics mytics lt 1 lc rgb "#dddddd", lt 1 lc rgb "#f2f2f2"
-# a colour per family and a mark per tile, each named once in the legend
-set key outside right top vertical Left reverse noenhanced font ",10" spacing 1.1 samplen 1
+# a colour per family and a mark per tile, each named once in a narrow
+# legend beside the data; the peak lines are named by labels on them
+set key outside right top vertical Left reverse noenhanced font ",9" spacing 1 samplen 1 width -2
 set pointsize 1.1
 set terminal pngcairo size 1500,850 font "sans,11"
 set output fgo_png

@@ -16,9 +16,10 @@ set yrange [@YMAX@:-1]
 set xrange [0:*]
 @YTICS@
 set grid xtics lc rgb "#e0e0e0"
-set key outside top center horizontal noenhanced
+# the key below the time axis (above, it stood over the title); height 1
+# keeps it clear of the axis label
+set key below horizontal maxrows 1 noenhanced height 1
 set style fill solid 1.0 noborder
-set tmargin 5
 set lmargin 16
 kinds = "kernel gemm handover takeover put wait reduce"
 labels = "kernel(CTA-life) gemm(tile) hand-over take-over put wait(flag) reduce"

@@ -136,8 +136,8 @@ int history_plot(const struct history *h, const struct history_query *q, const c
 	sink_plot(q->algorithm, algo, sizeof algo);
 	sink_plot(h->dtype, dtype, sizeof dtype);
 	snprintf(title, sizeof title,
-		 "fgobench history: %s %s, world %d, %ldx%ldx%ld, %s; spec %s on %s; %zu nights,"
-		 " %zu step%s above %g%%", algo, dtype, h->world, q->m, q->n, q->k,
+		 "fgobench history: %s %s, world %d, %ldx%ldx%ld, %s; spec %s on %s; %zu nights"
+		 " (oldest left), %zu step%s above %g%%", algo, dtype, h->world, q->m, q->n, q->k,
 		 tile[0] ? tile : "best configuration of each night", spec, host,
 		 h->count, h->nsteps, h->nsteps == 1 ? "" : "s", q->threshold_pct);
 	struct plot_field f[] = { { "TITLE", title }, { "XTICS", tics }, { "STEPS", steps } };

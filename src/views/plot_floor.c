@@ -14,6 +14,7 @@
 #include "sink.h"
 #include "views/plot.h"
 #include "views/plot_kinds.h"
+#include "views/plot_ticks.h"
 #include "views/views.h"
 
 /* The newest ok run of each configuration with the command's filters, as
@@ -38,6 +39,7 @@ struct panel {
 	FILE *dat, *cmd;
 	size_t series, points;
 	double x_min, x_max, worst, best;
+	double us_min, us_max;   /* the runs' times, for the y range */
 	char prev[96];
 	char dat_name[80];       /* the data file's bare name */
 };
@@ -62,6 +64,8 @@ static void add_point(struct panel *p, const struct fgo_config *c, double bytes,
 	fprintf(p->dat, "%.6g %.6g %.4g %ld %ld %ld\n", bytes, ms * 1e3, x, c->m, c->n, c->k);
 	p->x_min = p->points == 0 || bytes < p->x_min ? bytes : p->x_min;
 	p->x_max = p->points == 0 || bytes > p->x_max ? bytes : p->x_max;
+	p->us_min = p->points == 0 || ms * 1e3 < p->us_min ? ms * 1e3 : p->us_min;
+	p->us_max = p->points == 0 || ms * 1e3 > p->us_max ? ms * 1e3 : p->us_max;
 	p->worst = p->points == 0 || x > p->worst ? x : p->worst;
 	p->best = p->points == 0 || x < p->best ? x : p->best;
 	p->points++;
@@ -152,25 +156,42 @@ int plot_floor(const struct plot_query *q, int *drawn)
 		rc = FGO_EFAIL;
 		goto out;
 	}
-	char when[64];
+	char when[64], *axes_text = NULL;
+	size_t axes_len = 0;
 	sink_plot(floor.measured_at, when, sizeof when);
+	/* Ranges from what is drawn (the curve spans the calibrated sizes and
+	 * the runs), ticks on round numbers: gnuplot's own log autoscale
+	 * widened a 5-150 us panel to 0.1-10000. */
+	FILE *axes = open_memstream(&axes_text, &axes_len);
+	if (!axes) {
+		rc = FGO_EFAIL;
+		goto out;
+	}
+	double x_lo = fmin(p.x_min, floor.bytes[0]), x_hi = fmax(p.x_max, floor.bytes[floor.n - 1]);
+	double y_lo = fmin(p.us_min, floor_seconds(&floor, x_lo) * 1e6);
+	double y_hi = fmax(p.us_max, 1.1 * floor_seconds(&floor, x_hi) * 1e6);
+	fprintf(axes, "set xrange [%.6g:%.6g]\n", x_lo / 1.3, x_hi * 1.3);
+	plot_log_axis(axes, "y", y_lo / 1.4, y_hi * 1.4, PLOT_TICKS_PLAIN);
+	fclose(axes);
 	if (asprintf(&plot_text,
-		     "plot '%s' index 0 using 1:2 with lines lw 2.5 lc rgb '#000000'"
-		     " title 'read floor (calibrate %s)', \\\n"
+		     "%splot '%s' index 0 using 1:2 with lines lw 2.5 lc rgb '#000000'"
+		     " title 'read floor', \\\n"
 		     "     '%s' index 0 using 1:3 with lines dt 2 lw 1.5 lc rgb '#7f7f7f'"
 		     " title '1.1 x read floor', \\\n"
 		     "     '%s' index 1 using 1:2 with points pt 2 ps 0.8 lc rgb '#000000'"
 		     " title 'calibrated points'%s\n",
-		     p.dat_name, when, p.dat_name, p.dat_name, cmd_text) < 0) {
+		     axes_text, p.dat_name, p.dat_name, p.dat_name, cmd_text) < 0) {
 		plot_text = NULL;
+		free(axes_text);
 		rc = FGO_EFAIL;
 		goto out;
 	}
+	free(axes_text);
 	sink_plot(host, safe_host, sizeof safe_host);
 	snprintf(title, sizeof title,
 		 "fgobench read floor: world %d, %zu memory-bound runs on %s (%s): time / floor"
-		 " %.2f to %.2f", q->world, p.points, safe_host, backend[0] == 'g' ? "gpu" : "cpu",
-		 p.best, p.worst);
+		 " %.2f to %.2f; floor calibrated %s", q->world, p.points, safe_host,
+		 backend[0] == 'g' ? "gpu" : "cpu", p.best, p.worst, when);
 	struct plot_field f[] = { { "TITLE", title }, { "PLOT", plot_text } };
 	if (plot_render("plots/floor.gp", q->dir, base, f, 2, err2, sizeof err2) != FGO_OK) {
 		error("%s", err2);

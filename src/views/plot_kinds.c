@@ -13,6 +13,7 @@
 #include "sink.h"
 #include "views/plot.h"
 #include "views/plot_query.h"
+#include "views/plot_ticks.h"
 #include "views/views.h"
 
 #define OVERLAP_MAX 48
@@ -23,18 +24,28 @@ static const char overlap_sql[] = LATEST_CTE
 	"    AS place FROM cur) WHERE place = 1"
 	" ORDER BY algorithm, dtype, m, n, k";
 
-static void column_or_missing(FILE *f, sqlite3_stmt *st, int c)
+/* Writes column c's time (or ? where there is none) and widens [*lo, *hi]
+ * to the positive times, which the log axis must hold. */
+static void column_or_missing(FILE *f, sqlite3_stmt *st, int c, double *lo, double *hi)
 {
-	if (sqlite3_column_type(st, c) == SQLITE_NULL)
+	double v = sqlite3_column_double(st, c);
+	if (sqlite3_column_type(st, c) == SQLITE_NULL) {
 		fputs(" ?", f);
-	else
-		fprintf(f, " %.6g", sqlite3_column_double(st, c));
+		return;
+	}
+	fprintf(f, " %.6g", v);
+	if (v > 0) {
+		*lo = *lo > 0 ? fmin(*lo, v) : v;
+		*hi = fmax(*hi, v);
+	}
 }
 
 int plot_overlap(const struct plot_query *q)
 {
 	char base[64], title[512], filters[256], tile[96];
-	char algo[96];
+	char algo[96], *axis_text = NULL;
+	size_t axis_len = 0;
+	double lo = 0, hi = 0;
 	sqlite3_stmt *st;
 	int step, rc, rows = 0, total = 0;
 	struct atomic_file af;
@@ -57,7 +68,7 @@ int plot_overlap(const struct plot_query *q)
 		sink_plot(c.algorithm, algo, sizeof algo); /* no quote can end the label */
 		fprintf(dat, "\"%s %s %ldx%ldx%ld\"", algo, dtype_name(c.dtype), c.m, c.n, c.k);
 		for (int i = 0; i < 4; i++)
-			column_or_missing(dat, st, VIEW_CONFIG_NCOLS + i);
+			column_or_missing(dat, st, VIEW_CONFIG_NCOLS + i, &lo, &hi);
 		fprintf(dat, "  # %s\n", tile);
 		rows++;
 	}
@@ -73,11 +84,25 @@ int plot_overlap(const struct plot_query *q)
 	if (total > rows)
 		note("overlap: showing the first %d of %d problems (narrow with --algorithm, --dtype or --tag)",
 		     rows, total);
+	/* A log axis: communication of a microsecond beside a GEMM of a
+	 * millisecond (a CPU's, or a small problem's) is a bar one can see,
+	 * not a line on the axis. */
+	FILE *axis = open_memstream(&axis_text, &axis_len);
+	if (!axis)
+		return FGO_EFAIL;
+	fputs("set logscale y\n", axis);
+	if (hi > 0)
+		plot_log_axis(axis, "y", lo / 1.5, hi * 1.3, PLOT_TICKS_PLAIN);
+	fclose(axis);
 	snprintf(title, sizeof title,
 		 "fgobench overlap: world %d, best configuration of each problem (MxNxK)%s", q->world,
 		 plot_query_filters(q, filters, sizeof filters));
-	struct plot_field f[] = { { "TITLE", title } };
-	return plot_query_render(q, "plots/overlap.gp", base, f, 1);
+	char width[16];
+	snprintf(width, sizeof width, "%d", rows * 36 + 300 > 1500 ? rows * 36 + 300 : 1500);
+	struct plot_field f[] = { { "TITLE", title }, { "AXIS", axis_text }, { "WIDTH", width } };
+	rc = plot_query_render(q, "plots/overlap.gp", base, f, 3);
+	free(axis_text);
+	return rc;
 }
 
 /* Heatmap: one per (algorithm, dtype). */
@@ -94,6 +119,20 @@ struct cell {
 	double tflops;
 	char tile[32];
 };
+
+static long at_most(long a, long b)
+{
+	return a < b ? a : b;
+}
+
+/* The cell of shape (m, n, n*k = nk), or NULL. */
+static const struct cell *find_cell(const struct cell *c, long ncells, long m, long n, long nk)
+{
+	for (long i = 0; i < ncells; i++)
+		if (c[i].m == m && c[i].n == n && c[i].n * c[i].k == nk)
+			return &c[i];
+	return NULL;
+}
 
 static long index_of(const long *v, long n, long x)
 {
@@ -163,13 +202,15 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 	}
 	rc = cells ? plot_query_step_failed(q, step) : FGO_EFAIL;
 	sqlite3_finalize(st);
-	FILE *dat = NULL, *tics = NULL;
-	char *tics_text = NULL;
-	size_t tics_len = 0;
+	FILE *dat = NULL, *tics = NULL, *empties = NULL;
+	char *tics_text = NULL, *empty_text = NULL;
+	size_t tics_len = 0, empty_len = 0;
 	plot_heatmap_base(q->world, algo, dtype, base, sizeof base);
 	if (rc == FGO_OK && !(dat = plot_query_open_data(q, base, &af)))
 		rc = FGO_EUSAGE;
 	if (rc == FGO_OK && !(tics = open_memstream(&tics_text, &tics_len)))
+		rc = FGO_EFAIL;
+	if (rc == FGO_OK && !(empties = open_memstream(&empty_text, &empty_len)))
 		rc = FGO_EFAIL;
 	if (rc == FGO_OK) {
 		/* Columns in order of N*K (then N) as the query returned them per M;
@@ -179,21 +220,37 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 				long t = nk[b]; nk[b] = nk[b - 1]; nk[b - 1] = t;
 				t = ns[b]; ns[b] = ns[b - 1]; ns[b - 1] = t;
 			}
-		fprintf(dat, "# column row TFLOP/s tile\n");
-		for (long r = 0; r < nm; r++) {
+		/* block 0: the cells with a run, coloured by the palette, each
+		 * label black on the light (high) end of it and white on the dark
+		 * end; block 1: the cells without one, NaN, drawn apart (hatched
+		 * grey) so that no empty cell reads as a slow one */
+		double top = 0;
+		long empty = 0;
+		for (long i = 0; i < ncells; i++)
+			top = fmax(top, cells[i].tflops);
+		fprintf(dat, "# column row TFLOP/s \"tile\\nTFLOP/s\" label_colour (the best run of each shape)\n");
+		for (long r = 0; r < nm; r++)
 			for (long col = 0; col < ncol; col++) {
-				const struct cell *hit = NULL;
-				for (long i = 0; i < ncells && !hit; i++)
-					if (cells[i].m == ms[r] && cells[i].n == ns[col] &&
-					    cells[i].n * cells[i].k == nk[col])
-						hit = &cells[i];
-				if (hit)
-					fprintf(dat, "%ld %ld %.6g \"%s\"\n", col, r, hit->tflops, hit->tile);
-				else
-					fprintf(dat, "%ld %ld ? \"\"\n", col, r);
+				const struct cell *hit = find_cell(cells, ncells, ms[r], ns[col], nk[col]);
+				char value[32];
+				if (!hit) {
+					empty++;
+					continue;
+				}
+				plot_number(hit->tflops, 3, value, sizeof value);
+				fprintf(dat, "%ld %ld %.6g \"%s\\n%s\" %s\n", col, r, hit->tflops, hit->tile,
+					value, top > 0 && hit->tflops / top >= 0.55 ? "0x000000" : "0xffffff");
 			}
-			fputc('\n', dat);
-		}
+		fprintf(dat, "\n\n# no run of these shapes: column row NaN\n");
+		for (long r = 0; r < nm; r++)
+			for (long col = 0; col < ncol; col++)
+				if (!find_cell(cells, ncells, ms[r], ns[col], nk[col]))
+					fprintf(dat, "%ld %ld NaN \"no run\"\n", col, r);
+		if (empty)
+			fprintf(empties, ", \\\n     '' index 1 using 1:2:($1-0.5):($1+0.5):($2-0.5):($2+0.5)"
+					 " with boxxy fc rgb '#969696' fs pattern 2 border lc rgb '#ffffff' notitle"
+					 ", \\\n     '' index 1 using 1:2:4 with labels font \",13\" tc rgb '#404040' notitle");
+		fprintf(tics, "set cbrange [0:%.6g]\n", top > 0 ? top : 1);
 		fprintf(tics, "set xtics (");
 		for (long col = 0; col < ncol; col++)
 			fprintf(tics, "%s'%ldx%ld' %ld", col ? ", " : "", ns[col], nk[col] / ns[col], col);
@@ -206,15 +263,23 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 		rc = plot_query_close_data(&af, rc);
 	if (tics)
 		fclose(tics);
+	if (empties)
+		fclose(empties);
 	if (rc == FGO_OK) {
 		sink_plot(algo, safe_algo, sizeof safe_algo);
 		sink_plot(dtype, safe_dtype, sizeof safe_dtype);
 		snprintf(title, sizeof title, "fgobench heatmap: %s %s, world %d: best tile per shape%s",
 			 safe_algo, safe_dtype, q->world, plot_query_filters(q, filters, sizeof filters));
-		struct plot_field f[] = { { "TITLE", title }, { "TICS", tics_text } };
-		rc = plot_query_render(q, "plots/heatmap.gp", base, f, 2);
+		/* ~125 px a column and 56 a row hold a label's two lines at 13 pt */
+		char width[16], height[16];
+		snprintf(width, sizeof width, "%ld", ncol > 8 ? at_most(350 + 125 * ncol, 8000) : 1400);
+		snprintf(height, sizeof height, "%ld", nm > 11 ? at_most(250 + 56 * nm, 8000) : 900);
+		struct plot_field f[] = { { "TITLE", title }, { "TICS", tics_text }, { "EMPTY", empty_text },
+					  { "WIDTH", width }, { "HEIGHT", height } };
+		rc = plot_query_render(q, "plots/heatmap.gp", base, f, 5);
 	}
 	free(tics_text);
+	free(empty_text);
 	free(cells);
 	free(ms);
 	free(nk);

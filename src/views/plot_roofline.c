@@ -4,7 +4,11 @@
  * nobody reads, so points are coloured by family (algorithm, and dtype
  * when several are plotted; by the rest of the configuration when only
  * one family is) and marked by tile shape, and the legend names each
- * colour and each mark once. Axes carry round numbers (plot_ticks.h). */
+ * colour and each mark once. Each dtype's peak line has its own colour and
+ * dash and is named by a label on the line, not in the legend; a peak
+ * below that dtype's best run (a CPU's calibrated peak often is) is drawn
+ * at the best run instead and says so, as a ceiling under the points reads
+ * as a broken plot. Axes carry round numbers (plot_ticks.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +20,8 @@
 #include "views/plot_query.h"
 #include "views/plot_ticks.h"
 
-/* Colours told apart at a glance (Tableau's, less the red of the peak
- * lines and the grey of "other"); the last key beyond them is "other". */
+/* Colours told apart at a glance (Tableau's, less the red of the fp32 peak
+ * line and the grey of "other"); the last key beyond them is "other". */
 static const char *const colours[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
 				       "#8c564b", "#e377c2", "#bcbd22", "#17becf",
 				       "#393b79", "#637939", "#7b4173", "#000000" };
@@ -47,6 +51,26 @@ struct roofline {
 	size_t n, cap;
 	size_t points;
 	double x_min, x_max, y_min, y_max;
+	double best[3]; /* per dtype (enum fgo_dtype): the highest TFLOP/s plotted */
+};
+
+/* A dtype's peak line: the newest calibrated matrix peak times the world,
+ * or the dtype's best run where that is higher (raised). */
+struct ceiling {
+	enum fgo_dtype dtype;
+	double calibrated, drawn;
+	int raised;
+};
+
+/* Each dtype's line in its own colour and dash, the same on every plot:
+ * fp32 dark red, solid; fp16 black, dashed; bf16 orange, dash-dot. */
+static const struct {
+	const char *colour;
+	int dash; /* gnuplot dashtype */
+} peak_style[] = {
+	[FGO_FP32] = { "#b2182b", 1 },
+	[FGO_FP16] = { "#111111", 2 },
+	[FGO_BF16] = { "#d95f02", 4 },
 };
 
 static int add_series(struct roofline *r, const struct fgo_config *c)
@@ -136,28 +160,95 @@ static const char ceilings_sql[] = LATEST_CTE
 	"               AND d.machine = c.machine AND d.backend = c.backend)"
 	" ORDER BY c.dtype";
 
-/* Writes the peak lines' plot clauses to cmd; *top rises to the highest. */
-static int roofline_ceilings(const struct plot_query *q, FILE *cmd, double *top)
+/* Reads the peak of each dtype plotted into c (at most 3), each raised to
+ * the dtype's best run where that is higher; *n how many. */
+static int read_ceilings(const struct plot_query *q, const struct roofline *r,
+			 struct ceiling *c, int *n)
 {
 	sqlite3_stmt *st;
 	int step, rc = plot_query_prepare(q, ceilings_sql, &st);
+	*n = 0;
 	if (rc)
 		return rc;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char dtype[32], value[32];
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && *n < 3) {
+		enum fgo_dtype t;
+		const unsigned char *name = sqlite3_column_text(st, 0);
 		double peak = sqlite3_column_double(st, 1) * q->world;
-		if (!(peak > 0))
+		if (!name || dtype_parse((const char *)name, &t) != 0 || !(peak > 0))
 			continue; /* a log axis has no place for it */
-		plot_number(peak, 3, value, sizeof value);
-		fprintf(cmd, ", \\\n     %.6g with lines dt 2 lw 2 lc rgb '#d62728'"
-			     " title '%s matrix peak x %d rank%s (calibrated): %s TFLOP/s'",
-			peak, plot_query_column(st, 0, dtype, sizeof dtype), q->world,
-			q->world == 1 ? "" : "s", value);
-		*top = fmax(*top, peak);
+		c[*n] = (struct ceiling){ t, peak, peak, 0 };
+		if (r->best[t] > peak) {
+			c[*n].drawn = r->best[t];
+			c[*n].raised = 1;
+		}
+		(*n)++;
 	}
-	rc = plot_query_step_failed(q, step);
+	rc = step == SQLITE_ROW ? FGO_OK : plot_query_step_failed(q, step);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* The label on each peak line, written before the plot command: the
+ * dtype first, at the line's height, in its colour, above the line at its
+ * right end. A label that would print over the one of the line just above
+ * (closer than a text line at this axis's scale: decades is the y range
+ * in powers of ten) moves to the left end, a third to the middle. Only
+ * fgobench's own text (dtype names, numbers) is in them. */
+static void ceiling_labels(FILE *out, const struct ceiling *c, int n, int world, double decades)
+{
+	static const struct {
+		double x;
+		const char *align;
+	} spot[] = { { 0.985, "right" }, { 0.015, "left" }, { 0.5, "center" } };
+	int order[3] = { 0, 1, 2 }, place = 0;
+	for (int a = 1; a < n; a++) /* highest line first */
+		for (int b = a; b > 0 && c[order[b]].drawn > c[order[b - 1]].drawn; b--) {
+			int t = order[b];
+			order[b] = order[b - 1];
+			order[b - 1] = t;
+		}
+	for (int k = 0; k < n; k++) {
+		const struct ceiling *e = &c[order[k]];
+		char drawn[32], calibrated[32], text[160];
+		/* ~700 px of graph height; a label is ~20 px tall */
+		if (k > 0 && log10(c[order[k - 1]].drawn / e->drawn) * 700 / decades < 22)
+			place = (place + 1) % 3;
+		else
+			place = 0;
+		plot_number(e->drawn, 3, drawn, sizeof drawn);
+		plot_number(e->calibrated, 3, calibrated, sizeof calibrated);
+		if (e->raised)
+			snprintf(text, sizeof text, "%s best run %s TFLOP/s (calibrated peak %s is lower)",
+				 dtype_name(e->dtype), drawn, calibrated);
+		else
+			snprintf(text, sizeof text, "%s peak %s TFLOP/s (calibrated, %d rank%s)",
+				 dtype_name(e->dtype), drawn, world, world == 1 ? "" : "s");
+		fprintf(out, "set label %d '%s' at graph %.3f, first %.6g %s offset 0, 0.7"
+			     " tc rgb '%s' font \",10\" front\n",
+			k + 1, text, spot[place].x, e->drawn, spot[place].align,
+			peak_style[e->dtype].colour);
+	}
+}
+
+/* The peak lines' plot clauses (no legend entry: the labels name them). */
+static void ceiling_lines(FILE *cmd, const struct ceiling *c, int n)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(cmd, ", \\\n     %.6g with lines dt %d lw 2 lc rgb '%s' notitle", c[i].drawn,
+			peak_style[c[i].dtype].dash, peak_style[c[i].dtype].colour);
+}
+
+/* "; ceiling raised to the best run: fp32, fp16" for the title, or "". */
+static const char *raised_note(const struct ceiling *c, int n, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n; i++)
+		if (c[i].raised && used < len)
+			used += (size_t)snprintf(out + used, len - used, "%s%s",
+						 used ? ", " : "; ceiling raised to the best run: ",
+						 dtype_name(c[i].dtype));
+	return out;
 }
 
 static const char roofline_sql[] = LATEST_CTE
@@ -206,6 +297,8 @@ static int read_runs(const struct plot_query *q, FILE *dat, struct roofline *r)
 			r->x_max = first || x > r->x_max ? x : r->x_max;
 			r->y_min = first || y < r->y_min ? y : r->y_min;
 			r->y_max = first || y > r->y_max ? y : r->y_max;
+			if ((unsigned)c.dtype < 3)
+				r->best[c.dtype] = fmax(r->best[c.dtype], y);
 		}
 	}
 	rc = plot_query_step_failed(q, step);
@@ -242,8 +335,8 @@ static void legend_group(FILE *cmd, const char *header, const struct keys *k, in
 }
 
 /* The whole plot command: axes, one clause per configuration, the legend. */
-static int write_plot(const struct plot_query *q, const char *base, struct roofline *r,
-		      FILE *cmd)
+static int write_plot(const char *base, const struct roofline *r, const struct ceiling *ceil,
+		      int nceil, FILE *cmd)
 {
 	char key[KEY_LEN], header[160];
 	struct keys colour = { 0 }, mark = { 0 };
@@ -283,9 +376,10 @@ static int write_plot(const struct plot_query *q, const char *base, struct roofl
 	}
 	if (rc == FGO_OK) {
 		if (what == 'v') {
+			/* two header lines keep the legend narrow */
 			key_of(r, 0, 'f', dtypes, key);
-			snprintf(header, sizeof header, "colour: %s %s, by configuration", key,
-				 dtype_name(r->s[0].dtype));
+			fprintf(cmd, ", \\\n     keyentry with lines lt nodraw title 'colour: settings of'");
+			snprintf(header, sizeof header, "%s %s", key, dtype_name(r->s[0].dtype));
 		} else {
 			snprintf(header, sizeof header, "colour: algorithm%s",
 				 dtypes > 1 ? " and dtype" : "");
@@ -293,7 +387,7 @@ static int write_plot(const struct plot_query *q, const char *base, struct roofl
 		legend_group(cmd, header, &colour, 1);
 		fprintf(cmd, ", \\\n     keyentry with lines lt nodraw title ' '");
 		legend_group(cmd, "mark: tile BLK_MxBLK_NxBLK_K", &mark, 0);
-		rc = roofline_ceilings(q, cmd, &r->y_max);
+		ceiling_lines(cmd, ceil, nceil);
 	}
 	free(colour.text);
 	free(mark.text);
@@ -302,7 +396,9 @@ static int write_plot(const struct plot_query *q, const char *base, struct roofl
 
 int plot_roofline(const struct plot_query *q)
 {
-	char base[64], title[512], filters[256];
+	char base[64], title[512], filters[256], raised[64];
+	struct ceiling ceil[3];
+	int nceil = 0;
 	char *cmd_text = NULL, *axes_text = NULL, *plot_text = NULL;
 	size_t cmd_len = 0, axes_len = 0;
 	struct roofline r = { 0 };
@@ -319,21 +415,26 @@ int plot_roofline(const struct plot_query *q)
 		error("nothing to plot for world %d (no ok runs match)", q->world);
 		rc = FGO_EUSAGE;
 	}
+	if (rc == FGO_OK)
+		rc = read_ceilings(q, &r, ceil, &nceil);
+	for (int i = 0; i < nceil; i++)
+		r.y_max = fmax(r.y_max, ceil[i].drawn); /* the peaks may stand above every run */
 	if (rc == FGO_OK && !(cmd = open_memstream(&cmd_text, &cmd_len)))
 		rc = FGO_EFAIL;
 	if (rc == FGO_OK)
-		rc = write_plot(q, base, &r, cmd);
+		rc = write_plot(base, &r, ceil, nceil, cmd);
 	if (cmd)
 		fclose(cmd);
 	if (rc == FGO_OK && !(axes = open_memstream(&axes_text, &axes_len)))
 		rc = FGO_EFAIL;
 	if (rc == FGO_OK) {
-		/* ranges known only now: the peaks may stand above every run */
 		double x_lo = r.x_min, x_hi = r.x_max, y_lo = r.y_min, y_hi = r.y_max;
 		pad(&x_lo, &x_hi, 0.04, 0.04);
 		pad(&y_lo, &y_hi, 0.06, 0.12);
 		plot_log_axis(axes, "x", x_lo, x_hi, PLOT_TICKS_POWER);
+		plot_log_range(&y_lo, &y_hi); /* as plot_log_axis will: the labels need the span */
 		plot_log_axis(axes, "y", y_lo, y_hi, PLOT_TICKS_PLAIN);
+		ceiling_labels(axes, ceil, nceil, q->world, log10(y_hi / y_lo));
 		fclose(axes);
 		if (asprintf(&plot_text, "%s%s\n", axes_text, cmd_text) < 0) {
 			plot_text = NULL;
@@ -341,8 +442,9 @@ int plot_roofline(const struct plot_query *q)
 		}
 	}
 	if (rc == FGO_OK) {
-		snprintf(title, sizeof title, "fgobench roofline: world %d, %zu runs, %zu configurations%s",
-			 q->world, r.points, r.n, plot_query_filters(q, filters, sizeof filters));
+		snprintf(title, sizeof title, "fgobench roofline: world %d, %zu runs, %zu configurations%s%s",
+			 q->world, r.points, r.n, plot_query_filters(q, filters, sizeof filters),
+			 raised_note(ceil, nceil, raised, sizeof raised));
 		struct plot_field f[] = { { "TITLE", title }, { "PLOT", plot_text } };
 		rc = plot_query_render(q, "plots/roofline.gp", base, f, 2);
 	}
