@@ -42,7 +42,7 @@ static const struct command commands[] = {
 	{ "sweep", cmd_sweep, FGO_NEEDS_MPI, cmd_sweep_usage, "run a sweep spec and store every run",
 	  cmd_sweep_ranks },
 	{ "tune", cmd_tune, FGO_NEEDS_MPI, cmd_tune_usage,
-	  "search a problem's configurations for the fastest within a budget", NULL },
+	  "search a problem's configurations for the fastest within a budget", cmd_tune_ranks },
 };
 
 static const char main_usage[] = "usage: fgobench COMMAND [ARGS] [--help]\n"

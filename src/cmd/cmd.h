@@ -44,6 +44,8 @@ int cmd_sweep(int argc, char **argv);
  * --help), input errors said: main.c's launch (launch/launch.h). */
 int cmd_sweep_ranks(int argc, char **argv, int *np);
 int cmd_tune(int argc, char **argv);
+/* The ranks `tune` needs (its --world), input errors said: main.c's launch. */
+int cmd_tune_ranks(int argc, char **argv, int *np);
 
 extern const char cmd_best_usage[];
 extern const char cmd_calibrate_usage[];

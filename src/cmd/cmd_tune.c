@@ -414,6 +414,28 @@ static long default_budget(enum tune_kind kind, size_t n)
 	return b < (long)n ? b : (long)n;
 }
 
+int cmd_tune_ranks(int argc, char **argv, int *np)
+{
+	struct tune_args a = {
+		.warmup = -1, .format = FGO_FMT_TABLE,
+		.o = { .kind = TUNE_ANNEAL, .backend = "auto", .seed = 1, .progress = 1, .validate = 1,
+		       .timeout_s = 120, .heap_limit = 0 },
+	};
+	struct fgo_plan plan;
+	*np = 0;
+	if (cmd_wants_help(argc, argv))
+		return FGO_OK;
+	config_defaults(&a.base);
+	memset(&plan, 0, sizeof plan);
+	int rc = parse(argc, argv, &a);
+	if (rc == FGO_OK)
+		rc = load_space(&a, &plan);
+	if (rc == FGO_OK && !a.dry_run)
+		*np = a.base.world > 0 ? a.base.world : 1;
+	plan_free(&plan);
+	return rc;
+}
+
 int cmd_tune(int argc, char **argv)
 {
 	int rank, ranks;

@@ -83,7 +83,7 @@ static char **job_environment(const char *dir, long long sweep)
 static char **job_arguments(int argc, char **argv, int np, int first, char *np_text,
 			    char *self)
 {
-	char **a = calloc((size_t)argc + 10, sizeof *a);
+	char **a = calloc((size_t)argc + 11, sizeof *a);
 	int n = 0;
 	if (!a)
 		return NULL;
@@ -95,9 +95,15 @@ static char **job_arguments(int argc, char **argv, int np, int first, char *np_t
 	a[n++] = "-np";
 	a[n++] = np_text;
 	a[n++] = self;
-	for (int i = 0; i < argc; i++)
+	int resuming = 0;
+	for (int i = 0; i < argc; i++) {
 		if (first || strcmp(argv[i], "--retry-crashed"))
 			a[n++] = argv[i];
+		resuming |= !strcmp(argv[i], "--resume");
+	}
+	/* a tune session goes on by --resume (a sweep by FGOBENCH_RESUME_SWEEP) */
+	if (!first && !resuming && !strcmp(argv[0], "tune"))
+		a[n++] = "--resume";
 	return a;
 }
 
@@ -257,8 +263,12 @@ int launch_supervise(int argc, char **argv, int np)
 			break;
 		}
 		sweep = id;
-		note("sweep %lld goes on in a new job (%s)", (long long)id,
-		     restart ? "a rank's GPU context was lost" : ending(status, said, sizeof said));
+		if (!strcmp(argv[0], "tune"))
+			note("the tune session goes on in a new job (%s)",
+			     restart ? "a rank's GPU context was lost" : ending(status, said, sizeof said));
+		else
+			note("sweep %lld goes on in a new job (%s)", (long long)id,
+			     restart ? "a rank's GPU context was lost" : ending(status, said, sizeof said));
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "fgo.h"
 #include "sink.h"
+#include "run/flight.h"
 #include "run/interrupt.h"
 #include "run/runner.h"
 #include "run/session.h"
@@ -177,6 +178,60 @@ static void session_hash(const struct fgo_plan *plan, const struct tune_opts *o,
 	snprintf(out, 17, "%016llx", (unsigned long long)fnv1a64(text, strlen(text)));
 }
 
+/* The session's flight records are named by its hash (the sweeps come
+ * and go with the iteration counts): a positive id from it. */
+static int64_t flight_id(const char *hash)
+{
+	return (int64_t)(strtoull(hash, NULL, 16) & (uint64_t)INT64_MAX);
+}
+
+/* --resume: what the last job's candidates did to it (run/flight.h),
+ * stored as crashed or hung in whichever of the session's sweeps holds the
+ * candidate, before the stored results are read: a crashing candidate is a
+ * failed candidate, never run again. */
+static int blame_candidates(struct driver *d)
+{
+	static const char sql[] = "SELECT id FROM sweeps WHERE tag = ?1 AND spec_hash = ?2";
+	char dir[4096], err[512];
+	struct flight_blame *b = NULL;
+	size_t n = 0;
+	int stopped = 0, rc = FGO_OK;
+	int64_t fid = flight_id(d->hash);
+	flight_dir(d->o->db_path, dir, sizeof dir);
+	if (flight_read(dir, fid, &b, &n, &stopped) != FGO_OK || n == 0) {
+		free(b);
+		return FGO_OK;
+	}
+	sqlite3 *db = store_db(d->store);
+	for (size_t i = 0; i < n && rc == FGO_OK; i++) {
+		sqlite3_stmt *q;
+		int found = 0;
+		if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+			rc = store_error(sqlite3_errmsg(db));
+			break;
+		}
+		sqlite3_bind_text(q, 1, d->o->tag, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, d->hash, -1, SQLITE_STATIC);
+		while (rc == FGO_OK && !found && sqlite3_step(q) == SQLITE_ROW)
+			if (store_run_fault(d->store, sqlite3_column_int64(q, 0), b[i].key, b[i].status,
+					    b[i].reason, &found, err, sizeof err))
+				rc = store_error(err);
+		sqlite3_finalize(q);
+		if (found) {
+			char key[FGO_KEY_MAX + 64], why[2 * FGO_REASON_MAX];
+			d->failed++; /* counted as this session's, as if it had returned */
+			sink_terminal(b[i].key, key, sizeof key);
+			sink_terminal(b[i].reason, why, sizeof why);
+			note("candidate %s: %s; stored as %s, a failed candidate", key, why,
+			     status_name((enum fgo_status)b[i].status));
+		}
+	}
+	free(b);
+	if (rc == FGO_OK)
+		flight_forget(dir, fid);
+	return rc;
+}
+
 /* Rank 0: the store, the sweep template, the search, the resumed results. */
 static int begin(struct driver *d, const struct fgo_backend *be, struct fgo_backend_ctx *ctx,
 		 int ranks, struct fgo_ceilings *ceil)
@@ -230,7 +285,9 @@ static int begin(struct driver *d, const struct fgo_backend *be, struct fgo_back
 				    sizeof err))
 		return store_error(err);
 	long found = 0;
-	int rc = resume_session(d, &found);
+	int rc = blame_candidates(d);
+	if (rc == FGO_OK)
+		rc = resume_session(d, &found);
 	if (rc == FGO_OK && d->complete)
 		note("tune session %s (sweep %lld) is already complete: nothing to resume; its %ld"
 		     " stored result%s answer (without --resume, a new session starts)",
@@ -481,6 +538,19 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 		rc = begin(&d, be, ctx, size, &ro.ceilings);
 	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 	MPI_Bcast(&ro.ceilings, (int)sizeof ro.ceilings, MPI_BYTE, 0, comm);
+	/* every rank keeps a flight record of the candidate it runs, named by
+	 * the session; a supervised job (launch/) says where it is in the job
+	 * file */
+	int64_t fid = rank == 0 ? flight_id(d.hash) : 0;
+	int world_rank, supervised = getenv("FGOBENCH_SUPERVISED") != NULL;
+	char flights[4096];
+	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+	MPI_Bcast(&fid, 1, MPI_INT64_T, 0, comm);
+	flight_dir(o->db_path, flights, sizeof flights);
+	if (rc == FGO_OK)
+		flight_open(flights, fid, world_rank);
+	if (rc == FGO_OK && rank == 0 && supervised)
+		flight_job_write(flights, fid, 0, FGO_OK, 0);
 	/* groups of `world` ranks run side by side: that many trials at once */
 	size_t parallel = (size_t)(size / (world > 0 ? world : 1));
 	double started = now_seconds();
@@ -516,6 +586,7 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 		}
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 	}
+	int restart = rc == FGO_ERESTART;
 	if (rank == 0 && d.store) {
 		interrupt_lock();
 		rc = end(&d, rc, out);
@@ -525,6 +596,9 @@ int tune_run(MPI_Comm comm, const struct fgo_plan *plan, const struct tune_space
 	}
 	interrupt_unwatch();
 	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+	flight_close();
+	if (rank == 0 && supervised)
+		flight_job_write(flights, fid, 1, rc, restart);
 	be->finish(ctx);
 	MPI_Comm_free(&node);
 	tune_free(d.st);

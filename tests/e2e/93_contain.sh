@@ -72,6 +72,15 @@ expect_eq contain-retry.2 "4 2 1" "$(sql "select sum(status = 'ok'), sum(status 
 check contain-retry.3 "the crashes were run again: $(grep -c 'goes on in a new job' "$T/err")" \
 	test "$(grep -c 'goes on in a new job' "$T/err")" = 2
 
+# ---- tune: a crashing candidate is a failed candidate; the session goes on
+# in a new job (resumed by the supervisor) and ends on the others ----
+expect_exit contain-tune.1 1 "$FGO" tune --kernel "$T/k/hostile/manifest.json" --dtype fp32 \
+	-m 64 -n 64 -k 32 --world 2 --tag t --strategy grid --db "$T/tune.db" --timeout 1 --quiet
+expect_eq contain-tune.2 "2 1" "$(sql "select sum(status = 'ok'), sum(status = 'crashed'
+	and kernel_params = 'FAULT=1') from runs" "$T/tune.db" | tr '|' ' ')"
+expect_err contain-tune.3 "(2 from the store, 1 failed) in a space of 3"
+expect_err contain-tune.4 "the tune session goes on in a new job (mpirun exit status 139)"
+
 # ---- the launch itself: input errors once, before any rank starts ----
 expect_exit contain-launch.1 2 "$FGO" sweep "$T/k/nope.json" --db "$db"
 check contain-launch.2 "one error line, no launcher banner: $(cat "$T/err")" \
