@@ -142,6 +142,16 @@ static void derive(const struct fgo_runner_opts *o, const struct fgo_algo *algo,
 		if (bytes > 0 && o->ceilings.link_bw > 0 && bytes / (o->ceilings.link_bw * 1e9) > limit)
 			limit = bytes / (o->ceilings.link_bw * 1e9);
 		r->sol = limit / tf;
+		/* a ceiling below what a run reached is the ceiling's error: the
+		 * run's sol is left unknown and says why, never above 1 */
+		if (r->sol > 1.0) {
+			char why[160];
+			snprintf(why, sizeof why, "the calibrated %s peak of %.3g TFLOP/s is below this"
+				 " run's %.3g (run `fgobench calibrate` again)",
+				 dtype_name(cfg->dtype), peak, r->tflops_per_rank);
+			runner_unavailable(r, "sol", why);
+			r->sol = NAN;
+		}
 	}
 }
 
@@ -215,10 +225,12 @@ static int run_item_flown(const struct fgo_runner_opts *o, MPI_Comm comm, struct
 		return 0;
 	if (r->status == FGO_STARTED) {
 		r->status = FGO_STATUS_OK;
+		derive(o, algo, cfg, r);
 		/* an ok run's reason notes what could not be measured here */
 		snprintf(r->reason, sizeof r->reason, "%s", r->note);
+	} else {
+		derive(o, algo, cfg, r);
 	}
-	derive(o, algo, cfg, r);
 	return 0;
 }
 
