@@ -166,10 +166,13 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		table_add(t, "%s", ok ? "yes" : "no");
 		table_add(t, "%s", ok ? "" : why);
 	}
+	table_fit(t, FGO_TABLE_COLUMNS);
 	int rc = table_print(t, fmt, stdout) ? FGO_EFAIL : FGO_OK;
 	table_free(t);
-	note("%s: %zu configurations, %zu valid, %zu invalid, world up to %d (needs mpirun -np %d)",
-	     path, plan->count, valid, plan->count - valid, plan->max_world, plan->max_world);
+	note("%s: %zu configurations, %zu valid, %zu invalid, world up to %d (%d rank%s: fgobench"
+	     " starts them, or mpirun -np %d)",
+	     path, plan->count, valid, plan->count - valid, plan->max_world, plan->max_world,
+	     plan->max_world == 1 ? "" : "s", plan->max_world);
 	if (units)
 		note("sms all+0: %zu Stream-K configuration%s without gemm_sms or comm_sms, given every"
 		     " SM of the GPU (every core of the CPU) as GEMM CTAs when the sweep runs", units,
