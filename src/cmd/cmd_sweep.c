@@ -19,7 +19,7 @@ const char cmd_sweep_usage[] =
 	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume [--retry-crashed]]\n"
 	"       [--dry-run] [--config table|auto] [--kernel MANIFEST]\n"
 	"       [--backend cpu|gpu|auto] [--timeout S] [--compile-timeout S]\n"
-	"       [--heap-size BYTES] [--quiet]\n"
+	"       [--heap-size BYTES] [--ranks N] [--quiet]\n"
 	"       [--format table|md|csv|json] [--trace best [--trace-dir DIR]]\n"
 	"       [CONFIG FLAGS]\n"
 	"\n"
@@ -89,6 +89,8 @@ const char cmd_sweep_usage[] =
 	"                     It does not bound a launch's compute: a kernel that waits\n"
 	"                     on nothing runs to its end, as a GPU kernel cannot be\n"
 	"                     stopped from the host (120)\n"
+	"  --ranks N          ranks fgobench starts (default: the spec's largest world);\n"
+	"                     more run groups of each world side by side (one GPU each)\n"
 	"  --compile-timeout S  seconds a user kernel's C compile may take before the\n"
 	"                     compiler is stopped and the run stored as failed (default\n"
 	"                     $FGOBENCH_COMPILE_TIMEOUT, else 300)\n"
@@ -187,6 +189,7 @@ struct sweep_cmd {
 	struct fgo_config_mask set;
 	const char *spec, *db, *trace_dir;
 	int dry_run, iterations, warmup, pick;
+	int ranks;                 /* --ranks: how many fgobench starts (0: the largest world) */
 	enum fgo_format fmt;
 	struct fgo_plan plan;
 };
@@ -227,6 +230,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_cmd *c)
 			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &s->timeout_s);
 		} else if (!strcmp(a, "--heap-size") && more) {
 			rc = cmd_parse_bytes("sweep", "--heap-size", argv[++i], &s->heap_limit);
+		} else if (!strcmp(a, "--ranks") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 1, 4096, &c->ranks);
 		} else if (!strcmp(a, "--compile-timeout") && more) {
 			double limit = 0;
 			rc = cmd_parse_double("sweep", a, argv[++i], 0.001, 1e6, &limit);
@@ -313,6 +318,14 @@ int cmd_sweep_ranks(int argc, char **argv, int *np)
 	int rc = sweep_parse(argc, argv, &c);
 	if (rc == FGO_OK && !c.dry_run)
 		*np = c.plan.max_world > 0 ? c.plan.max_world : 1;
+	if (rc == FGO_OK && !c.dry_run && c.ranks) {
+		if (c.ranks < *np) {
+			error("--ranks %d is fewer than the world size %d the spec needs (give at least %d)",
+			      c.ranks, *np, *np);
+			rc = FGO_EUSAGE;
+		}
+		*np = c.ranks;
+	}
 	plan_free(&c.plan);
 	return rc;
 }

@@ -87,3 +87,10 @@ check contain-launch.2 "one error line, no launcher banner: $(cat "$T/err")" \
 	test "$(grep -c . "$T/err")" = 1
 expect_exit contain-launch.3 0 "$FGO" sweep "$T/k/spec.json" --db "$db" --dry-run
 expect_eq contain-launch.4 ok "$(sql "pragma integrity_check" "$db")"
+# --ranks: more ranks than the largest world, groups side by side; fewer: refused
+sed 's/"FAULT": \[0, 1, 9\]/"FAULT": [0, 9]/' tests/e2e/user/hostile/manifest.json \
+	>"$T/k/hostile/manifest.json"
+expect_exit contain-launch.5 0 "$FGO" sweep "$T/k/spec.json" --db "$T/ranks.db" --ranks 3 --quiet
+expect_eq contain-launch.6 "3 4" "$(sql "select mpi_ranks, (select count(*) from runs) from sweeps" "$T/ranks.db" | tr '|' ' ')"
+expect_exit contain-launch.7 2 "$FGO" sweep "$T/k/spec.json" --db "$T/ranks.db" --ranks 1
+expect_err contain-launch.8 "--ranks 1 is fewer than the world size 2 the spec needs"
