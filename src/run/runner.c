@@ -223,14 +223,13 @@ static int run_item_flown(const struct fgo_runner_opts *o, MPI_Comm comm, struct
 	}
 	if (r->status == FGO_CORRUPTED)
 		return 0;
-	if (r->status == FGO_STARTED) {
+	if (r->status == FGO_STARTED)
 		r->status = FGO_STATUS_OK;
-		derive(o, algo, cfg, r);
-		/* an ok run's reason notes what could not be measured here */
+	derive(o, algo, cfg, r);
+	/* an ok run's reason notes what could not be measured here (derive's
+	 * too) */
+	if (r->status == FGO_STATUS_OK)
 		snprintf(r->reason, sizeof r->reason, "%s", r->note);
-	} else {
-		derive(o, algo, cfg, r);
-	}
 	return 0;
 }
 

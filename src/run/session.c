@@ -598,7 +598,7 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 		flight_close();
 		if (rank == 0 && supervised)
 			flight_job_write(flights, p.sweep_id, 1, rc, restart);
-		if (s->trace_file || s->trace_dir) {
+		if ((s->trace_file || s->trace_dir) && !restart) { /* nothing runs on a lost device */
 			int traced = session_trace(comm, plan, s, &o, p.run_ids, p.fused_ms);
 			if (rc == FGO_OK)
 				rc = traced;
