@@ -195,6 +195,8 @@ static const struct {
 	{ "manifest-4.15", "\"gpu\": \"k.cu\"", "\"cuda\": \"k.cu\"", ":4:27:", "unknown source \"cuda\"" },
 	{ "manifest-4.16", "\"headers\": [\"k.h\"]", "\"headers\": [\"k.h\"], \"name\": \"x\"", ":5:23:", "duplicate key \"name\"" },
 	{ "manifest-4.18", "\"modes\": true", "\"modes\": true, \"shape_macros\": \"yes\"", ":13:34:", "\"shape_macros\" expects true" },
+	{ "manifest-4.19", "\"BM\": [", "\"W\": [", ":7:17:", "tunable name \"W\"" },
+	{ "manifest-4.20", "\"BM\": [", "\"ceil_div\": [", ":7:17:", "tunable name \"ceil_div\"" },
 	{ "manifest-4.17", "[\"ceil_div(M, BM)\", \"ceil_div(N / W, BN)\"]", "[1, 2, 3, 4]", ":8:11:", "a list of 1 to 3" },
 };
 
@@ -242,6 +244,95 @@ static void check_errors(void)
 		"rc %d: %s", rc, err);
 	if (rc == FGO_OK)
 		plan_free(&plan);
+}
+
+/* manifest-6: the limits of user.h, each at its value (accepted, all of it
+ * read) and one past it (refused, naming the limit): 8 tunables, 8
+ * headers, 64 values of a tunable. The numbers are written here, not taken
+ * from the macros, so a changed limit is a failing test to update. */
+static void check_limits(void)
+{
+	char path[128], err[1024], buf[2048], one[64];
+	struct fgo_user_kernel *k;
+	int rc;
+	snprintf(path, sizeof path, "%s/lim.json", dir);
+
+	/* BM and BN (the grid uses them) and T2 .. T7: 8 tunables; then T8 */
+	for (int extra = 6; extra <= 7; extra++) {
+		snprintf(buf, sizeof buf, "\"BM\": [32, 64], \"BN\": { \"values\": [16], \"macro\": \"TILE_N\" }");
+		for (int i = 2; i < 2 + extra; i++) {
+			snprintf(one, sizeof one, ", \"T%d\": [%d]", i, i);
+			strncat(buf, one, sizeof buf - strlen(buf) - 1);
+		}
+		char *text = edit("\"BM\": [32, 64], \"BN\": { \"values\": [16], \"macro\": \"TILE_N\" }", buf);
+		k = NULL;
+		err[0] = 0;
+		rc = manifest_parse(path, text, &k, err, sizeof err);
+		if (extra == 6)
+			T_CHECK("manifest-6.1 8 tunables accepted", rc == FGO_OK && k && k->ntunables == 8 &&
+				!strcmp(k->tunable[7].name, "T7") && k->tunable[7].values[0] == 7,
+				"rc %d, %d tunables: %s", rc, k ? k->ntunables : -1, err);
+		else
+			T_CHECK("manifest-6.2 9 tunables refused", rc == FGO_EUSAGE && !k &&
+				strstr(err, ":7:15: more than 8 tunables"), "rc %d: %s", rc, err);
+		user_kernel_free(k);
+		free(text);
+	}
+
+	/* 8 header files, then 9 */
+	for (int n = 8; n <= 9; n++) {
+		snprintf(buf, sizeof buf, "\"headers\": [");
+		for (int i = 0; i < n; i++) {
+			snprintf(one, sizeof one, "h%d.h", i);
+			write_file(one, "/* a header */\n");
+			snprintf(one, sizeof one, "%s\"h%d.h\"", i ? ", " : "", i);
+			strncat(buf, one, sizeof buf - strlen(buf) - 1);
+		}
+		strncat(buf, "]", sizeof buf - strlen(buf) - 1);
+		char *text = edit("\"headers\": [\"k.h\"]", buf);
+		k = NULL;
+		err[0] = 0;
+		rc = manifest_parse(path, text, &k, err, sizeof err);
+		if (n == 8)
+			T_CHECK("manifest-6.3 8 headers accepted", rc == FGO_OK && k && k->nheaders == 8 &&
+				k->header_text[7] && strstr(k->header_text[7], "a header"),
+				"rc %d, %d headers: %s", rc, k ? k->nheaders : -1, err);
+		else
+			T_CHECK("manifest-6.4 9 headers refused", rc == FGO_EUSAGE && !k &&
+				strstr(err, ":5:14: \"headers\" expects a list of up to 8 paths"),
+				"rc %d: %s", rc, err);
+		user_kernel_free(k);
+		free(text);
+	}
+	for (int i = 0; i < 9; i++) {
+		char p[128];
+		snprintf(p, sizeof p, "%s/h%d.h", dir, i);
+		unlink(p);
+	}
+
+	/* BM with 64 values (16, 32, .. 1024: the grid divides by it), then 65 */
+	for (int n = 64; n <= 65; n++) {
+		snprintf(buf, sizeof buf, "\"BM\": [");
+		for (int i = 1; i <= n; i++) {
+			snprintf(one, sizeof one, "%s%d", i > 1 ? ", " : "", 16 * i);
+			strncat(buf, one, sizeof buf - strlen(buf) - 1);
+		}
+		strncat(buf, "]", sizeof buf - strlen(buf) - 1);
+		char *text = edit("\"BM\": [32, 64]", buf);
+		k = NULL;
+		err[0] = 0;
+		rc = manifest_parse(path, text, &k, err, sizeof err);
+		if (n == 64)
+			T_CHECK("manifest-6.5 64 values accepted", rc == FGO_OK && k &&
+				k->tunable[0].nvalues == 64 && k->tunable[0].values[63] == 1024,
+				"rc %d, %d values: %s", rc, k ? k->tunable[0].nvalues : -1, err);
+		else
+			T_CHECK("manifest-6.6 65 values refused", rc == FGO_EUSAGE && !k &&
+				strstr(err, ":7:23: tunable \"BM\" expects a list of 1 to 64 integers"),
+				"rc %d: %s", rc, err);
+		user_kernel_free(k);
+		free(text);
+	}
 }
 
 static void check_paths(void)
@@ -295,6 +386,7 @@ int main(void)
 	write_file("m.json", good);
 	check_good();
 	check_errors();
+	check_limits();
 	check_paths();
 	const char *files[] = { "k.c", "k.cu", "k.h", "m.json" };
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(files); i++) {
