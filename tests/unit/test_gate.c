@@ -244,6 +244,27 @@ static void unequal_rounds(void)
 		 FGO_REGRESSION, 1);
 }
 
+/* gate-12: the spread over configurations says something only from 8 of
+ * them compared: with 7 it is unknown (NAN, the night's noise then the
+ * rounds' and the history's alone), with 8 it is taken */
+static void few_configs(void)
+{
+	double b[N], h[N];
+	struct gate_cfg out[N];
+	struct fgo_regress_gate g;
+	struct gate_in in;
+	night(b, 90, 0.05);
+	night(h, 91, 0.05);
+	in_init(&in, b, h);
+	in.configs = 7;
+	gate_judge(&in, out, &g);
+	T_CHECK("gate-12.1 7 configurations: no spread over them", isnan(g.cross_pct), "cross %g%%",
+		g.cross_pct);
+	in.configs = 8;
+	gate_judge(&in, out, &g);
+	T_CHECK("gate-12.2 8: the spread is taken", g.cross_pct > 0, "cross %g%%", g.cross_pct);
+}
+
 /* gate-8: rounds in two modes (a busy machine: 14 ms or 22 ms): base 4 low
  * and 2 high, head 2 low and 4 high; the median flips mode (+57%), the
  * rounds' spread must say it could: same. Steady configurations around it. */
@@ -429,6 +450,7 @@ int main(void)
 	blind();
 	modes();
 	unequal_rounds();
+	few_configs();
 	plant();
 	relative();
 	T_DONE();

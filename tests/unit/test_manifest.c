@@ -335,6 +335,72 @@ static void check_limits(void)
 	}
 }
 
+/* text with `from` replaced by `to` (the first time), malloc'd */
+static char *replace_in(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	size_t n = strlen(text) + strlen(to) + 1;
+	char *out = malloc(n);
+	if (!at)
+		snprintf(out, n, "%s", text);
+	else
+		snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	return out;
+}
+
+/* manifest-7: a launch at the limits every backend holds it to (user.h: an
+ * H100's 1024 threads a CTA and 232448 bytes of shared memory) runs; more
+ * threads or one byte more is refused with the number. The block is BM x
+ * 8 by 2 threads (BM 64: 1024; 65: 1040, each side within its own limit)
+ * and the shared memory 232448 + BN - 16 bytes (BN 16: 232448; 17: one
+ * more). */
+static void check_launch_limits(void)
+{
+	char path[128], err[1024];
+	char *a = replace_in(good, "\"BM\": [32, 64]", "\"BM\": [64, 65]");
+	char *b = replace_in(a, "\"values\": [16]", "\"values\": [16, 17]");
+	char *c = replace_in(b, "\"block\": 128", "\"block\": [\"BM * 8\", 2]");
+	char *text = replace_in(c, "\"BM * BN * 4\"", "\"232448 + BN - 16\"");
+	struct fgo_user_kernel *k = NULL;
+	snprintf(path, sizeof path, "%s/limits.json", dir);
+	int rc = manifest_parse(path, text, &k, err, sizeof err);
+	T_CHECK("manifest-7.1 parsed", rc == FGO_OK && k, "rc %d: %s", rc, err);
+	if (k) {
+		static const struct {
+			const char *id, *params, *want; /* want: NULL runs, else in the refusal */
+		} cases[] = {
+			{ "manifest-7.2 1024 threads and 232448 bytes run", "BM=64,BN=16", NULL },
+			{ "manifest-7.3 1040 threads refused", "BM=65,BN=16", "1040 threads a CTA" },
+			{ "manifest-7.4 232449 bytes refused", "BM=64,BN=17", "232449 bytes" },
+		};
+		for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+			struct fgo_config cfg;
+			struct user_launch l;
+			config_defaults(&cfg);
+			snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", k->algorithm);
+			snprintf(cfg.params, sizeof cfg.params, "%s", cases[i].params);
+			cfg.world = 2;
+			cfg.m = 128;
+			cfg.n = 64;
+			cfg.k = 32;
+			err[0] = 0;
+			rc = user_launch_of(k, &cfg, &l, err, sizeof err);
+			if (!cases[i].want)
+				T_CHECK(cases[i].id, rc == FGO_OK && l.block[0] * l.block[1] == 1024 &&
+					l.smem == 232448, "rc %d block %lldx%lld smem %lld: %s", rc,
+					l.block[0], l.block[1], l.smem, err);
+			else
+				T_CHECK(cases[i].id, rc == FGO_EUSAGE && strstr(err, cases[i].want),
+					"rc %d: %s", rc, err);
+		}
+	}
+	user_kernel_free(k);
+	free(a);
+	free(b);
+	free(c);
+	free(text);
+}
+
 static void check_paths(void)
 {
 	static const struct {
@@ -387,6 +453,7 @@ int main(void)
 	check_good();
 	check_errors();
 	check_limits();
+	check_launch_limits();
 	check_paths();
 	const char *files[] = { "k.c", "k.cu", "k.h", "m.json" };
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(files); i++) {
