@@ -274,3 +274,16 @@ fuzz: fuzz-build
 
 fuzz-ci: fuzz-build
 	@sh tests/fuzz/run.sh ci $(FUZZ_CI_SECONDS) $(FUZZ_BINS)
+
+# ---- the mutation check: do the tests fail when the code is wrong? ----
+#   make mutate               each mutant of tests/mutants.txt alone, in a scratch
+#                             copy of the tree (this one is never touched): built,
+#                             its named tests run; per mutant caught / SURVIVED /
+#                             STALE, then "mutate: N of M caught (P%)" (about 10
+#                             minutes on 2 cores; docs/testing.md)
+#   make mutate MUTATE_ARGS="--only gate,check --full"   some of them; --full runs
+#                             the whole suite for a survivor of its named tests
+MUTATE_ARGS ?=
+.PHONY: mutate
+mutate:
+	@sh tests/mutate.sh $(MUTATE_ARGS)

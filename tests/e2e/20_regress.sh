@@ -60,3 +60,29 @@ expect_exit regress-3.2 1 "$FGO" regress --base-db "$FGOBENCH_DB" --base base --
 expect_exit regress-3.3 0 "$FGO" regress --base-db "$FGOBENCH_DB" --base base --head head --db "$T/wide.db" \
 	--alpha "$(awk -v p="$p" 'BEGIN { print p / 1.5 }')"
 expect_err regress-3.4 "0 regressions"
+
+# The faster side, as the slower one above (issue 52: an improvement that
+# no longer needed p < alpha went unseen). The victim's median 15% faster,
+# its samples spread over 0.3x-1.4x of its time and overlapping the base's:
+# same, the change still shown; then 10% faster with a spread of +-14%:
+# --alpha on either side of its p makes it an improvement or not.
+sqlite3 "$T/wide.db" "update samples set ms =
+	(select t_fused_ms from runs where runs.id = samples.run_id) * (0.85 + (((iteration * 7) % 12) - 5.5) / 10.0)
+	where run_id = $victim and kind = 'fused'"
+expect_exit regress-4.1 0 "$FGO" regress --base-db "$FGOBENCH_DB" --base base --head head --db "$T/wide.db" --format csv
+expect_eq regress-4.2 "0 improvements" "$(grep -o '[0-9]* improvements\?' "$T/err" | head -1)"
+check regress-4.3 "a change beyond -10% is shown yet same: $(awk -F, '$(NF-2) < -10' "$T/out")" \
+	sh -c "awk -F, '\$(NF-2) < -10 && \$NF == \"same\"' '$T/out' | grep -q ."
+sqlite3 "$T/wide.db" "update samples set ms =
+	(select t_fused_ms from runs where runs.id = samples.run_id) * (0.90 + (((iteration * 7) % 12) - 5.5) / 40.0)
+	where run_id = $victim and kind = 'fused'"
+"$FGO" regress --base-db "$FGOBENCH_DB" --base base --head head --db "$T/wide.db" --format csv --alpha 1 > "$T/alpha.csv" 2>/dev/null
+p=$(awk -F, '$NF == "improvement" { print $(NF-1) }' "$T/alpha.csv" | head -1)
+check regress-4.4 "alpha 1 makes the 10% faster victim an improvement with p < 1 (p=$p)" \
+	awk -v p="$p" 'BEGIN { exit !(p > 0 && p < 0.5) }'
+expect_exit regress-4.5 0 "$FGO" regress --base-db "$FGOBENCH_DB" --base base --head head --db "$T/wide.db" \
+	--format csv --alpha "$(awk -v p="$p" 'BEGIN { print p * 1.5 }')"
+expect_eq regress-4.6 1 "$(grep -c ',improvement$' "$T/out")"
+expect_exit regress-4.7 0 "$FGO" regress --base-db "$FGOBENCH_DB" --base base --head head --db "$T/wide.db" \
+	--format csv --alpha "$(awk -v p="$p" 'BEGIN { print p / 1.5 }')"
+expect_eq regress-4.8 0 "$(grep -c ',improvement$' "$T/out")"

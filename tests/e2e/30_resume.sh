@@ -73,3 +73,26 @@ expect_eq resume-2.11 "3 $((planned * 3))" "$(sql "select (select count(*) from 
 expect_exit resume-2.12 0 "$FGO" sweep --help
 check resume-2.13 "sweep --help says a done sweep is not resumed" grep -q 'when that sweep is done, say so and run nothing' "$T/out"
 check resume-2.14 "the man page says it" grep -q 'when that sweep is done, say so and run nothing' man/fgobench-sweep.1
+
+# ---- a resumed sweep stores its invalid configurations once (issue 52:
+# storing them again on --resume went unseen): an interrupted sweep (its
+# status set back to running, one ok run gone) resumed a second later
+# keeps the invalid row as it was (same id, same times) and runs only the
+# missing configuration
+inv=$T/inv.json
+cat >"$inv" <<'SPEC'
+{"name": "inv", "iterations": 2, "warmup": 0, "blocks": [{"algorithm": "gemm", "world": 1,
+ "M": 64, "N": 64, "K": 64, "BLK_M": 32, "BLK_N": 32, "BLK_K": 32, "split_k": [1, 2, 4]}]}
+SPEC
+expect_exit resume-3.1 0 mpi 1 sweep "$inv" --tag inv --quiet
+sid=$(sql "select id from sweeps where tag = 'inv'")
+invalid_row=$(sql "select id || '@' || started_at || '@' || ended_at || '@' || reason from runs where sweep_id = $sid and status = 'invalid'")
+check resume-3.2 "one invalid configuration stored ($invalid_row)" \
+	sh -c "echo '$invalid_row' | grep -q 'split_k=4 exceeds'"
+sql "update sweeps set status = 'running', ended_at = null where id = $sid;
+	delete from runs where sweep_id = $sid and status = 'ok' and split_k = 2"
+sleep 1.1
+expect_exit resume-3.3 0 mpi 1 sweep "$inv" --tag inv --resume --quiet
+expect_err resume-3.4 "resuming sweep $sid"
+expect_eq resume-3.5 "$invalid_row" "$(sql "select id || '@' || started_at || '@' || ended_at || '@' || reason from runs where sweep_id = $sid and status = 'invalid'")"
+expect_eq resume-3.6 "ok 2|invalid 1" "$(sql "select status || ' ' || count(*) from runs where sweep_id = $sid group by status order by status desc" | tr '\n' '|' | sed 's/|$//')"

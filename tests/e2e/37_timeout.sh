@@ -27,3 +27,45 @@ check timeout-1.5 "the run ended soon after the limits (${took}s)" [ "$took" -lt
 # (gone, or a zombie where nothing reaps orphans, as in a container)
 check timeout-1.6 "the script's child was killed with it" \
 	sh -c "ps -o stat= -p \$(cat '$T/child.pid') | grep -qv '^Z' && exit 1; exit 0"
+
+# ---- a limit per test (tests/limits.txt, issue 52): a planted hang in
+# 95_walk's MPI sweep (both ranks idle, as a walk bug left them) is a FAIL
+# naming the script after 95_walk's own limit, its mpirun and ranks killed.
+# The table's limit for 95_walk must name such a hang within 5 minutes
+# (with the 10 s the kill may wait); the run below takes a table of its
+# own with 8 s, so the test does not wait that long.
+limit=$(awk '$1 == "95_walk" { print $2 }' tests/limits.txt)
+check timeout-2.1 "95_walk's limit in tests/limits.txt (${limit:-none} s) names a hang within 5 minutes" \
+	[ "${limit:-9999}" -le 280 ]
+mkdir -p "$T/e2e2"
+printf "mpirun --oversubscribe -np 2 sh -c 'echo \$\$ >>%s/ranks.pid; exec sleep 100000'\n" "$T" >"$T/hang.line"
+awk -v f="$T/hang.line" 'BEGIN { getline h < f } /^expect_exit walk-2\.1 / { print h; next } { print }' \
+	tests/e2e/95_walk.sh >"$T/e2e2/95_walk.sh"
+check timeout-2.2 "the hang is planted in the copy of 95_walk" grep -q 'exec sleep 100000' "$T/e2e2/95_walk.sh"
+printf '# a table of its own\n95_walk 8\n' >"$T/limits.txt"
+start=$(date +%s)
+FGO_TEST_E2E_DIR="$T/e2e2" FGO_TEST_CPPCHECK=0 FGO_TEST_LIMITS="$T/limits.txt" \
+	sh tests/run.sh >"$T/run2.out" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+expect_eq timeout-2.3 1 "$rc"
+check timeout-2.4 "the hung script is named with its own limit: $(grep '^FAIL' "$T/run2.out" | head -1)" \
+	grep -q "^FAIL $T/e2e2/95_walk.sh: timed out after 8s" "$T/run2.out"
+check timeout-2.5 "the run ended soon after the limit (${took}s)" [ "$took" -lt 60 ]
+check timeout-2.6 "both ranks had started ($(tr '\n' ' ' <"$T/ranks.pid" 2>/dev/null))" \
+	[ "$(grep -c . "$T/ranks.pid" 2>/dev/null)" = 2 ]
+# (mpirun passes the signal on to its ranks: give them a few seconds)
+alive() {
+	for p in $(cat "$T/ranks.pid" 2>/dev/null); do
+		ps -o stat= -p "$p" | grep -qv '^Z' && return 0
+	done
+	return 1
+}
+i=0
+while alive && [ "$i" -lt 100 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+left=$(alive && echo "still running" || echo gone)
+check timeout-2.7 "mpirun's ranks were killed with the script ($left after $((i / 5)) s)" \
+	[ "$left" = gone ]

@@ -98,6 +98,17 @@ static const struct {
 	{ "push-m16", "all_gather_gemm_push", 2, 16, 4096, 14336, 7, 32, 64, 8, 0 },
 	{ "rs-m32", "reduce_scatter", 2, 32, 4096, 14336, 12, 64, 128, 2, 0 },
 	{ "push-m18", "all_gather_gemm_push", 2, 18, 4096, 14336, 18, 64, 64, 4, 0 },
+	/* each row's upper bound of rows from inside (issue 52: a rows_max
+	 * 128 -> 64 went unseen where every case sat at 64 rows or fewer):
+	 * reduce_scatter 128 rows a rank (M/W) of 2 x 2048 columns, and one more; gemm 128 rows of
+	 * 512 columns, 96 of 1024, 32 of 512 on the decode row; 256 rows of
+	 * 1024 at K 4096 */
+	{ "rs-m256-n2048", "reduce_scatter", 2, 256, 2048, 14336, 12, 64, 128, 2, 0 },
+	{ "rs-m258-n2048", "reduce_scatter", 2, 258, 2048, 14336, 24, 64, 128, 1, 0 },
+	{ "gemm-m128-n512", "gemm", 1, 128, 512, 14336, 13, 64, 64, 16, 0 },
+	{ "gemm-m96-n1024", "gemm", 1, 96, 1024, 8192, 14, 64, 64, 8, 0 },
+	{ "gemm-m32-n512", "gemm", 1, 32, 512, 14336, 4, 16, 64, 16, 0 },
+	{ "gemm-m256-n1024-k4096", "gemm", 1, 256, 1024, 4096, 19, 64, 64, 4, 0 },
 	/* Stream-K forms: no split; up to 32 rows the swapped decode row */
 	{ "sk-as-m1", "sk_all_scatter", 2, 1, 4096, 14336, 9, 16, 64, 1, 0 },
 	{ "sk-ar-w4-m32", "sk_all_reduce", 4, 32, 4096, 14336, 9, 16, 64, 1, 0 },
@@ -344,6 +355,17 @@ static void check_auto_sk(void)
 	T_EQ_INT("auto-sk-fit-120", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
 	T_CHECK("auto-sk-resident", out.gemm_sms == 116 && out.gemm_sms + out.comm_sms <= 120,
 		"%d + %d CTAs", out.gemm_sms, out.comm_sms);
+	/* 128 units: 128 + 0 CTAs fill the machine exactly, and fit (issue
+	 * 52: "<" for "<=" refused it and picked 124) */
+	pm.machine.cus = 128;
+	T_EQ_INT("auto-sk-fit-128", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
+	T_CHECK("auto-sk-fills-exactly", out.gemm_sms == 128 && out.comm_sms == 0, "%d + %d CTAs",
+		out.gemm_sms, out.comm_sms);
+	/* 132 units: 132 fits too, and ties with 128 (the first kept) */
+	pm.machine.cus = 132;
+	auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked);
+	T_CHECK("auto-sk-132", out.gemm_sms == 128 && out.comm_sms == 0, "%d + %d CTAs",
+		out.gemm_sms, out.comm_sms);
 }
 
 /* config auto on the wgmma core ranks the stage counts the table's

@@ -200,6 +200,71 @@ static void rounds(void)
 	       100 * 1.2533 * sqrt(2 * 0.04 / 6), 0.05);
 }
 
+/* gate-11: nights of unequal rounds (3 and 12): each side's spread counts
+ * over its own rounds. Configuration 5's head rounds scatter by 20%
+ * (base 2%), configuration 7's base rounds do; the noise of each, a
+ * median's standard error sqrt(pi/2) sigma / sqrt(n) per side, written out
+ * here. Both are 45% slower: z 5.0 against that noise (a regression at
+ * alpha 0.01 / 30); either side's spread over the other side's rounds
+ * would double the noise of one of them and call it same. */
+static void unequal_rounds(void)
+{
+	double b[N], h[N], bs[N], hs[N];
+	struct gate_cfg out[N];
+	struct fgo_regress_gate g;
+	struct gate_in in;
+	night(b, 80, 0.01);
+	night(h, 81, 0.01);
+	for (int c = 0; c < N; c++)
+		bs[c] = hs[c] = 0.02;
+	hs[5] = 0.20;
+	bs[7] = 0.20;
+	h[5] += log(1.45);
+	h[7] += log(1.45);
+	in_init(&in, b, h);
+	in.base_spread = bs;
+	in.head_spread = hs;
+	in.base_rounds = 3;
+	in.head_rounds = 12;
+	gate_judge(&in, out, &g);
+	/* 1.2533 sqrt(0.02^2 / 3 + 0.20^2 / 12) = 0.073792 */
+	T_NEAR("gate-11.1 head scattered over its 12 rounds", out[5].noise_pct, 7.3792, 0.001);
+	T_EQ_INT("gate-11.2 and 45% slower against that: a regression", out[5].verdict,
+		 FGO_REGRESSION);
+	/* 1.2533 sqrt(0.20^2 / 3 + 0.02^2 / 12) = 0.144900 */
+	T_NEAR("gate-11.3 base scattered over its 3 rounds", out[7].noise_pct, 14.4900, 0.001);
+	T_EQ_INT("gate-11.4 so 45% slower is not significant", out[7].verdict, FGO_SAME);
+	/* the other way round: base 12 rounds, head 3 */
+	in.base_rounds = 12;
+	in.head_rounds = 3;
+	gate_judge(&in, out, &g);
+	T_NEAR("gate-11.5 head scattered over its 3 rounds", out[5].noise_pct, 14.4900, 0.001);
+	T_NEAR("gate-11.6 base scattered over its 12 rounds", out[7].noise_pct, 7.3792, 0.001);
+	T_EQ_INT("gate-11.7 verdicts swap", out[5].verdict == FGO_SAME && out[7].verdict ==
+		 FGO_REGRESSION, 1);
+}
+
+/* gate-12: the spread over configurations says something only from 8 of
+ * them compared: with 7 it is unknown (NAN, the night's noise then the
+ * rounds' and the history's alone), with 8 it is taken */
+static void few_configs(void)
+{
+	double b[N], h[N];
+	struct gate_cfg out[N];
+	struct fgo_regress_gate g;
+	struct gate_in in;
+	night(b, 90, 0.05);
+	night(h, 91, 0.05);
+	in_init(&in, b, h);
+	in.configs = 7;
+	gate_judge(&in, out, &g);
+	T_CHECK("gate-12.1 7 configurations: no spread over them", isnan(g.cross_pct), "cross %g%%",
+		g.cross_pct);
+	in.configs = 8;
+	gate_judge(&in, out, &g);
+	T_CHECK("gate-12.2 8: the spread is taken", g.cross_pct > 0, "cross %g%%", g.cross_pct);
+}
+
 /* gate-8: rounds in two modes (a busy machine: 14 ms or 22 ms): base 4 low
  * and 2 high, head 2 low and 4 high; the median flips mode (+57%), the
  * rounds' spread must say it could: same. Steady configurations around it. */
@@ -281,6 +346,17 @@ static void blind(void)
 	T_CHECK("gate-7.1 spread over twice the threshold", g.cross_pct > 10, "cross %g%%",
 		g.cross_pct);
 	T_EQ_INT("gate-7.2 no verdict", g.blind, 1);
+	/* the rule's factor: a spread 2.5x the threshold is blind, 1.5x not
+	 * (the spread of the changes does not depend on the threshold) */
+	double cross = g.cross_pct / 100, thr_pct = in.threshold_pct;
+	in.threshold_pct = 100 * (exp(cross / 2.5) - 1);
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-7.8 spread 2.5x the threshold: no verdict", g.blind, 1);
+	in.threshold_pct = 100 * (exp(cross / 1.5) - 1);
+	gate_judge(&in, out, &g);
+	T_EQ_INT("gate-7.9 spread 1.5x the threshold: judged", g.blind, 0);
+	in.threshold_pct = thr_pct;
+	gate_judge(&in, out, &g);
 	T_EQ_INT("gate-7.3 so no regression", g.regressions, 0);
 	T_CHECK("gate-7.4 what the night could see is said", g.sees_pct > 40, "sees %g%%",
 		g.sees_pct);
@@ -373,6 +449,8 @@ int main(void)
 	alpha_threshold();
 	blind();
 	modes();
+	unequal_rounds();
+	few_configs();
 	plant();
 	relative();
 	T_DONE();

@@ -197,6 +197,8 @@ static const struct {
 	{ "manifest-4.15", "\"gpu\": \"k.cu\"", "\"cuda\": \"k.cu\"", ":4:27:", "unknown source \"cuda\"" },
 	{ "manifest-4.16", "\"headers\": [\"k.h\"]", "\"headers\": [\"k.h\"], \"name\": \"x\"", ":5:23:", "duplicate key \"name\"" },
 	{ "manifest-4.18", "\"modes\": true", "\"modes\": true, \"shape_macros\": \"yes\"", ":13:34:", "\"shape_macros\" expects true" },
+	{ "manifest-4.19", "\"BM\": [", "\"W\": [", ":7:17:", "tunable name \"W\"" },
+	{ "manifest-4.20", "\"BM\": [", "\"ceil_div\": [", ":7:17:", "tunable name \"ceil_div\"" },
 	{ "manifest-4.17", "[\"ceil_div(M, BM)\", \"ceil_div(N / W, BN)\"]", "[1, 2, 3, 4]", ":8:11:", "a list of 1 to 3" },
 };
 
@@ -244,6 +246,161 @@ static void check_errors(void)
 		"rc %d: %s", rc, err);
 	if (rc == FGO_OK)
 		plan_free(&plan);
+}
+
+/* manifest-6: the limits of user.h, each at its value (accepted, all of it
+ * read) and one past it (refused, naming the limit): 8 tunables, 8
+ * headers, 64 values of a tunable. The numbers are written here, not taken
+ * from the macros, so a changed limit is a failing test to update. */
+static void check_limits(void)
+{
+	char path[128], err[1024], buf[2048], one[64];
+	struct fgo_user_kernel *k;
+	int rc;
+	snprintf(path, sizeof path, "%s/lim.json", dir);
+
+	/* BM and BN (the grid uses them) and T2 .. T7: 8 tunables; then T8 */
+	for (int extra = 6; extra <= 7; extra++) {
+		snprintf(buf, sizeof buf, "\"BM\": [32, 64], \"BN\": { \"values\": [16], \"macro\": \"TILE_N\" }");
+		for (int i = 2; i < 2 + extra; i++) {
+			snprintf(one, sizeof one, ", \"T%d\": [%d]", i, i);
+			strncat(buf, one, sizeof buf - strlen(buf) - 1);
+		}
+		char *text = edit("\"BM\": [32, 64], \"BN\": { \"values\": [16], \"macro\": \"TILE_N\" }", buf);
+		k = NULL;
+		err[0] = 0;
+		rc = manifest_parse(path, text, &k, err, sizeof err);
+		if (extra == 6)
+			T_CHECK("manifest-6.1 8 tunables accepted", rc == FGO_OK && k && k->ntunables == 8 &&
+				!strcmp(k->tunable[7].name, "T7") && k->tunable[7].values[0] == 7,
+				"rc %d, %d tunables: %s", rc, k ? k->ntunables : -1, err);
+		else
+			T_CHECK("manifest-6.2 9 tunables refused", rc == FGO_EUSAGE && !k &&
+				strstr(err, ":7:15: more than 8 tunables"), "rc %d: %s", rc, err);
+		user_kernel_free(k);
+		free(text);
+	}
+
+	/* 8 header files, then 9 */
+	for (int n = 8; n <= 9; n++) {
+		snprintf(buf, sizeof buf, "\"headers\": [");
+		for (int i = 0; i < n; i++) {
+			snprintf(one, sizeof one, "h%d.h", i);
+			write_file(one, "/* a header */\n");
+			snprintf(one, sizeof one, "%s\"h%d.h\"", i ? ", " : "", i);
+			strncat(buf, one, sizeof buf - strlen(buf) - 1);
+		}
+		strncat(buf, "]", sizeof buf - strlen(buf) - 1);
+		char *text = edit("\"headers\": [\"k.h\"]", buf);
+		k = NULL;
+		err[0] = 0;
+		rc = manifest_parse(path, text, &k, err, sizeof err);
+		if (n == 8)
+			T_CHECK("manifest-6.3 8 headers accepted", rc == FGO_OK && k && k->nheaders == 8 &&
+				k->header_text[7] && strstr(k->header_text[7], "a header"),
+				"rc %d, %d headers: %s", rc, k ? k->nheaders : -1, err);
+		else
+			T_CHECK("manifest-6.4 9 headers refused", rc == FGO_EUSAGE && !k &&
+				strstr(err, ":5:14: \"headers\" expects a list of up to 8 paths"),
+				"rc %d: %s", rc, err);
+		user_kernel_free(k);
+		free(text);
+	}
+	for (int i = 0; i < 9; i++) {
+		char p[128];
+		snprintf(p, sizeof p, "%s/h%d.h", dir, i);
+		unlink(p);
+	}
+
+	/* BM with 64 values (16, 32, .. 1024: the grid divides by it), then 65 */
+	for (int n = 64; n <= 65; n++) {
+		snprintf(buf, sizeof buf, "\"BM\": [");
+		for (int i = 1; i <= n; i++) {
+			snprintf(one, sizeof one, "%s%d", i > 1 ? ", " : "", 16 * i);
+			strncat(buf, one, sizeof buf - strlen(buf) - 1);
+		}
+		strncat(buf, "]", sizeof buf - strlen(buf) - 1);
+		char *text = edit("\"BM\": [32, 64]", buf);
+		k = NULL;
+		err[0] = 0;
+		rc = manifest_parse(path, text, &k, err, sizeof err);
+		if (n == 64)
+			T_CHECK("manifest-6.5 64 values accepted", rc == FGO_OK && k &&
+				k->tunable[0].nvalues == 64 && k->tunable[0].values[63] == 1024,
+				"rc %d, %d values: %s", rc, k ? k->tunable[0].nvalues : -1, err);
+		else
+			T_CHECK("manifest-6.6 65 values refused", rc == FGO_EUSAGE && !k &&
+				strstr(err, ":7:23: tunable \"BM\" expects a list of 1 to 64 integers"),
+				"rc %d: %s", rc, err);
+		user_kernel_free(k);
+		free(text);
+	}
+}
+
+/* text with `from` replaced by `to` (the first time), malloc'd */
+static char *replace_in(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	size_t n = strlen(text) + strlen(to) + 1;
+	char *out = malloc(n);
+	if (!at)
+		snprintf(out, n, "%s", text);
+	else
+		snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	return out;
+}
+
+/* manifest-7: a launch at the limits every backend holds it to (user.h: an
+ * H100's 1024 threads a CTA and 232448 bytes of shared memory) runs; more
+ * threads or one byte more is refused with the number. The block is BM x
+ * 8 by 2 threads (BM 64: 1024; 65: 1040, each side within its own limit)
+ * and the shared memory 232448 + BN - 16 bytes (BN 16: 232448; 17: one
+ * more). */
+static void check_launch_limits(void)
+{
+	char path[128], err[1024];
+	char *a = replace_in(good, "\"BM\": [32, 64]", "\"BM\": [64, 65]");
+	char *b = replace_in(a, "\"values\": [16]", "\"values\": [16, 17]");
+	char *c = replace_in(b, "\"block\": 128", "\"block\": [\"BM * 8\", 2]");
+	char *text = replace_in(c, "\"BM * BN * 4\"", "\"232448 + BN - 16\"");
+	struct fgo_user_kernel *k = NULL;
+	snprintf(path, sizeof path, "%s/limits.json", dir);
+	int rc = manifest_parse(path, text, &k, err, sizeof err);
+	T_CHECK("manifest-7.1 parsed", rc == FGO_OK && k, "rc %d: %s", rc, err);
+	if (k) {
+		static const struct {
+			const char *id, *params, *want; /* want: NULL runs, else in the refusal */
+		} cases[] = {
+			{ "manifest-7.2 1024 threads and 232448 bytes run", "BM=64,BN=16", NULL },
+			{ "manifest-7.3 1040 threads refused", "BM=65,BN=16", "1040 threads a CTA" },
+			{ "manifest-7.4 232449 bytes refused", "BM=64,BN=17", "232449 bytes" },
+		};
+		for (size_t i = 0; i < FGO_ARRAY_SIZE(cases); i++) {
+			struct fgo_config cfg;
+			struct user_launch l;
+			config_defaults(&cfg);
+			snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", k->algorithm);
+			snprintf(cfg.params, sizeof cfg.params, "%s", cases[i].params);
+			cfg.world = 2;
+			cfg.m = 128;
+			cfg.n = 64;
+			cfg.k = 32;
+			err[0] = 0;
+			rc = user_launch_of(k, &cfg, &l, err, sizeof err);
+			if (!cases[i].want)
+				T_CHECK(cases[i].id, rc == FGO_OK && l.block[0] * l.block[1] == 1024 &&
+					l.smem == 232448, "rc %d block %lldx%lld smem %lld: %s", rc,
+					l.block[0], l.block[1], l.smem, err);
+			else
+				T_CHECK(cases[i].id, rc == FGO_EUSAGE && strstr(err, cases[i].want),
+					"rc %d: %s", rc, err);
+		}
+	}
+	user_kernel_free(k);
+	free(a);
+	free(b);
+	free(c);
+	free(text);
 }
 
 static void check_paths(void)
@@ -341,6 +498,8 @@ int main(void)
 	write_file("m.json", good);
 	check_good();
 	check_errors();
+	check_limits();
+	check_launch_limits();
 	check_paths();
 	check_not_files();
 	const char *files[] = { "k.c", "k.cu", "k.h", "m.json" };

@@ -313,6 +313,9 @@ static void check_walk_one(long tiles, long kt, int ctas, int split, int streamk
 			}
 			if (split > 1)
 				bad += s.slice != (int)(s.pos / tiles) || s.role != SCHED_WHOLE;
+			/* the tile's last slice ends it (its sum waits for the others') */
+			if (split > 1 && sched_seg_ends(&w, &s))
+				bad += s.slice != split - 1 || s.k1 != kt;
 			/* in pieces: every Stream-K tile cut at the same offsets */
 			if (w.sk_pieces > 0 && s.tile >= w.dp_tiles) {
 				long k0, k1;
@@ -336,6 +339,13 @@ static void check_walk_one(long tiles, long kt, int ctas, int split, int streamk
 			take_bad += n != s.take_last - s.take_first + 1 || s.take_first <= c;
 		}
 	}
+	/* in pieces, no piece empty: every CTA of the pieces has iterations */
+	if (w.sk_pieces > 0)
+		for (int c = 0; c < ctas && c < w.sk_tiles * w.sk_pieces; c++) {
+			long b, e;
+			sched_walk_sk_range(&w, c, &b, &e);
+			bad += b >= e;
+		}
 	long missing = 0, ends_bad = 0;
 	for (long i = 0; i < tiles * kt; i++)
 		missing += !done[i];

@@ -160,6 +160,62 @@ static void check_text(void)
 	table_free(t);
 }
 
+/* table_fit: the widest text column narrowed until the table fits (never
+ * below max(its header, 12)), its cells wrapped after "; " or ", " where
+ * that leaves the line a third full, else at a space; numbers keep their
+ * width. The lines below are worked out by hand from those rules (issue
+ * 52: no unit test covered table_fit). */
+static void check_fit(void)
+{
+	static const char *const h[] = { "n", "reason", "tag" };
+	struct fgo_table *t = table_new(3, h);
+	int rc;
+	table_add(t, "12");
+	table_add(t, "a very long reason; with a phrase, and more words here");
+	table_add(t, "ok");
+	table_add(t, "3");
+	table_add(t, "short");
+	table_add(t, "x");
+	/* 30 columns: reason gets 30 - 2 (n) - 3 (tag) - 4 (gaps) = 21 */
+	table_fit(t, 30);
+	char *s = render(t, FGO_FMT_TABLE, &rc);
+	check_output("fit-30", s,
+		     " n  reason                 tag\n"
+		     "--  ---------------------  ---\n"
+		     "12  a very long reason;    ok\n"
+		     "    with a phrase,\n"
+		     "    and more words here\n"
+		     " 3  short                  x\n");
+	free(s);
+	/* 20 columns: reason stops at 12 (wider than its header), 21 in all */
+	table_fit(t, 20);
+	s = render(t, FGO_FMT_TABLE, &rc);
+	check_output("fit-20-floor-12", s,
+		     " n  reason        tag\n"
+		     "--  ------------  ---\n"
+		     "12  a very long   ok\n"
+		     "    reason; with\n"
+		     "    a phrase,\n"
+		     "    and more\n"
+		     "    words here\n"
+		     " 3  short         x\n");
+	free(s);
+	/* exactly as wide as the table: nothing narrowed, nothing wrapped */
+	table_fit(t, 2 + 2 + 54 + 2 + 3);
+	s = render(t, FGO_FMT_TABLE, &rc);
+	check_output("fit-exact", s,
+		     " n  reason                                                  tag\n"
+		     "--  ------------------------------------------------------  ---\n"
+		     "12  a very long reason; with a phrase, and more words here  ok\n"
+		     " 3  short                                                   x\n");
+	free(s);
+	/* Markdown is never wrapped */
+	s = render(t, FGO_FMT_MD, &rc);
+	T_CONTAINS("fit-md-whole", s, "| a very long reason; with a phrase, and more words here |");
+	free(s);
+	table_free(t);
+}
+
 static void check_markdown(void)
 {
 	struct fgo_table *t = sample_table();
@@ -477,6 +533,7 @@ int main(void)
 	check_format_parse();
 	check_cells();
 	check_text();
+	check_fit();
 	check_markdown();
 	check_csv();
 	check_csv_formula();

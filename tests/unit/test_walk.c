@@ -8,7 +8,8 @@
  * error of a step stops the walk; a broken schedule (a take-over before
  * the hand-over it waits for, on the same CTA) fails with the reason
  * instead of hanging. With deterministic sums, split-K's slots are laid
- * out and added in slice order: the same bits however the CTAs interleave. */
+ * out and added in slice order: the same bits however the CTAs interleave.
+ * A flag wait gives up at the launch's deadline. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,6 +368,35 @@ static void check_walk_of(void)
 		"ctas %d cluster_k %d split %d tiles %ld", w.ctas, w.cluster_k, w.split, w.tiles);
 }
 
+/* flag-1: a wait on a flag gives up at the launch's deadline (--timeout:
+ * a peer that never signals is a timeout naming the flag, not a run that
+ * reads what was never written); a flag published in this launch's epoch
+ * is there, one of an earlier launch is not. */
+static void check_flag_wait(void)
+{
+	struct fgo_layout lay;
+	struct fgo_config cfg;
+	uint32_t flags[4] = { 0, 0, 0, 0 };
+	char *heap[1] = { (char *)flags };
+	memset(&lay, 0, sizeof lay);
+	config_defaults(&cfg);
+	lay.flags_offset = 0;
+	struct fgo_exec ex = { .cfg = &cfg, .lay = &lay, .rank = 0, .world = 1, .heap = heap,
+			       .epoch = 2, .deadline = now_seconds() + 0.05 };
+	double t0 = now_seconds();
+	int rc = kit_flag_wait(&ex, 1);
+	double waited = now_seconds() - t0;
+	T_CHECK("flag-1.1 a flag never raised: timeout at the deadline", rc == FGO_ETIMEOUT &&
+		waited >= 0.04 && waited < 5, "rc %d after %.3f s", rc, waited);
+	flags[2] = 1; /* raised in launch 1 */
+	ex.deadline = now_seconds() + 0.05;
+	T_EQ_INT("flag-1.2 one of an earlier launch: not yet", kit_flag_wait(&ex, 2), FGO_ETIMEOUT);
+	kit_flag_publish(&ex, 0, 3);
+	ex.deadline = now_seconds() + 5;
+	T_CHECK("flag-1.3 one of this launch: there", kit_flag_wait(&ex, 3) == FGO_OK && flags[3] == 2,
+		"flag %u", flags[3]);
+}
+
 int main(void)
 {
 	check_forms();
@@ -374,5 +404,6 @@ int main(void)
 	check_no_progress();
 	check_walk_of();
 	check_deterministic();
+	check_flag_wait();
 	T_DONE();
 }

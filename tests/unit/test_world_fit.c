@@ -336,6 +336,37 @@ static void check_reduce_bound(void)
 		"reduce %g GB/s (truth 900)", 1 / f.coef[WT_REDUCE]);
 }
 
+/* world_time term by term, on hand numbers (predict_world.h's formula):
+ * max(g, l) + c_tile s / units + c_share s' + c_wait wait + c_reduce
+ * reduced 1e-6, l = c_link x (egress 1e-6, or a Stream-K form's copy
+ * time) + c_latency x 1 us (bytes at a rate only), s = min(g, the link
+ * side without its latency), s' = s but 0 for a Stream-K form (its units
+ * are 1: the tile term is its share) */
+static void check_time_terms(void)
+{
+	const double c[WORLD_TERMS] = { [WT_GEMM] = 1, [WT_LINK] = 3, [WT_TILE] = 0.5,
+					[WT_WAIT] = 0.1, [WT_REDUCE] = 0.5, [WT_LATENCY] = 2,
+					[WT_SHARE] = 0.3 };
+	struct world_obs o;
+	memset(&o, 0, sizeof o);
+	o.gemm_ms = 2;
+	o.egress = 1e6;   /* 1 ms at c_link 1 */
+	o.reduced = 2e6;  /* 2 ms at c_reduce 1 */
+	o.units = 4;
+	/* l = 3 x 1 + 2 x 0.001 = 3.002; s = 2: 3.002 + 0.5 x 2 / 4 + 0.3 x 2
+	 * + 0.1 x 0.001 + 0.5 x 2 = 4.8521 */
+	T_NEAR("time-1.1 bytes at a rate", world_time(&o, c), 4.8521, 1e-12);
+	T_NEAR("time-1.2 its link side", world_link_ms(&o, c), 3.002, 1e-12);
+	/* a Stream-K form: l = 3 x copy 1 = 3 (no latency); s = 2, units 1, no
+	 * share, its own wait 0.002: 3 + 0.5 x 2 + 0.1 x 0.002 = 4.0002 */
+	o.copy_ms = 1;
+	o.units = 1;
+	o.reduced = 0;
+	o.wait_basis = 0.002;
+	T_NEAR("time-1.3 a Stream-K form: no share term", world_time(&o, c), 4.0002, 1e-12);
+	T_NEAR("time-1.4 its link side: the copy, no latency", world_link_ms(&o, c), 3, 1e-12);
+}
+
 int main(void)
 {
 	check_recovery();
@@ -345,5 +376,6 @@ int main(void)
 	check_resolve();
 	check_default_is_predict_world();
 	check_refusals();
+	check_time_terms();
 	T_DONE();
 }

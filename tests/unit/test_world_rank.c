@@ -4,7 +4,9 @@
  * per configuration (its GEMM's and its fused time's) are predicted
  * exactly at a held-out shape, in the right order; a configuration
  * measured only far away is not ranked while others were measured near;
- * a tile the shape refuses is left out. Table of cases, one line each. */
+ * a tile the shape refuses is left out; the corrections weigh the nearest
+ * shapes most, are held within [1/4, 4] and leave the shape itself out.
+ * Table of cases, one line each. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,36 @@ struct truth {
 	double k_gemm, k_fused;
 	long ms[4];
 };
+
+/* A synthetic run of cfg: the model's GEMM x k_gemm, world_time around it x k_fused. */
+static struct world_run run_of(const struct world_gemm_model *gm, const double *c,
+			       struct fgo_config cfg, double k_gemm, double k_fused)
+{
+	struct world_run r;
+	struct world_obs o;
+	memset(&r, 0, sizeof r);
+	r.cfg = cfg;
+	r.gemm_ms = world_gemm_model_ms(gm, &cfg) * k_gemm;
+	world_obs_of(&cfg, r.gemm_ms, world_units(&cfg), &o);
+	r.ms = world_time(&o, c) * k_fused;
+	return r;
+}
+
+/* The one candidate's fused time at q over what the model says there
+ * (its GEMM uncorrected): the correction k_fused it was given. */
+static double ranked_factor(const struct world_run *runs, size_t n, const struct fgo_config *q,
+			    const struct world_gemm_model *gm, const double *c)
+{
+	struct world_cand *cand = NULL;
+	size_t nc = 0;
+	double k = NAN;
+	if (world_rank(runs, n, q, gm, c, NULL, &cand, &nc) == FGO_OK && nc == 1) {
+		struct world_run at = run_of(gm, c, cand[0].cfg, 1, 1);
+		k = cand[0].fused_ms / at.ms;
+	}
+	free(cand);
+	return k;
+}
 
 int main(void)
 {
@@ -105,5 +137,33 @@ int main(void)
 	/* no runs: nothing ranked, not an error */
 	rc = world_rank(runs, 0, &q, &gm, c, NULL, &cand, &nc);
 	T_CHECK("rank-4.1", rc == FGO_OK && nc == 0 && cand == NULL, "rc %d, %zu", rc, nc);
+	/* rank-5: the corrections weigh the nearest shapes most, weight
+	 * 1 / (0.5 + d)^2 with d the log2 distance of the shapes: fused 1.2x
+	 * the model at M = 128 (d = 1, weight 1/2.25) and 0.9x at M = 1024
+	 * (d = 2, 1/6.25) make 256's exp((ln 1.2 / 2.25 + ln 0.9 / 6.25) /
+	 * (1/2.25 + 1/6.25)) = 1.112011 */
+	struct world_run few[3];
+	few[0] = run_of(&gm, c, cfg_of(128, 64, 64, 6), 1, 1.2);
+	few[1] = run_of(&gm, c, cfg_of(1024, 64, 64, 6), 1, 0.9);
+	q = cfg_of(256, 16, 16, 4);
+	T_NEAR("rank-5.1 nearer shapes weigh more", ranked_factor(few, 2, &q, &gm, c), 1.112011, 1e-6);
+	/* rank-6: a correction is held within [1/4, 4]: 6x at both shapes */
+	few[0] = run_of(&gm, c, cfg_of(128, 64, 64, 6), 1, 6);
+	few[1] = run_of(&gm, c, cfg_of(512, 64, 64, 6), 1, 6);
+	T_NEAR("rank-6.1 clamped at 4x", ranked_factor(few, 2, &q, &gm, c), 4, 1e-9);
+	few[0] = run_of(&gm, c, cfg_of(128, 64, 64, 6), 1, 0.1);
+	few[1] = run_of(&gm, c, cfg_of(512, 64, 64, 6), 1, 0.1);
+	T_NEAR("rank-6.2 and at 1/4", ranked_factor(few, 2, &q, &gm, c), 0.25, 1e-9);
+	/* rank-7: runs at the shape itself are not its neighbours (3x there,
+	 * left out); at the same M and N with twice the K they are (1.5x, d =
+	 * 1), beside M = 1024 (1x, d = 2): exp(ln 1.5 / 2.25 / (1/2.25 +
+	 * 1/6.25)) = 1.347345 */
+	few[0] = run_of(&gm, c, cfg_of(256, 64, 64, 6), 1, 3);
+	struct fgo_config twice_k = cfg_of(256, 64, 64, 6);
+	twice_k.k *= 2;
+	few[1] = run_of(&gm, c, twice_k, 1, 1.5);
+	few[2] = run_of(&gm, c, cfg_of(1024, 64, 64, 6), 1, 1);
+	T_NEAR("rank-7.1 the shape itself left out, another K kept",
+	       ranked_factor(few, 3, &q, &gm, c), 1.347345, 1e-6);
 	T_DONE();
 }
