@@ -161,8 +161,8 @@ void view_why_empty(sqlite3 *db, const char *path, const struct view_filter *f, 
 				 " counts them by status, `fgobench show RUN` says why)", path, runs,
 				 runs == 1 ? "" : "s");
 		else
-			snprintf(why, len, "no ok runs in %s yet (run a sweep: `mpirun -np 2 fgobench"
-				 " sweep sweeps/smoke.json`)", path);
+			snprintf(why, len, "no ok runs in %s yet (run a sweep: `fgobench sweep"
+				 " sweeps/smoke.json`)", path);
 		return;
 	}
 	if (f->tag && count_ok(db, "s.tag = ?1", f->tag, 0) == 0) {

@@ -39,8 +39,9 @@ while [ "$reads" -lt 20 ] && [ "$sweeps" -lt 4 ]; do
 			if ! "$FGO" $cmd >"$T/read.out" 2>"$T/read.err"; then
 				case "$cmd" in
 				report*) ;; # exit 1 when the report finds a regression: not a read failure
-				plot*)
-					# nothing to draw until the first runs plot selects are stored
+				best* | plot*)
+					# nothing to show (exit 2, saying why) until the first ok
+					# runs are stored
 					if ! grep -q "no ok runs in" "$T/read.err"; then
 						bad_reads=$((bad_reads + 1))
 						echo "read failed: $cmd: $(head -c 200 "$T/read.err")"
