@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	  "one problem's median night by night, with its change points", NULL },
 	{ "info", cmd_info, FGO_NEEDS_MPI, cmd_info_usage, "backends, devices, algorithms, versions", NULL },
 	{ "list", cmd_list, 0, cmd_list_usage, "sweeps in the store", NULL },
+	{ "merge", cmd_merge, 0, cmd_merge_usage, "join stores from several machines into one", NULL },
 	{ "plot", cmd_plot, 0, cmd_plot_usage, "roofline, overlap and heatmap plots (gnuplot)", NULL },
 	{ "regress", cmd_regress, 0, cmd_regress_usage,
 	  "compare two sweeps; exit 1 on a significant slowdown", NULL },

@@ -15,8 +15,9 @@
 
 const char cmd_history_usage[] =
 	"usage: fgobench history (--shape M,N,K | -m M -n N -k K) --algorithm A\n"
-	"       [--world W] [--dtype D] [--config best|KEY] [--spec S] [--threshold PCT]\n"
-	"       [--penalty P] [-o DIR] [--no-plot] [--format table|md|csv|json] [--db F]\n"
+	"       [--world W] [--dtype D] [--config best|KEY] [--spec S] [--host H]\n"
+	"       [--threshold PCT] [--penalty P] [-o DIR] [--no-plot]\n"
+	"       [--format table|md|csv|json] [--db F]\n"
 	"\n"
 	"One problem's fused time over every stored sweep of one spec on one machine,\n"
 	"a row per sweep (a night), oldest first: the configuration followed, the\n"
@@ -29,9 +30,11 @@ const char cmd_history_usage[] =
 	"nights) and pays a penalty for every extra step; a step larger than the\n"
 	"threshold is listed on stderr and in the step columns, with the first night\n"
 	"at the new level and the revision range that introduced it. The spec and\n"
-	"machine are the newest matching sweep's unless --spec names a spec. The\n"
-	"plot (gnuplot) is DIR/history_wW_ALGO_DTYPE_MxNxK_CONFIG.png and .svg (only\n"
-	"file-safe characters in the name), written the way `fgobench plot` writes.\n"
+	"machine are the newest matching sweep's unless --spec names a spec or\n"
+	"--host a machine (a store merged from several machines holds each one's\n"
+	"nights: `fgobench merge`). The plot (gnuplot) is\n"
+	"DIR/history_wW_ALGO_DTYPE_MxNxK_CONFIG.png and .svg (only file-safe\n"
+	"characters in the name), written the way `fgobench plot` writes.\n"
 	"The table fits 120 columns: the config brief as `fgobench best` shows it,\n"
 	"without the sweep id, samples, quartiles, min and max (md, csv and json\n"
 	"have every column).\n"
@@ -47,6 +50,7 @@ const char cmd_history_usage[] =
 	"  --dtype D        the element type (needed when several were stored)\n"
 	"  --config C       best (default), a config_key, or a tile text\n"
 	"  --spec S         a spec name or a prefix of a spec hash\n"
+	"  --host H         the machine: only sweeps run on host H\n"
 	"  --threshold PCT  smallest step listed, percent of the level before (default 5)\n"
 	"  --penalty P      cost of an extra step in the fit (default 3 ln nights + 3)\n"
 	"  -o DIR           where the plot goes, created when missing (default fgobench-plots)\n"
@@ -98,7 +102,7 @@ static int parse(int argc, char **argv, struct history_opts *o)
 					    "--config", "--spec",      "--threshold", "--penalty",
 					    "-o",       "--format",    "--db",        "-m",
 					    "--m",      "-n",          "--n",         "-k",
-					    "--k" };
+					    "--k",      "--host" };
 	long *side[] = { &o->q.m, &o->q.m, &o->q.n, &o->q.n, &o->q.k, &o->q.k };
 	int shape = 0, sides = 0;
 	for (int i = 1; i < argc; i++) {
@@ -110,6 +114,10 @@ static int parse(int argc, char **argv, struct history_opts *o)
 			continue;
 		}
 		int j = cmd_match_option("history", argc, argv, &i, opts, (int)FGO_ARRAY_SIZE(opts), &v);
+		if (j == 17) { /* after -m .. --k, which are 11 to 16 */
+			o->q.host = v;
+			continue;
+		}
 		if (j >= 11) {
 			if (cmd_parse_long("history", opts[j], v, 1, 1L << 40, side[j - 11]) != FGO_OK)
 				return FGO_EUSAGE;

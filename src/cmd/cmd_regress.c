@@ -13,7 +13,7 @@
 
 const char cmd_regress_usage[] =
 	"usage: fgobench regress --base TAG|SWEEP_ID --head TAG|SWEEP_ID [--threshold PCT]\n"
-	"       [--alpha A] [--gate] [--history N] [--junit FILE]\n"
+	"       [--alpha A] [--gate] [--history N] [--host H] [--junit FILE]\n"
 	"       [--format table|md|csv|json] [--db F] [--base-db F]\n"
 	"\n"
 	"Compares the ok runs of two sweeps configuration by configuration (same\n"
@@ -42,6 +42,10 @@ const char cmd_regress_usage[] =
 	"spread over all configurations) below alpha divided by the configurations\n"
 	"compared. The change and p shown are those judged.\n"
 	"\n"
+	"A side is one machine's sweeps: in a store merged from several machines\n"
+	"(`fgobench merge`) a tag run on several hosts is refused unless --host\n"
+	"names the one to compare; the gate's earlier nights are the base's host's.\n"
+	"\n"
 	"  --base S       the reference: a tag or a sweep id\n"
 	"  --head S       the candidate: a tag or a sweep id\n"
 	"  --threshold P  smallest change that counts, in percent (default 5)\n"
@@ -49,6 +53,7 @@ const char cmd_regress_usage[] =
 	"                 with --gate, for the whole night)\n"
 	"  --gate         judge as the nightly gate (rounds, machine, control, history)\n"
 	"  --history N    earlier nights the gate's noise model reads (default 10)\n"
+	"  --host H       only the sweeps run on host H (the sweeps' host column)\n"
 	"  --junit FILE   also write the result as JUnit XML (one testcase per pair)\n"
 	"  --format F     table, md, csv or json (default table)\n"
 	"  --db F         the store (default $FGOBENCH_DB or ./fgobench.db)\n"
@@ -66,7 +71,7 @@ static int takes_value(const char *opt)
 {
 	static const char *const opts[] = { "--base",  "--head", "--threshold", "--alpha",
 					    "--junit", "--db",   "--base-db",   "--format",
-					    "--history" };
+					    "--history", "--host" };
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(opts); i++)
 		if (!strcmp(opt, opts[i]))
 			return 1;
@@ -105,7 +110,9 @@ int cmd_regress(int argc, char **argv)
 			long n = 0;
 			rc = cmd_parse_long("regress", a, argv[++i], 0, 1000, &n);
 			o.history = (int)n;
-		} else if (!strcmp(a, "--junit"))
+		} else if (!strcmp(a, "--host"))
+			o.host = argv[++i];
+		else if (!strcmp(a, "--junit"))
 			junit = argv[++i];
 		else if (!strcmp(a, "--db"))
 			db = argv[++i];

@@ -24,11 +24,30 @@ struct groups {
 	int *leader;     /* leader[g]: rank in the runner's comm of group g's rank 0 */
 };
 
+/* This rank's node: the ranks of comm that share its memory. Tests only:
+ * FGOBENCH_TEST_NODES=N (N > 1) splits the ranks into N pretend nodes by
+ * rank modulo N instead (as `mpirun --map-by node` places them), so a sweep
+ * over several nodes runs on one host; returns N then (rank 0's value, so
+ * every rank agrees), else 0. Collective. */
+static int runner_node_comm(MPI_Comm comm, MPI_Comm *node)
+{
+	const char *env = getenv("FGOBENCH_TEST_NODES");
+	int rank, pretend = env ? atoi(env) : 0;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Bcast(&pretend, 1, MPI_INT, 0, comm);
+	if (pretend > 1) {
+		MPI_Comm_split(comm, rank % pretend, rank, node);
+		return pretend;
+	}
+	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+	return 0;
+}
+
 int runner_node_ranks(MPI_Comm comm)
 {
 	MPI_Comm node;
 	int size, min;
-	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	runner_node_comm(comm, &node);
 	MPI_Comm_size(node, &size);
 	MPI_Comm_free(&node);
 	MPI_Allreduce(&size, &min, 1, MPI_INT, MPI_MIN, comm);
@@ -58,7 +77,7 @@ static void groups_make(MPI_Comm comm, int w, struct groups *g)
 	int rank, size, node_rank, node_size, node_leader;
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &size);
-	MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	int pretend = runner_node_comm(comm, &node);
 	MPI_Comm_rank(node, &node_rank);
 	MPI_Comm_size(node, &node_size);
 	node_leader = rank;
@@ -83,6 +102,14 @@ static void groups_make(MPI_Comm comm, int w, struct groups *g)
 		if (all[r] >= 0)
 			g->leader[g->count++] = all[r];
 	free(all);
+	if (pretend && rank == 0) { /* what the test of the hook reads */
+		char text[512] = "";
+		for (int i = 0, at = 0; i < g->count && at < (int)sizeof text; i++)
+			at += snprintf(text + at, sizeof text - (size_t)at, "%s%d (node %d)",
+				       i ? ", " : "", g->leader[i], g->leader[i] % pretend);
+		note("FGOBENCH_TEST_NODES=%d: world %d: %d group%s, led by rank %s", pretend, w,
+		     g->count, g->count == 1 ? "" : "s", text);
+	}
 
 	g->index = -1;
 	if (g->comm != MPI_COMM_NULL) {

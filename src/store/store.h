@@ -251,4 +251,58 @@ int store_trace_put(struct fgo_store *st, int64_t run_id, const char *file,
 int store_trace_get(sqlite3 *db, int64_t run_id, struct fgo_trace_summary *s, char *file,
 		    size_t file_len, int *found, char *err, size_t len);
 
+/* store_merge.c: `fgobench merge`: the sweeps of the stores at sources
+ * (written on other machines: CI hosts' nightlies, a cluster's nodes)
+ * added to the store at out, each with its provenance as stored (host,
+ * devices, driver, version, git revision, command line) and every row
+ * that depends on it (problems and their samples, runs, samples, traces)
+ * under new ids, oldest sweep first; the machine-wide rows (ceilings,
+ * model and world fits, world predictions, read floors, collective curves
+ * with their points) added unless an equal row (every column but the id)
+ * is there; meta is each store's own.
+ *
+ * A sweep of out with the same host, spec hash, tag and start is the same
+ * sweep when they share a finished run (each run fingerprinted by its
+ * config_key, status, start, end and median): with the same runs (and
+ * status and end) it is there already, skipped, so a store merged twice
+ * adds nothing; an earlier state of the source's (still running, or
+ * resumed since, when it was merged: every finished run of out's copy is
+ * in the source's, which has more or is no longer running) is replaced by
+ * it, keeping its id; a later state is kept. Copies that each have
+ * finished runs the other lacks: FGO_EUSAGE, nothing written. Without a
+ * shared finished run (another round that started the same second) it
+ * is added.
+ *
+ * Sources are read as every reader reads them (an older schema through an
+ * upgraded private copy, the file untouched); a source that is out itself
+ * is not read (is_output). out is a new file, made whole under the name
+ * OUT.merge-XXXXXX beside it and linked into place (never over a file
+ * that appeared meanwhile), or an existing store, upgraded when older and
+ * added to in one transaction; either way PRAGMA foreign_key_check and
+ * integrity_check pass before anything is kept. An out that is a symbolic
+ * link, or a file that is not a store, is refused. dry_run: the same
+ * work, in a private copy of out (or in memory), then dropped.
+ *
+ * FGO_OK, FGO_EUSAGE (a source or out unusable, a sweep in two states) or
+ * FGO_EFAIL, with err; on error nothing was written. */
+struct store_merge_source {
+	const char *path;     /* in: the store */
+	int version;          /* its schema version (-1: not read; older ones are read upgraded) */
+	int is_output;        /* it is out itself: not read */
+	long sweeps_added, sweeps_there;
+	long sweeps_updated;  /* in out in an earlier state, replaced (keeping their ids) */
+	long running;         /* of those added or updated, sweeps still running (or killed)
+			       * when copied */
+	long runs_added;      /* net: an updated sweep's runs less its earlier state's */
+	long rows_added, rows_there; /* machine-wide rows */
+	char hosts[160];      /* its sweeps' hosts, "a, b" ("" when it has no sweep) */
+};
+struct store_merge_total {
+	int created;          /* out was made by this merge */
+	long sweeps, hosts;   /* in out after the merge */
+	char host_list[256];  /* "a, b" */
+};
+int store_merge(const char *out, struct store_merge_source *sources, int n, int dry_run,
+		struct store_merge_total *total, char *err, size_t len);
+
 #endif

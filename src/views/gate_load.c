@@ -3,7 +3,8 @@
  * times (the fused median, over its control where every run has one, and
  * the control, the vendor baseline), the earlier nights of the same spec on
  * the same host, then gate_judge, and the verdicts put into regress's
- * report. */
+ * report. A night is one host's sweeps: in a store merged from several
+ * machines the same tag holds each machine's rounds (--host chooses). */
 #include "views/gate.h"
 
 #include <math.h>
@@ -30,6 +31,7 @@ struct night {
 	int64_t *sweeps; /* distinct, ascending */
 	size_t rounds;
 	char tag[128];   /* the tag of its newest sweep ("" when none) */
+	char host[256];  /* the host whose sweeps these are ("" when none was stored) */
 };
 
 static void night_free(struct night *n)
@@ -60,15 +62,17 @@ static const char rows_sql[] =
 	" FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	" WHERE r.status = 'ok' AND r.t_fused_ms > 0"
 	" AND (CASE WHEN ?1 > 0 THEN s.id = ?1 ELSE s.tag = ?2 END)"
+	" AND coalesce(s.host, '') = ?3"
 	" ORDER BY r.sweep_id, r.config_key";
 
-/* Reads the night named text (a sweep id, or every sweep of a tag). */
-static int night_load(sqlite3 *db, const char *path, const char *text, struct night *n,
-		      char *err, size_t len)
+/* Reads the night named text (a sweep id, or every sweep of a tag) on one
+ * host: want, or the night's only one (regress_side_resolve). */
+static int night_load(sqlite3 *db, const char *path, const char *text, const char *want,
+		      struct night *n, char *err, size_t len)
 {
 	int64_t id;
 	memset(n, 0, sizeof *n);
-	int rc = regress_side_resolve(db, path, text, &id, err, len);
+	int rc = regress_side_resolve(db, path, text, want, &id, n->host, sizeof n->host, err, len);
 	if (rc != FGO_OK)
 		return rc;
 	sqlite3_stmt *st;
@@ -76,6 +80,7 @@ static int night_load(sqlite3 *db, const char *path, const char *text, struct ni
 		return failed(db, path, err, len);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, n->host, -1, SQLITE_STATIC);
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n->count == n->cap) {
@@ -265,7 +270,7 @@ static int history_load(sqlite3 *db, const char *path, const struct night *base,
 		rc = oom(path, err, len);
 	for (int i = 0; rc == FGO_OK && i < n; i++) {
 		struct night past;
-		rc = night_load(db, path, tags[i], &past, err, len);
+		rc = night_load(db, path, tags[i], base->host, &past, err, len);
 		/* oldest first: tags come newest first */
 		if (rc == FGO_OK && night_levels(&past, keys, count, relative,
 						 h + (size_t)(n - 1 - i) * count, spread,
@@ -321,9 +326,9 @@ int gate_compare(sqlite3 *bdb, const char *base_path, sqlite3 *hdb, const char *
 	struct gate_cfg *out = NULL;
 	int nights = 0;
 	memset(&head, 0, sizeof head);
-	int rc = night_load(bdb, base_path, o->base, &base, err, len);
+	int rc = night_load(bdb, base_path, o->base, o->host, &base, err, len);
 	if (rc == FGO_OK)
-		rc = night_load(hdb, head_path, o->head, &head, err, len);
+		rc = night_load(hdb, head_path, o->head, o->host, &head, err, len);
 	if (rc == FGO_OK) {
 		bk = night_keys(&base, &nb);
 		hk = night_keys(&head, &nh);

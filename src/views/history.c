@@ -133,6 +133,26 @@ static int spec_matches(const struct cand *x, const void *arg)
 	return !strcmp(x->spec_name, spec) || !strncmp(x->spec_hash, spec, strlen(spec));
 }
 
+static int host_matches(const struct cand *x, const void *arg)
+{
+	return !strcmp(x->host, (const char *)arg);
+}
+
+/* "a, b" of the distinct hosts among c, for a message. */
+static void hosts_text(const struct cands *c, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < c->count && used < len; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->v[j].host, c->v[i].host);
+		if (!seen)
+			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "",
+						 c->v[i].host);
+	}
+}
+
 static int same_spec_and_host(const struct cand *x, const void *arg)
 {
 	const struct cand *ref = arg;
@@ -354,6 +374,17 @@ int history_load(const struct history_query *q, struct history *h, char *err, si
 			snprintf(err, len, "no sweep of spec \"%s\" holds an ok run of %s at %ldx%ldx%ld"
 				 " (`fgobench list` shows the specs)", q->spec, q->algorithm, q->m,
 				 q->n, q->k);
+			rc = FGO_EUSAGE;
+		}
+	}
+	if (rc == FGO_OK && q->host) {
+		char hosts[256];
+		hosts_text(&c, hosts, sizeof hosts);
+		filter(&c, host_matches, q->host);
+		if (c.count == 0) {
+			snprintf(err, len, "no sweep on host \"%s\" holds an ok run of %s at %ldx%ldx%ld"
+				 "%s (it ran on %s)", q->host, q->algorithm, q->m, q->n, q->k,
+				 q->spec ? " of that spec" : "", hosts);
 			rc = FGO_EUSAGE;
 		}
 	}

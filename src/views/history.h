@@ -24,6 +24,9 @@ struct history_query {
 				    (its csv's full text or its table's brief one) */
 	const char *spec;        /* NULL: the spec of the newest matching sweep; else a spec
 				    name or a prefix of a spec hash */
+	const char *host;        /* NULL: the host of the newest matching sweep; else only
+				    the sweeps run on this host (a store merged from several
+				    machines holds each one's nights) */
 	double threshold_pct;    /* steps smaller than this (percent) are not listed */
 	double penalty;          /* of the fit; <= 0: changepoint_default_penalty */
 };

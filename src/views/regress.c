@@ -87,12 +87,14 @@ static int sql_failed(sqlite3 *db, const char *path, char *err, size_t len)
 }
 
 /* Resolves text to a sweep id when it is all digits and that sweep exists
- * (*id > 0), else to a tag with at least one sweep (*id = 0). */
-int regress_side_resolve(sqlite3 *db, const char *path, const char *text, int64_t *id,
-			 char *err, size_t len)
+ * (*id > 0), else to a tag with at least one sweep (*id = 0); then the
+ * host whose sweeps make the side (regress.h). */
+int regress_side_resolve(sqlite3 *db, const char *path, const char *text, const char *want,
+			 int64_t *id, char *host, size_t host_len, char *err, size_t len)
 {
 	size_t digits = strspn(text, "0123456789");
 	*id = 0;
+	host[0] = 0;
 	sqlite3_stmt *st;
 	if (digits > 0 && digits < 19 && text[digits] == '\0') {
 		if (sqlite3_prepare_v2(db, "SELECT id FROM sweeps WHERE id = ?1", -1, &st, NULL))
@@ -101,23 +103,53 @@ int regress_side_resolve(sqlite3 *db, const char *path, const char *text, int64_
 		if (sqlite3_step(st) == SQLITE_ROW)
 			*id = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
-		if (*id > 0)
-			return FGO_OK;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sweeps WHERE tag = ?1", -1, &st, NULL))
+	/* the side's hosts: how many, "a, b", and whether want is one */
+	if (sqlite3_prepare_v2(db, "SELECT count(*), group_concat(h, ', '), coalesce(sum(h = ?3), 0)"
+			       " FROM (SELECT DISTINCT coalesce(host, '') AS h FROM sweeps"
+			       " WHERE CASE WHEN ?1 > 0 THEN id = ?1 ELSE tag = ?2 END ORDER BY 1)",
+			       -1, &st, NULL))
 		return sql_failed(db, path, err, len);
-	sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 1, *id);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, want ? want : "", -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
-	long sweeps = rc == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : 0;
+	long hosts = rc == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : 0;
+	int wanted = rc == SQLITE_ROW && sqlite3_column_int(st, 2) > 0;
+	char list[512] = "", shown[256], shown_list[600], shown_want[256];
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 1))
+		snprintf(list, sizeof list, "%s", (const char *)sqlite3_column_text(st, 1));
+	if (rc == SQLITE_ROW && hosts == 1)
+		snprintf(host, host_len, "%s", list);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return sql_failed(db, path, err, len);
-	if (sweeps == 0) {
-		char hint[512], shown[256];
+	sink_terminal(text, shown, sizeof shown);
+	sink_terminal(list, shown_list, sizeof shown_list);
+	if (hosts == 0) {
+		char hint[512];
 		view_tag_hint(db, text, hint, sizeof hint);
-		sink_terminal(text, shown, sizeof shown);
 		snprintf(err, len, "no sweep with tag or id \"%s\" in %s%s", shown, path,
 			 hint[0] ? hint : " (`fgobench list` shows them)");
+		return FGO_EUSAGE;
+	}
+	if (want && !wanted) {
+		sink_terminal(want, shown_want, sizeof shown_want);
+		if (*id)
+			snprintf(err, len, "sweep %s in %s ran on host %s, not on \"%s\" (--host)",
+				 shown, path, shown_list, shown_want);
+		else
+			snprintf(err, len, "no sweep tagged \"%s\" in %s ran on host \"%s\" (--host);"
+				 " they ran on %s", shown, path, shown_want, shown_list);
+		return FGO_EUSAGE;
+	}
+	if (want) {
+		snprintf(host, host_len, "%s", want);
+	} else if (hosts > 1) {
+		/* a store merged from several machines: their nights share tags,
+		 * and one machine's rounds must not be judged with another's */
+		snprintf(err, len, "the sweeps tagged \"%s\" in %s ran on %ld hosts (%s): a side is"
+			 " one machine's; choose one with --host", shown, path, hosts, shown_list);
 		return FGO_EUSAGE;
 	}
 	return FGO_OK;
@@ -131,6 +163,7 @@ static const char runs_sql[] =
 	" r.t_fused_ms"
 	" FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
 	" WHERE r.status = 'ok' AND (CASE WHEN ?1 > 0 THEN s.id = ?1 ELSE s.tag = ?2 END)"
+	" AND coalesce(s.host, '') = ?3"
 	/* newest first within a key, so the first row of each key is the one kept */
 	" ORDER BY r.config_key, coalesce(r.ended_at, r.started_at) DESC, r.id DESC";
 
@@ -168,11 +201,12 @@ static int by_key(const void *a, const void *b)
 	return strcmp(((const struct side_run *)a)->key, ((const struct side_run *)b)->key);
 }
 
-static int side_load(sqlite3 *db, const char *path, const char *text, struct side *s,
-		     char *err, size_t len)
+static int side_load(sqlite3 *db, const char *path, const char *text, const char *want,
+		     struct side *s, char *err, size_t len)
 {
 	int64_t id;
-	int rc = regress_side_resolve(db, path, text, &id, err, len);
+	char host[256];
+	int rc = regress_side_resolve(db, path, text, want, &id, host, sizeof host, err, len);
 	if (rc != FGO_OK)
 		return rc;
 	sqlite3_stmt *runs = NULL, *samples = NULL;
@@ -184,6 +218,7 @@ static int side_load(sqlite3 *db, const char *path, const char *text, struct sid
 	}
 	sqlite3_bind_int64(runs, 1, id);
 	sqlite3_bind_text(runs, 2, text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(runs, 3, host, -1, SQLITE_STATIC);
 	int step;
 	while ((step = sqlite3_step(runs)) == SQLITE_ROW) {
 		const char *full = (const char *)sqlite3_column_text(runs, 1);
@@ -334,9 +369,9 @@ int regress_compare(const struct fgo_regress_opts *o, struct fgo_regress_report 
 	if (rc == FGO_OK && o->gate)
 		rc = gate_compare(bdb, base_path, hdb, head_path, o, rep, err, len);
 	else if (rc == FGO_OK)
-		rc = side_load(bdb, base_path, o->base, &base, err, len);
+		rc = side_load(bdb, base_path, o->base, o->host, &base, err, len);
 	if (rc == FGO_OK)
-		rc = side_load(hdb, head_path, o->head, &head, err, len);
+		rc = side_load(hdb, head_path, o->head, o->host, &head, err, len);
 	if (rc == FGO_OK && !o->gate) {
 		rep->base_runs = (int)base.count;
 		rep->head_runs = (int)head.count;

@@ -23,6 +23,9 @@ struct fgo_regress_opts {
 				    round (sweep) of its tag, the machine factor, the
 				    control and the noise model decide */
 	int history;             /* the gate's noise model: earlier nights read (default 10) */
+	const char *host;        /* NULL: a side is one host's sweeps, refused when a tag ran
+				    on several (a store merged from several machines); else
+				    only the sweeps of this host (sweeps.host) */
 };
 
 /* Defaults: threshold 5 %, alpha 0.01, stores and sides unset. */
@@ -91,11 +94,15 @@ int regress_compare(const struct fgo_regress_opts *o, struct fgo_regress_report 
 void regress_report_free(struct fgo_regress_report *rep);
 
 /* For gate_load.c: a side's text as a sweep id (*id > 0) or a tag with at
- * least one sweep (*id = 0), FGO_EUSAGE with a message otherwise; and the
- * pairs put in the order of the report (regressions first). */
+ * least one sweep (*id = 0), and the host whose sweeps make it into host
+ * ("" for sweeps without one): want when not NULL (a side with no sweep
+ * on it is refused), else the side's one host (a tag run on several hosts
+ * is refused: name one with --host); FGO_EUSAGE with a message otherwise.
+ * And the pairs put in the order of the report (regressions first). */
 struct sqlite3;
-int regress_side_resolve(struct sqlite3 *db, const char *path, const char *text, int64_t *id,
-			 char *err, size_t len);
+int regress_side_resolve(struct sqlite3 *db, const char *path, const char *text,
+			 const char *want, int64_t *id, char *host, size_t host_len, char *err,
+			 size_t len);
 void regress_sort_pairs(struct fgo_regress_report *rep);
 
 /* The exit status the report calls for: 1 with any regression, else 0. */

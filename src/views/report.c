@@ -272,6 +272,9 @@ int report_write(const struct report_opts *o, struct report_result *r, char *err
 	/* the gate takes the night whole: every round of the sweep's tag */
 	ro.head = o->gate && head.tag[0] ? head.tag : head_id;
 	ro.gate = o->gate;
+	/* the gate compares one machine's nights: the head's (a store merged
+	 * from several machines holds each one's rounds under the same tag) */
+	ro.host = o->gate ? head.host : NULL;
 	ro.threshold_pct = o->threshold_pct;
 	ro.alpha = o->alpha;
 	if (rc == FGO_OK)
