@@ -72,6 +72,17 @@ expect_eq contain-retry.2 "4 2 1" "$(sql "select sum(status = 'ok'), sum(status 
 check contain-retry.3 "the crashes were run again: $(grep -c 'goes on in a new job' "$T/err")" \
 	test "$(grep -c 'goes on in a new job' "$T/err")" = 2
 
+# ---- one rank, no launcher (FGOBENCH_LAUNCH=0): a kernel's exit(0) must
+# not read as success, and the next --resume stores it as crashed ----
+sed 's/"FAULT": \[0, 1, 9\]/"FAULT": [3]/' tests/e2e/user/hostile/manifest.json >"$T/k/hostile/manifest.json"
+printf '{"kernel": "hostile/manifest.json", "dtype": "fp32", "world": 1,
+ "shapes": [[64, 64, 32]], "iterations": 2, "warmup": 1}\n' >"$T/k/alone.json"
+expect_exit contain-alone.1 1 env FGOBENCH_LAUNCH=0 "$FGO" sweep "$T/k/alone.json" --db "$T/alone.db" --quiet
+expect_exit contain-alone.2 1 env FGOBENCH_LAUNCH=0 "$FGO" sweep "$T/k/alone.json" --db "$T/alone.db" --quiet --resume
+expect_eq contain-alone.3 "crashed ended its process with exit(0) on rank 0" \
+	"$(sql "select status, reason from runs" "$T/alone.db" | tr '|' ' ')"
+sed 's/"FAULT": \[0, 1, 9\]/"FAULT": [0, 1, 9]/' tests/e2e/user/hostile/manifest.json >"$T/k/hostile/manifest.json"
+
 # ---- tune: a crashing candidate is a failed candidate; the session goes on
 # in a new job (resumed by the supervisor) and ends on the others ----
 expect_exit contain-tune.1 1 "$FGO" tune --kernel "$T/k/hostile/manifest.json" --dtype fp32 \

@@ -1,7 +1,7 @@
 /* hostile.c: a kernel that goes wrong on purpose (tests/e2e/93_contain.sh),
  * the C form of my_all_scatter (kernels/user/) with a tunable FAULT. FAULT 0
- * and 9 compute the right C; the others misbehave on rank BAD_RANK, in its
- * first CTA:
+ * and 9 compute the right C; the others misbehave on rank BAD_RANK (rank 0
+ * alone), in its first CTA:
  *   1 dereferences NULL          5 loops for ever
  *   2 calls abort()              6 computes C, then writes into its own B
  *   3 calls exit(0)              7 computes C, then writes into a peer's A
@@ -49,7 +49,8 @@ int hostile(const struct fgo_user_args *a, const struct fgo_user_cta *cta)
 	const long long cols = nw - c0 < 32 ? nw - c0 : 32;
 	const int es = fgo_user_elem_size(FGO_DTYPE);
 	const long long ccol = a->rank * nw + c0;
-	const int bad = a->rank == BAD_RANK && cta->index == 0;
+	/* alone (W = 1), rank 0 misbehaves */
+	const int bad = a->rank == (a->world > 1 ? BAD_RANK : 0) && cta->index == 0;
 
 	if (bad && FAULT != 6 && FAULT != 7) {
 		int rc = misbehave(a);
