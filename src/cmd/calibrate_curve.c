@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "fgo.h"
 #include "views/table.h"
+#include "views/views.h"
 
 /* A heap only for its communicator and what the backend learns opening it
  * (on GPUs: whether ranks share a device, and the NCCL communicator); the
@@ -127,14 +128,16 @@ void calibrate_curves_print(const struct calibrate_curves *c)
 		table_add(t, "%.2f", c->c[i].bytes[last] / c->c[i].seconds[last] / 1e9 *
 					     coll_bus_factor(c->c[i].kind, c->c[i].world));
 	}
-	printf("\nvendor collective, us against the whole buffer (sizes rounded down to 64 x W bytes;"
-	       " busbw at the largest, as nccl-tests counts it):\n");
+	printf("\n");
+	view_print_wrapped(stdout, "", "vendor collective, us against the whole buffer (sizes rounded"
+			   " down to 64 x W bytes; busbw at the largest, as nccl-tests counts it):",
+			   0, FGO_TABLE_COLUMNS);
 	for (int i = 0; i < c->n; i++) { /* each collective's method once */
 		int seen = 0;
 		for (int j = 0; j < i; j++)
 			seen |= !strcmp(c->c[j].method, c->c[i].method);
 		if (!seen)
-			printf("  %s\n", c->c[i].method);
+			view_print_wrapped(stdout, "  ", c->c[i].method, 4, FGO_TABLE_COLUMNS);
 	}
 	if (t && table_print(t, FGO_FMT_TABLE, stdout) != 0)
 		warning("writing the collective curves to stdout failed");

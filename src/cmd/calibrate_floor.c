@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "fgo.h"
 #include "views/table.h"
+#include "views/views.h"
 
 int calibrate_floor_measure(const struct fgo_backend *be, struct fgo_backend_ctx *ctx, int rank,
 			    int gpu, long max_mib, struct floor_results *fl)
@@ -49,7 +50,10 @@ void calibrate_floor_print(const struct floor_results *fl, double memory_bw)
 		else
 			table_add(t, "%s", "");
 	}
-	printf("\nread floor (%s):\n", fl->method);
+	char what[600];
+	snprintf(what, sizeof what, "read floor (%s):", fl->method);
+	printf("\n");
+	view_print_wrapped(stdout, "", what, 2, FGO_TABLE_COLUMNS);
 	if (table_print(t, FGO_FMT_TABLE, stdout) != 0)
 		warning("writing the read floor to stdout failed");
 	printf("\n");
