@@ -100,5 +100,6 @@ expect_eq readme-tables "" "$(tables_ok README.md docs/*.md)"
 # heading that exist (READMETEST_PENDING names docs still being written)
 sh tests/readme/links.sh README.md docs/*.md >"$T/links.out"
 expect_eq readme-links "" "$(grep '^BROKEN' "$T/links.out")"
-grep -q '^PENDING' "$T/links.out" &&
+if grep -q '^PENDING' "$T/links.out"; then
 	echo "SKIP readme-links-pending: $(grep '^PENDING' "$T/links.out" | sed 's/^PENDING //; s/:.*: / -> /' | sort -u | tr '\n' ' ')"
+fi
