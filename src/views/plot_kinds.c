@@ -97,7 +97,7 @@ int plot_overlap(const struct plot_query *q)
 	snprintf(title, sizeof title,
 		 "fgobench overlap: world %d, best configuration of each problem (MxNxK)%s", q->world,
 		 plot_query_filters(q, filters, sizeof filters));
-	char width[16];
+	char width[24];
 	snprintf(width, sizeof width, "%d", rows * 36 + 300 > 1500 ? rows * 36 + 300 : 1500);
 	struct plot_field f[] = { { "TITLE", title }, { "AXIS", axis_text }, { "WIDTH", width } };
 	rc = plot_query_render(q, "plots/overlap.gp", base, f, 3);
@@ -271,7 +271,7 @@ static int heatmap_one(const struct plot_query *q, const char *algo, const char 
 		snprintf(title, sizeof title, "fgobench heatmap: %s %s, world %d: best tile per shape%s",
 			 safe_algo, safe_dtype, q->world, plot_query_filters(q, filters, sizeof filters));
 		/* ~125 px a column and 56 a row hold a label's two lines at 13 pt */
-		char width[16], height[16];
+		char width[24], height[24];
 		snprintf(width, sizeof width, "%ld", ncol > 8 ? at_most(350 + 125 * ncol, 8000) : 1400);
 		snprintf(height, sizeof height, "%ld", nm > 11 ? at_most(250 + 56 * nm, 8000) : 900);
 		struct plot_field f[] = { { "TITLE", title }, { "TICS", tics_text }, { "EMPTY", empty_text },
