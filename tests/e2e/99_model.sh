@@ -5,17 +5,28 @@
 # family at W=2 from the gemm runs at W=1 (ranks as GPUs), stores each
 # prediction and sets it beside the measured W=2 runs; without a link it
 # says how to state one. Bad flags: exit 2. --config auto picks what best
-# --predict ranks first where a measured shape is near (issue 49).
+# --predict ranks first where a measured shape is near (issue 49); info says
+# where a problem without a tile gets one and whether this host has a fit.
 . tests/e2e/lib.sh
 
 expect_exit model-1.1 0 "$FGO" calibrate --fit
 expect_err model-1.2 "to fit the cost model to yet: sweep, then \`fgobench calibrate --fit\`"
 expect_eq model-1.3 0 "$(sql "select count(*) from model_fits")"
+# info says where a problem without a tile gets one here: the CPU core's
+# own tile (no table rows), and that auto has no fit of this host yet
+expect_exit model-1.4 0 mpi 1 info
+check model-1.5 "info: the core's own tile, no fit ($(grep -A3 '^tiles' "$T/out" | tr -s ' \n' ' '))" \
+	sh -c "grep -A3 '^tiles' '$T/out' | tr -s ' \n' ' ' | grep -q 'no tile given: the cpu core.s own default tile (the defaults table has no cpu rows); --config auto: no mma16 fit of this host ($(hostname), cpu backend)'"
+
 expect_exit model-2.1 0 mpi 2 sweep tests/e2e/model.json --quiet
 expect_exit model-2.2 0 "$FGO" calibrate --fit
 check model-2.3 "the fit is printed with its error" grep -q '^model mma16  18 runs: error rms [0-9.]*%, median' "$T/out"
 expect_eq model-2.4 "mma16 18 fit" "$(sql "select core, runs, source from model_fits" | tr '|' ' ')"
 expect_eq model-2.5 1 "$(sql "select count(*) from model_fits where c_launch >= 0 and c_compute >= 0 and rms_rel_err > 0 and cus = 1")"
+expect_exit model-2.6 0 mpi 1 info
+check model-2.7 "info: auto ranks by this host's fit ($(grep -A3 '^tiles' "$T/out" | tr -s ' \n' ' '))" \
+	sh -c "grep -A3 '^tiles' '$T/out' | tr -s ' \n' ' ' | grep -q -- \"--config auto: this host's mma16 fit ([0-9TZ:-]*, 18 runs, median error [0-9.]*%) ranks as .best --predict. where the store has runs near the shape, the default elsewhere. Suits this machine: --config auto ranks for this machine\""
+
 # the model ranks a shape never measured
 expect_exit model-3.1 0 "$FGO" best --predict --algorithm gemm -m 192 -n 384 -k 384 --format csv
 check model-3.2 "ranked by the model: predicted_us, model_us, correction" \
