@@ -1,5 +1,6 @@
-/* tune/auto_pick.c: `config auto`, the cost model's pick of a problem's
- * configuration (see auto_pick.h). */
+/* tune/auto_pick.c: `config auto`, best --predict's ranking of a problem's
+ * configuration where the store covers its shape, else the defaults
+ * table's pick (see auto_pick.h). */
 #include "tune/auto_pick.h"
 
 #include <stdio.h>
@@ -12,100 +13,103 @@
 #include "spec/defaults.h"
 #include "store/store.h"
 #include "tune/model_refit.h"
+#include "views/views.h"
 
-const char *auto_pick_space(const struct fgo_config *cfg, const char *arch)
+/* Whether candidate c keeps what cfg's spec or flags gave: the fields with
+ * a given bit, gsize_m where cfg's is not the default (it has no bit: a
+ * value other than the default was asked for) and deterministic (a
+ * property of the result, not a speed: never changed). */
+static int keeps_given(const struct fgo_config *cfg, const struct fgo_config *c)
 {
-	const struct fgo_algo *a = algo_find(cfg->algorithm);
-	int sk = a && a->comm_ctas == FGO_COMM_CTAS_REQUIRED;
-	int gather = a && a->space == FGO_SPACE_A_ROWS;
-	if (!strcmp(defaults_core(cfg, arch), "wgmma")) {
-		/* the tiles the table's rows were measured among, and their walks;
-		 * stages up to the rows' own 8 and 12 (at 128 x 4096 x 14336 W=2,
-		 * 64x128 split 4 takes 36.7 us at s8, 43.5 at s4): a count the
-		 * shared memory refuses is left out by defaults_check */
-		if (sk)
-			return "{\"name\": \"auto\", \"BLK_M\": [64, 128], \"BLK_N\": [64, 128, 256],"
-			       " \"BLK_K\": 64, \"num_stages\": [3, 4, 6, 8, 12], \"num_warps\": [8, 12],"
-			       " \"mma\": \"wgmma\", \"gemm_sms\": [116, 124, 128, 132], \"comm_sms\": [0, 4, 8, 16]}";
-		if (gather)
-			return "{\"name\": \"auto\", \"BLK_M\": [64, 128], \"BLK_N\": [64, 128, 256],"
-			       " \"BLK_K\": 64, \"num_stages\": [3, 4, 6, 8, 12], \"num_warps\": [8, 12],"
-			       " \"mma\": \"wgmma\", \"split_k\": [1, 2, 4, 8, 16], \"comm_blk_m\": [0, 512]}";
-		return "{\"name\": \"auto\", \"BLK_M\": [64, 128], \"BLK_N\": [64, 128, 256],"
-		       " \"BLK_K\": 64, \"num_stages\": [3, 4, 6, 8, 12], \"num_warps\": [8, 12],"
-		       " \"mma\": \"wgmma\", \"split_k\": [1, 2, 4, 8, 16]}";
-	}
-	if (sk)
-		return "{\"name\": \"auto\", \"BLK_M\": [16, 32, 64, 128], \"BLK_N\": [16, 32, 64, 128],"
-		       " \"BLK_K\": [16, 32, 64], \"num_stages\": [1, 2, 3, 4], \"num_warps\": [4, 8],"
-		       " \"gemm_sms\": [4, 8, 16, 32, 64, 128], \"comm_sms\": [1, 2, 4, 8]}";
-	return "{\"name\": \"auto\", \"BLK_M\": [16, 32, 64, 128], \"BLK_N\": [16, 32, 64, 128],"
-	       " \"BLK_K\": [16, 32, 64], \"num_stages\": [1, 2, 3, 4], \"num_warps\": [4, 8],"
-	       " \"split_k\": [1, 2, 4]}";
-}
-
-/* The fields of cfg the auto space must not change: its problem, what the
- * spec or the flags gave, and what the space does not vary. */
-static void kept_fields(const struct fgo_config *cfg, struct fgo_config_mask *set)
-{
-	memset(set, 0, sizeof *set);
-	set->algorithm = set->dtype = set->world = set->m = set->n = set->k = 1;
-	set->gsize_m = set->deterministic = set->cluster = 1;
-	set->blk_m = set->blk_n = set->blk_k = set->num_stages = set->num_warps =
-		(cfg->given & FGO_GIVEN_TILE) != 0;
-	set->mma = (cfg->given & FGO_GIVEN_MMA) != 0;
-	set->split_k = (cfg->given & FGO_GIVEN_SPLIT_K) != 0;
-	set->comm_blk_m = set->comm_blk_n = (cfg->given & FGO_GIVEN_COMM_BLK) != 0;
-	set->gemm_sms = set->comm_sms = (cfg->given & FGO_GIVEN_SMS) != 0;
+	struct fgo_config dflt;
+	config_defaults(&dflt);
+	if ((cfg->given & FGO_GIVEN_MMA) && c->mma != cfg->mma)
+		return 0;
+	if ((cfg->given & FGO_GIVEN_SPLIT_K) && c->split_k != cfg->split_k)
+		return 0;
+	if ((cfg->given & FGO_GIVEN_COMM_BLK) &&
+	    (c->comm_blk_m != cfg->comm_blk_m || c->comm_blk_n != cfg->comm_blk_n))
+		return 0;
+	if ((cfg->given & FGO_GIVEN_SMS) &&
+	    (c->gemm_sms != cfg->gemm_sms || c->comm_sms != cfg->comm_sms))
+		return 0;
+	if ((cfg->given & FGO_GIVEN_CLUSTER) && c->cluster != cfg->cluster)
+		return 0;
+	if (cfg->gsize_m != dflt.gsize_m && c->gsize_m != cfg->gsize_m)
+		return 0;
+	return c->deterministic == cfg->deterministic;
 }
 
 /* A Stream-K form's CTAs wait on each other, so all of them must be
- * resident: at one CTA an SM, as most wgmma tiles of the space run, more
- * than the machine's compute units (when the fit knows them) would be
- * refused at launch, so none is picked. */
+ * resident: at one CTA an SM, as most wgmma tiles run, more than the
+ * machine's compute units (when the fit knows them) would be refused at
+ * launch, so none is picked. */
 static int fits_machine(const struct fgo_config *c, const struct model_machine *m)
 {
 	return m->cus <= 1 || (long)c->gemm_sms + c->comm_sms <= m->cus;
 }
 
-int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_model *pm,
-		  struct fgo_config *out, double *ms, size_t *ranked)
+int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
+		  size_t n, const struct predict_model *pm, struct auto_pick *out)
 {
-	struct fgo_config_mask set;
-	struct fgo_plan space;
-	char err[512], why[FGO_REASON_MAX];
-	*out = *cfg;
-	*ms = defaults_check(cfg, arch, why, sizeof why) ? 0 : predict_model_ms(pm, cfg);
-	*ranked = *ms > 0;
-	/* the table's pick was measured on problems of its class, and the
-	 * model misranks near ties (its median error on the runs it was
-	 * fitted to is 5-8% on an H100; at W=2, M = 1..32 it ranked 64x64 s12
-	 * split 4 ahead of the table's 32x64 s12 split 2 by less than that,
-	 * and it measured 1-6% slower): a candidate replaces the table's pick
-	 * only when predicted faster by more than that error, as a tie keeps
-	 * it */
-	const double table_ms = *ms, margin = predict_model_err(pm, cfg);
-	kept_fields(cfg, &set);
-	if (spec_parse("(auto space)", auto_pick_space(cfg, arch), cfg, &set, &space, err,
-		       sizeof err) != FGO_OK)
+	struct predict_result r;
+	char why[FGO_REASON_MAX];
+	size_t changed = 0, refused = 0;
+	memset(out, 0, sizeof *out);
+	out->source = AUTO_TABLE;
+	out->cfg = *cfg;
+	if (predict_rank_model(obs, n, cfg, pm, &r) != FGO_OK)
 		return FGO_EFAIL;
-	plan_fit_target(&space, arch);
-	for (size_t i = 0; i < space.count; i++) {
-		const struct fgo_config *c = &space.items[i].cfg;
-		double t;
-		if (!space.items[i].valid || defaults_check(c, arch, why, sizeof why) ||
-		    !fits_machine(c, &pm->machine) || !((t = predict_model_ms(pm, c)) > 0))
-			continue;
-		++*ranked;
-		/* ties keep the earlier: the table's pick first, then space order */
-		if (!(*ms > 0) || (t < *ms && !(table_ms > 0 && t > table_ms * (1 - margin)))) {
-			*out = *c;
-			out->given = cfg->given;
-			*ms = t;
+	out->nshapes = r.nshapes;
+	out->nnear = r.nnear;
+	out->count = r.count;
+	if (r.nnear > 0)
+		out->nearest = r.near[0];
+	if (r.nnear == 0) {
+		snprintf(out->why, sizeof out->why,
+			 "the store has no ok run of this problem at another shape on this host");
+	} else if (r.count == 0) {
+		snprintf(out->why, sizeof out->why,
+			 "no configuration measured at the %d other shape%s is valid at this one with a"
+			 " fit of its core", r.nshapes, r.nshapes == 1 ? "" : "s");
+	} else if (r.near[0].distance > PREDICT_FAR) {
+		/* best --predict still ranks here, saying it is a guess; the
+		 * table's rows were measured on problems of the shape's class */
+		snprintf(out->why, sizeof out->why,
+			 "the nearest measured shape, %ldx%ldx%ld, is %.2f away (log2 units of M, N, K;"
+			 " over %.0f best --predict calls its ranking a guess)",
+			 r.near[0].m, r.near[0].n, r.near[0].k, r.near[0].distance, PREDICT_FAR);
+	} else {
+		for (size_t i = 0; i < r.count; i++) {
+			const struct predict_candidate *c = &r.cand[i];
+			if (!keeps_given(cfg, &c->cfg)) {
+				changed++;
+				continue;
+			}
+			if (defaults_check(&c->cfg, arch, why, sizeof why) ||
+			    !fits_machine(&c->cfg, &pm->machine)) {
+				refused++;
+				continue;
+			}
+			out->source = AUTO_RANKED;
+			out->cfg = c->cfg;
+			out->cfg.given = cfg->given;
+			out->place = i + 1;
+			out->predicted_ms = c->predicted_ms;
+			out->model_ms = c->model_ms;
+			out->correction = c->correction;
+			out->coverage = c->coverage;
+			out->nsupport = c->nsupport;
+			break;
 		}
+		if (out->source == AUTO_TABLE)
+			snprintf(out->why, sizeof out->why,
+				 "none of the %zu configurations ranked keeps what the spec or flags gave"
+				 " and runs here (%zu change a given field, %zu cannot run)",
+				 r.count, changed, refused);
 	}
-	plan_free(&space);
-	return *ranked ? FGO_OK : FGO_EUSAGE;
+	predict_free(&r);
+	return FGO_OK;
 }
 
 int auto_pick_model(const char *db_path, const char *host, const char *backend,
@@ -136,62 +140,226 @@ int auto_pick_model(const char *db_path, const char *host, const char *backend,
 	return FGO_OK;
 }
 
+/* best --predict's query (src/cmd/predict_view.c), of one problem, host
+ * and backend: the newest ok run of every configuration, newest first. */
+static const char runs_query[] =
+	"WITH latest AS ("
+	"  SELECT r.*,"
+	"    row_number() OVER (PARTITION BY r.config_key ORDER BY r.id DESC) AS recency"
+	"  FROM runs r JOIN sweeps s ON s.id = r.sweep_id"
+	"  WHERE r.status = 'ok' AND r.t_fused_ms > 0 AND r.algorithm = ?1 AND r.dtype = ?2"
+	"    AND r.world = ?3 AND s.host = ?4 AND s.backend = ?5"
+	") SELECT " VIEW_CONFIG_COLUMNS ", t_fused_ms FROM latest"
+	" WHERE recency = 1 ORDER BY id DESC";
+
+int auto_pick_runs(const char *db_path, const struct fgo_config *cfg, const char *host,
+		   const char *backend, struct predict_obs **obs, size_t *n, char *err, size_t len)
+{
+	struct fgo_store *st = NULL;
+	sqlite3_stmt *q = NULL;
+	size_t cap = 0;
+	int step, rc = FGO_OK;
+	*obs = NULL;
+	*n = 0;
+	if (access(db_path, F_OK) != 0)
+		return FGO_OK;
+	if (store_open(db_path, FGO_STORE_READ, &st, err, len) != FGO_OK)
+		return FGO_EFAIL;
+	if (sqlite3_prepare_v2(store_db(st), runs_query, -1, &q, NULL) != SQLITE_OK) {
+		snprintf(err, len, "reading the runs of %s in %s failed: %s", cfg->algorithm, db_path,
+			 sqlite3_errmsg(store_db(st)));
+		store_close(st);
+		return FGO_EFAIL;
+	}
+	sqlite3_bind_text(q, 1, cfg->algorithm, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, dtype_name(cfg->dtype), -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 3, cfg->world);
+	sqlite3_bind_text(q, 4, host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 5, backend, -1, SQLITE_STATIC);
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t more_cap = cap ? cap * 2 : 256;
+			struct predict_obs *more = realloc(*obs, more_cap * sizeof *more);
+			if (!more) {
+				snprintf(err, len, "out of memory reading the runs of %s", cfg->algorithm);
+				rc = FGO_EFAIL;
+				break;
+			}
+			*obs = more;
+			cap = more_cap;
+		}
+		struct predict_obs *o = &(*obs)[(*n)++];
+		view_config(q, 0, &o->cfg);
+		o->ms = sqlite3_column_double(q, VIEW_CONFIG_NCOLS);
+	}
+	if (rc == FGO_OK && step != SQLITE_DONE) {
+		snprintf(err, len, "reading the runs of %s in %s failed: %s", cfg->algorithm, db_path,
+			 sqlite3_errmsg(store_db(st)));
+		rc = FGO_EFAIL;
+	}
+	sqlite3_finalize(q);
+	store_close(st);
+	if (rc != FGO_OK) {
+		free(*obs);
+		*obs = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* Whether pm has a fit of cfg's core. */
+static int has_fit(const struct predict_model *pm, const struct fgo_config *cfg)
+{
+	for (int c = 0; c < pm->ncores; c++)
+		if (!strcmp(pm->core[c].core, model_core(cfg)))
+			return 1;
+	return 0;
+}
+
+/* The runs of each problem of a plan, read once. */
+struct runs_cache {
+	struct {
+		char algorithm[FGO_ALGO_NAME_MAX];
+		enum fgo_dtype dtype;
+		int world;
+		struct predict_obs *obs;
+		size_t n;
+	} *e;
+	size_t count;
+};
+
+static int cached_runs(struct runs_cache *rc, const struct fgo_config *cfg, const char *db_path,
+		       const char *host, const char *backend, const struct predict_obs **obs,
+		       size_t *n, char *err, size_t len)
+{
+	size_t i = 0;
+	while (i < rc->count && (strcmp(rc->e[i].algorithm, cfg->algorithm) ||
+				 rc->e[i].dtype != cfg->dtype || rc->e[i].world != cfg->world))
+		i++;
+	if (i == rc->count) {
+		void *more = realloc(rc->e, (rc->count + 1) * sizeof *rc->e);
+		if (!more) {
+			snprintf(err, len, "out of memory");
+			return FGO_EFAIL;
+		}
+		rc->e = more;
+		snprintf(rc->e[i].algorithm, sizeof rc->e[i].algorithm, "%s", cfg->algorithm);
+		rc->e[i].dtype = cfg->dtype;
+		rc->e[i].world = cfg->world;
+		if (auto_pick_runs(db_path, cfg, host, backend, &rc->e[i].obs, &rc->e[i].n, err, len) !=
+		    FGO_OK)
+			return FGO_EFAIL;
+		rc->count++;
+	}
+	*obs = rc->e[i].obs;
+	*n = rc->e[i].n;
+	return FGO_OK;
+}
+
+static void cache_free(struct runs_cache *rc)
+{
+	for (size_t i = 0; i < rc->count; i++)
+		free(rc->e[i].obs);
+	free(rc->e);
+}
+
+/* The note of one item: which source, and why. */
+static void note_pick(const struct fgo_plan_item *it, const struct auto_pick *p,
+		      const char *host, const char *backend)
+{
+	const struct fgo_config *c = &p->cfg;
+	char tile[96], how[160];
+	defaults_tile_text(c, tile, sizeof tile);
+	if (p->source == AUTO_RANKED) {
+		char place[96] = "first";
+		if (p->place > 1)
+			snprintf(place, sizeof place, "number %zu (those before change what was given or"
+				 " cannot run here)", p->place);
+		if (p->nsupport)
+			snprintf(how, sizeof how, "its own runs at %d of the %d nearest measured shapes",
+				 p->nsupport, p->nnear);
+		else
+			snprintf(how, sizeof how, "the runs at the %d nearest measured shapes, none of it",
+				 p->nnear);
+		note("config auto: %s %s W=%d M=%ld N=%ld K=%ld: %s, ranked %s of %zu as `best --predict`"
+		     " ranks them: predicted %.1f us (the %s fit of %s, %.1f us, x %.3f from %s; nearest"
+		     " measured shape %ldx%ldx%ld at %.2f)",
+		     c->algorithm, dtype_name(c->dtype), c->world, c->m, c->n, c->k, tile, place,
+		     p->count, p->predicted_ms * 1e3, model_core(c), host, p->model_ms * 1e3,
+		     p->correction, how, p->nearest.m, p->nearest.n, p->nearest.k, p->nearest.distance);
+		return;
+	}
+	if (it->default_how == DEFAULTS_TABLE)
+		snprintf(how, sizeof how, "the defaults table's, row %d", it->default_row + 1);
+	else if (it->default_how == DEFAULTS_FALLBACK)
+		snprintf(how, sizeof how, "the core's small tile: the defaults table row %d's pick"
+			 " cannot run here", it->default_row + 1);
+	else
+		snprintf(how, sizeof how, "the core's default tile: the defaults table has no row for"
+			 " it");
+	note("config auto: %s %s W=%d M=%ld N=%ld K=%ld: %s, %s; not ranked (the runs of %s, %s"
+	     " backend): %s", c->algorithm, dtype_name(c->dtype), c->world, c->m, c->n, c->k, tile,
+	     how, host, backend, p->why);
+}
+
 int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 		   const char *db_path)
 {
 	struct predict_model pm;
-	char host[128] = "", err[1024], tile[96];
-	size_t shown = 0;
+	struct runs_cache cache = { 0 };
+	char host[128] = "", err[1024];
+	size_t shown = 0, ranked = 0, table = 0;
+	int rc = FGO_OK;
 	gethostname(host, sizeof host - 1);
 	if (auto_pick_model(db_path, host, backend, &pm, err, sizeof err) != FGO_OK) {
 		error("config auto: %s", err);
 		return FGO_EUSAGE;
 	}
-	for (size_t i = 0; i < plan->count; i++) {
+	for (size_t i = 0; i < plan->count && rc == FGO_OK; i++) {
 		struct fgo_plan_item *it = &plan->items[i];
-		struct fgo_config best;
-		double ms;
-		size_t ranked;
+		const struct predict_obs *obs;
+		struct auto_pick pick;
+		size_t n;
 		if (it->cfg.given & FGO_GIVEN_TILE)
 			continue;
-		int rc = auto_pick_one(&it->cfg, arch, &pm, &best, &ms, &ranked);
-		if (rc == FGO_EFAIL) {
-			error("config auto: out of memory ranking the candidates of %s", it->cfg.algorithm);
-			return FGO_EFAIL;
-		}
-		if (rc != FGO_OK) {
+		if (!has_fit(&pm, &it->cfg)) {
 			error("config auto: no cost model of the %s core for %s (%s backend) in %s: run"
 			      " `fgobench calibrate` (or `fgobench calibrate --fit` after a sweep) first,"
 			      " or drop config auto for the defaults table",
 			      model_core(&it->cfg), host, backend, db_path);
-			return FGO_EUSAGE;
+			rc = FGO_EUSAGE;
+			break;
 		}
-		/* the table's pick kept: the same configuration, key for key */
-		char key_best[FGO_KEY_MAX], key_table[FGO_KEY_MAX];
-		config_key(&best, key_best, sizeof key_best);
-		config_key(&it->cfg, key_table, sizeof key_table);
-		const int kept = it->default_how == DEFAULTS_TABLE && !strcmp(key_best, key_table);
-		const int row = it->default_row;
-		it->cfg = best;
+		if (cached_runs(&cache, &it->cfg, db_path, host, backend, &obs, &n, err, sizeof err) !=
+		    FGO_OK) {
+			error("config auto: %s", err);
+			rc = FGO_EFAIL;
+			break;
+		}
+		if (auto_pick_one(&it->cfg, arch, obs, n, &pm, &pick) != FGO_OK) {
+			error("config auto: out of memory ranking the configurations of %s",
+			      it->cfg.algorithm);
+			rc = FGO_EFAIL;
+			break;
+		}
+		if (shown++ < 8)
+			note_pick(it, &pick, host, backend);
+		if (pick.source == AUTO_TABLE) {
+			table++; /* the item's own default stays, as without config auto */
+			continue;
+		}
+		ranked++;
+		it->cfg = pick.cfg;
 		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);
 		if (it->valid)
 			it->reason[0] = 0;
 		it->default_how = DEFAULTS_MODEL;
 		it->default_row = -1;
-		if (shown++ < 8) {
-			defaults_tile_text(&best, tile, sizeof tile);
-			char why[128] = "";
-			if (kept)
-				snprintf(why, sizeof why, " (table row %d's pick: none predicted faster by more"
-					 " than the fit's median error, %.1f%%)", row + 1,
-					 100 * predict_model_err(&pm, &best));
-			note("cost model: %s %s W=%d M=%ld N=%ld K=%ld: %s, predicted %.1f us, first of %zu"
-			     " candidates ranked by the %s fit of %s%s",
-			     best.algorithm, dtype_name(best.dtype), best.world, best.m, best.n, best.k,
-			     tile, ms * 1e3, ranked, model_core(&best), host, why);
-		}
 	}
-	if (shown > 8)
-		note("cost model: %zu configurations picked so (the first 8 shown)", shown);
-	return FGO_OK;
+	cache_free(&cache);
+	if (rc == FGO_OK && shown > 1)
+		note("config auto: %zu configuration%s ranked as `best --predict` ranks them, %zu kept"
+		     " the default (the store does not cover their shapes)%s",
+		     ranked, ranked == 1 ? "" : "s", table, shown > 8 ? "; the first 8 shown" : "");
+	return rc;
 }

@@ -1,9 +1,10 @@
 /* tune/auto_pick.h: `config auto` (spec key "config": "auto", `--config
- * auto`): the configuration of a problem that gives no tile, picked by the
- * cost model of this machine (src/model.h, the fits `calibrate` stores)
- * instead of the defaults table: the model ranks the candidates of the
- * core's space (auto_pick_space) and the table's own pick, and the first
- * runs. */
+ * auto`): the configuration of a problem that gives no tile, ranked as
+ * `best --predict` ranks it (tune/predict.h's predict_rank_model: every
+ * configuration this host measured at another shape of the problem, its
+ * time the cost model's at the shape times the correction by its own runs
+ * at the nearest measured shapes), the defaults table's pick kept only
+ * where the store does not cover the shape (issue 49). */
 #ifndef FGO_TUNE_AUTO_PICK_H
 #define FGO_TUNE_AUTO_PICK_H
 
@@ -13,23 +14,47 @@
 #include "spec/spec.h"
 #include "tune/predict.h"
 
-/* The space auto ranks for cfg on arch, as a sweep spec: on wgmma its
- * tiles 64..256 x 64..256, BLK_K 64, 3 to 12 stages (the table's skinny
- * rows run 8 and 12), 8 or 12 warps, split 1..16 (the gathers also 512-row chunks); elsewhere tiles 16..128,
- * BLK_K 16..64, 1..4 stages, 4 or 8 warps, split 1..4; the Stream-K forms
- * their split of CTAs instead of a split. */
-const char *auto_pick_space(const struct fgo_config *cfg, const char *arch);
+/* Where auto's pick came from. */
+enum auto_source {
+	AUTO_TABLE = 0,  /* the item's own default (the table's row, or the core's tile) */
+	AUTO_RANKED = 1, /* best --predict's ranking */
+};
 
-/* The model's first for cfg (a plan item after plan_fit_target) on arch
- * among auto_pick_space and cfg itself, fields the spec or the flags gave
- * kept; cfg (the defaults table's pick) stays unless a candidate is
- * predicted faster by more than the median error of its core's fit
- * (predict_model_err). FGO_OK with *out, *ms (the model's time) and
- * *ranked (candidates with a fit of their core); FGO_EUSAGE when pm has
- * no fit of any candidate's core (*ranked 0); FGO_EFAIL when memory runs
- * out. */
-int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_model *pm,
-		  struct fgo_config *out, double *ms, size_t *ranked);
+struct auto_pick {
+	enum auto_source source;
+	struct fgo_config cfg; /* what runs: the ranked pick, or the item's cfg as it was */
+	/* the ranking (both sources: what best --predict saw) */
+	int nshapes;           /* measured shapes of the problem besides the item's */
+	int nnear;             /* of them the nearest, used */
+	struct predict_shape nearest; /* nearest measured shape (nnear > 0) */
+	size_t count;          /* candidates best --predict ranked */
+	/* AUTO_RANKED: the pick's place in that ranking (1: its first; later
+	 * where those before change a field the spec or flags gave, or
+	 * cannot run on the arch or machine) and its prediction */
+	size_t place;
+	double predicted_ms, model_ms, correction, coverage;
+	int nsupport;          /* near shapes the pick itself was measured at */
+	/* AUTO_TABLE: why the store does not cover the shape */
+	char why[256];
+};
+
+/* The pick for cfg (a plan item after plan_fit_target, its default
+ * applied) on arch from obs (this host's newest ok run of each
+ * configuration of cfg's problem, auto_pick_runs) and pm (this host's
+ * fits): best --predict's first among the configurations that keep what
+ * the spec or flags gave (mma, split_k, the communication tile, the
+ * Stream-K CTAs, the cluster, gsize_m where not the default,
+ * deterministic) and can run here (defaults_check on arch; a Stream-K
+ * form's CTAs all resident on the fit's machine), or AUTO_TABLE (cfg
+ * kept) with the reason where the store has no coverage: no other shape
+ * of the problem measured, none ranked (no candidate valid at the shape
+ * with a fit of its core), the nearest measured shape farther than
+ * PREDICT_FAR (where best --predict calls its ranking a guess), or none
+ * of the ranked keeps the given fields and runs here. The query's own
+ * shape's runs are left out, as best --predict leaves them. FGO_OK, or
+ * FGO_EFAIL when memory runs out. */
+int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
+		  size_t n, const struct predict_model *pm, struct auto_pick *out);
 
 /* The cost model of host and backend in the store at db_path: every
  * core's stored fit. FGO_OK (pm->ncores 0 when none or no store),
@@ -37,9 +62,20 @@ int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct p
 int auto_pick_model(const char *db_path, const char *host, const char *backend,
 		    struct predict_model *pm, char *err, size_t len);
 
-/* session's pick_model: each item of plan that gave no tile gets the
- * model's first (default_how DEFAULTS_MODEL), with a note saying so.
- * FGO_OK, or FGO_EUSAGE with the message printed (no fit: run calibrate). */
+/* The runs best --predict ranks from (src/cmd/predict_view.c's query),
+ * of host and backend only (the fit's): the newest ok run of each
+ * configuration of cfg's algorithm, dtype and world, newest first, into a
+ * malloc'ed *obs (free it). FGO_OK (*n 0 when none or no store), or
+ * FGO_EFAIL with err. */
+int auto_pick_runs(const char *db_path, const struct fgo_config *cfg, const char *host,
+		   const char *backend, struct predict_obs **obs, size_t *n, char *err, size_t len);
+
+/* session's pick_model: each item of plan that gave no tile gets
+ * auto_pick_one's pick (default_how DEFAULTS_MODEL where ranked; the
+ * item's own default kept where the store does not cover it), with a
+ * note per item saying which and why (the first 8) and a count of each.
+ * FGO_OK, or FGO_EUSAGE with the message printed (no fit of an item's
+ * core for this host: run calibrate), FGO_EFAIL. */
 int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 		   const char *db_path);
 

@@ -28,6 +28,11 @@
 #include "model.h"
 
 #define PREDICT_NEAR 4
+/* A nearest measured shape farther than this from the query (log2 units
+ * of M, N, K: 2 is a factor of 4 in one of them) makes the ranking a
+ * guess: best --predict warns so (src/cmd/predict_view.c), and config
+ * auto keeps the defaults table's pick there (tune/auto_pick.h). */
+#define PREDICT_FAR 2.0
 
 /* One measured configuration at one shape. */
 struct predict_obs {

@@ -4,18 +4,28 @@
 # the model and says its error; best --predict --world 2 predicts every fused
 # family at W=2 from the gemm runs at W=1 (ranks as GPUs), stores each
 # prediction and sets it beside the measured W=2 runs; without a link it
-# says how to state one. Bad flags: exit 2.
+# says how to state one. Bad flags: exit 2. --config auto picks what best
+# --predict ranks first where a measured shape is near (issue 49); info says
+# where a problem without a tile gets one and whether this host has a fit.
 . tests/e2e/lib.sh
 
 expect_exit model-1.1 0 "$FGO" calibrate --fit
 expect_err model-1.2 "to fit the cost model to yet: sweep, then \`fgobench calibrate --fit\`"
 expect_eq model-1.3 0 "$(sql "select count(*) from model_fits")"
+# info says where a problem without a tile gets one here: the CPU core's
+# own tile (no table rows), and that auto has no fit of this host yet
+expect_exit model-1.4 0 mpi 1 info
+check model-1.5 "info: the core's own tile, no fit ($(grep -A3 '^tiles' "$T/out" | tr -s ' \n' ' '))" \
+	sh -c "grep -A3 '^tiles' '$T/out' | tr -s ' \n' ' ' | grep -q 'no tile given: the cpu core.s own default tile (the defaults table has no cpu rows); --config auto: no mma16 fit of this host ($(hostname), cpu backend)'"
 
 expect_exit model-2.1 0 mpi 2 sweep tests/e2e/model.json --quiet
 expect_exit model-2.2 0 "$FGO" calibrate --fit
 check model-2.3 "the fit is printed with its error" grep -q '^model mma16  18 runs: error rms [0-9.]*%, median' "$T/out"
 expect_eq model-2.4 "mma16 18 fit" "$(sql "select core, runs, source from model_fits" | tr '|' ' ')"
 expect_eq model-2.5 1 "$(sql "select count(*) from model_fits where c_launch >= 0 and c_compute >= 0 and rms_rel_err > 0 and cus = 1")"
+expect_exit model-2.6 0 mpi 1 info
+check model-2.7 "info: auto ranks by this host's fit ($(grep -A3 '^tiles' "$T/out" | tr -s ' \n' ' '))" \
+	sh -c "grep -A3 '^tiles' '$T/out' | tr -s ' \n' ' ' | grep -q -- \"--config auto: this host's mma16 fit ([0-9TZ:-]*, 18 runs, median error [0-9.]*%) ranks as .best --predict. where the store has runs near the shape, the default elsewhere. Suits this machine: --config auto ranks for this machine\""
 
 # the model ranks a shape never measured
 expect_exit model-3.1 0 "$FGO" best --predict --algorithm gemm -m 192 -n 384 -k 384 --format csv
@@ -62,3 +72,31 @@ expect_exit model-5.2 2 "$FGO" calibrate --machine other
 expect_err model-5.3 "--machine names the runs to fit: it goes with --fit only"
 expect_exit model-5.4 2 "$FGO" best --predict -m 256 -n 512 -k 512
 expect_err model-5.5 "or the shape and --world W > 1 for the fused families at W"
+
+# config auto ranks as best --predict does (issue 49): at two shapes
+# between the measured ones its run is best --predict's first, at the same
+# predicted time; at one 3.00 from any measured shape (best --predict
+# warns it is a guess) it keeps the default and says why
+expect_exit model-6.1 0 mpi 2 sweep tests/e2e/auto.json --quiet
+expect_exit model-6.2 0 "$FGO" calibrate --fit
+for q in "256 256 512" "128 512 512"; do
+	set -- $q
+	qid=model-6.$1x$2x$3
+	expect_exit "$qid.1" 0 "$FGO" best --predict --algorithm all_scatter --world 2 -m "$1" -n "$2" -k "$3" --format csv
+	first=$(sed -n 2p "$T/out")
+	tile=$(echo "$first" | cut -d, -f2)
+	us=$(echo "$first" | cut -d, -f3)
+	expect_exit "$qid.2" 0 mpi 2 run -m "$1" -n "$2" -k "$3" --dtype bf16 --config auto
+	check "$qid.3" "auto's note has best --predict's first ($tile, $us us): $(grep 'config auto' "$T/err")" \
+		grep -q "config auto: all_scatter bf16 W=2 M=$1 N=$2 K=$3: .*, ranked first of [0-9]* as \`best --predict\` ranks them: predicted $us us" "$T/err"
+	key=$(sql "select config_key from runs order by id desc limit 1")
+	want=$(echo "$tile" | sed 's/^\([0-9]*x[0-9]*x[0-9]*\) s\([0-9]*\) w\([0-9]*\) g\([0-9]*\) sm\([0-9+]*\)$/b\1\/s\2\/wp\3\/mma16\/g\4\/sm\5\//')
+	check "$qid.4" "the run is best --predict's first ($key holds $want)" sh -c "echo '$key' | grep -qF '$want'"
+done
+expect_exit model-6.3 0 "$FGO" best --predict --algorithm all_scatter --world 2 -m 2048 -n 256 -k 256 --format csv
+expect_err model-6.4 "the nearest measured shape is far (distance 3.00)"
+expect_exit model-6.5 0 mpi 2 run -m 2048 -n 256 -k 256 --dtype bf16 --config auto
+expect_err model-6.6 "config auto: all_scatter bf16 W=2 M=2048 N=256 K=256: 64x64x32 s2 w4, the core's default tile: the defaults table has no row for it; not ranked (the runs of"
+expect_err model-6.7 "the nearest measured shape, 256x256x256, is 3.00 away"
+expect_eq model-6.8 "all_scatter/bf16/w2/m2048n256k256/b64x64x32/s2/wp4/mma16/g8/sm0+0/c0x0" \
+	"$(sql "select config_key from runs order by id desc limit 1")"

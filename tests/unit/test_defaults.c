@@ -1,9 +1,9 @@
-/* test_defaults.c: the defaults table (src/spec/defaults.c) and config
- * auto's ranking (src/tune/auto_pick.c): each shape class's boundaries on
- * wgmma, the families whose tile space is M/W rows, the Stream-K forms,
- * K deciding the split, no row for the CPU or mma.sync, a pick that cannot
- * run falling back with its reason, plan_fit_target on the seed's decode
- * dataset, and auto taking the model's first. */
+/* test_defaults.c: the defaults table (src/spec/defaults.c): each shape
+ * class's boundaries on wgmma, the families whose tile space is M/W rows,
+ * the Stream-K forms, K deciding the split, no row for the CPU or
+ * mma.sync, a pick that cannot run falling back with its reason,
+ * plan_fit_target on the seed's decode dataset, the arch's shared memory
+ * limit. Config auto's pick is test_auto_pick.c's. */
 #include <string.h>
 
 #include "fgo.h"
@@ -12,7 +12,6 @@
 #include "spec/defaults.h"
 #include "spec/spec.h"
 #include "testlib.h"
-#include "tune/auto_pick.h"
 
 static struct fgo_config problem(const char *algo, int world, long m, long n, long k)
 {
@@ -265,44 +264,6 @@ static void check_plan(void)
 	plan_free(&p);
 }
 
-/* config auto: with only the units term (us per tile or slice of the
- * busiest CTA) the model's first on one CPU rank is the largest tile, no
- * split; no candidate of the space is ranked below it; without a fit of
- * the core: FGO_EUSAGE. */
-static void check_auto(void)
-{
-	struct predict_model pm;
-	struct fgo_config c = problem("gemm", 1, 256, 256, 256), out, probe;
-	double ms, t, least = 1e30;
-	size_t ranked;
-	struct fgo_plan space;
-	struct fgo_config_mask set;
-	char err[256];
-	c.mma = FGO_MMA_SYNC;
-	memset(&pm, 0, sizeof pm);
-	T_EQ_INT("auto-no-fit", auto_pick_one(&c, "x86_64", &pm, &out, &ms, &ranked), FGO_EUSAGE);
-	pm.ncores = 1;
-	snprintf(pm.core[0].core, sizeof pm.core[0].core, "mma16");
-	pm.core[0].coef[MT_UNITS] = 1;
-	model_machine_fill(&pm.machine);
-	T_EQ_INT("auto-fit", auto_pick_one(&c, "x86_64", &pm, &out, &ms, &ranked), FGO_OK);
-	T_CHECK("auto-largest-tile", out.blk_m == 128 && out.blk_n == 128 && out.split_k == 1,
-		"%dx%d split %d", out.blk_m, out.blk_n, out.split_k);
-	T_CHECK("auto-ranked", ranked > 100, "%zu candidates ranked", ranked);
-	memset(&set, 0, sizeof set);
-	set.algorithm = set.dtype = set.world = set.m = set.n = set.k = 1;
-	if (spec_parse("(auto)", auto_pick_space(&c, "x86_64"), &c, &set, &space, err, sizeof err) ==
-	    FGO_OK) {
-		for (size_t i = 0; i < space.count; i++) {
-			probe = space.items[i].cfg;
-			if (space.items[i].valid && (t = predict_model_ms(&pm, &probe)) > 0 && t < least)
-				least = t;
-		}
-		plan_free(&space);
-	}
-	T_CHECK("auto-first", ms <= least, "picked %.6f ms, a candidate %.6f", ms, least);
-}
-
 /* A configuration past the arch's shared memory is refused by name where
  * the arch is known (--config auto once ran 128x256 s6 on an H100: 361600
  * bytes, where a CTA may have 232448), and left to the launch where not. */
@@ -322,104 +283,6 @@ static void check_smem(void)
 	T_EQ_INT("smem-sm90-s3-fits", defaults_check(&c, "sm_90a", why, sizeof why), 0);
 	T_EQ_INT("smem-limit-sm80", gpu_arch_smem_limit("sm_80"), 166912);
 	T_EQ_INT("smem-limit-amd", gpu_arch_smem_limit("gfx942"), 0);
-}
-
-/* A cost model of the wgmma core alone, with one term's coefficient 1. */
-static void model_of_term(struct predict_model *pm, int term)
-{
-	memset(pm, 0, sizeof *pm);
-	pm->ncores = 1;
-	snprintf(pm->core[0].core, sizeof pm->core[0].core, "wgmma");
-	pm->core[0].coef[term] = 1;
-	model_machine_fill(&pm->machine);
-}
-
-/* config auto for a Stream-K form on the wgmma core: its space holds
- * 132 + 0 CTAs (no communication CTAs: the best on two and four H100s)
- * and splits past the SMs (132 + 16). With the units term alone (fewer
- * tiles a CTA is faster) and the units unknown the pick has 128 GEMM CTAs
- * (132 ties with it; the space's order keeps the first) and no
- * communication CTAs; with 120 units known, no pick has more CTAs than
- * that (they wait on each other): 116. */
-static void check_auto_sk(void)
-{
-	struct predict_model pm;
-	struct fgo_config c = problem("sk_all_reduce", 2, 1024, 4096, 14336), out;
-	double ms;
-	size_t ranked;
-	model_of_term(&pm, MT_UNITS);
-	T_EQ_INT("auto-sk-fit", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
-	T_CHECK("auto-sk-most-ctas", out.gemm_sms == 128 && out.comm_sms == 0, "%d + %d CTAs",
-		out.gemm_sms, out.comm_sms);
-	pm.machine.cus = 120;
-	T_EQ_INT("auto-sk-fit-120", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
-	T_CHECK("auto-sk-resident", out.gemm_sms == 116 && out.gemm_sms + out.comm_sms <= 120,
-		"%d + %d CTAs", out.gemm_sms, out.comm_sms);
-	/* 128 units: 128 + 0 CTAs fill the machine exactly, and fit (issue
-	 * 52: "<" for "<=" refused it and picked 124) */
-	pm.machine.cus = 128;
-	T_EQ_INT("auto-sk-fit-128", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
-	T_CHECK("auto-sk-fills-exactly", out.gemm_sms == 128 && out.comm_sms == 0, "%d + %d CTAs",
-		out.gemm_sms, out.comm_sms);
-	/* 132 units: 132 fits too, and ties with 128 (the first kept) */
-	pm.machine.cus = 132;
-	auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked);
-	T_CHECK("auto-sk-132", out.gemm_sms == 128 && out.comm_sms == 0, "%d + %d CTAs",
-		out.gemm_sms, out.comm_sms);
-}
-
-/* config auto on the wgmma core ranks the stage counts the table's
- * skinny rows run (8 and 12): with the stall term alone (fewer K steps a
- * stage is faster) the pick is the deepest ring the shared memory holds,
- * 12 stages of a 64x64 tile or 8 of 64x128 (12 of those would need
- * 294912 bytes), never a ring past the arch's limit. */
-static void check_auto_stages(void)
-{
-	struct predict_model pm;
-	struct fgo_config c = problem("all_scatter", 2, 8, 4096, 14336), out;
-	char why[FGO_REASON_MAX];
-	double ms;
-	size_t ranked;
-	model_of_term(&pm, MT_STALL);
-	T_EQ_INT("auto-stages-fit", auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked), FGO_OK);
-	T_CHECK("auto-stages-deepest", out.num_stages == (out.blk_n == 64 ? 12 : 8),
-		"%dx%d s%d", out.blk_m, out.blk_n, out.num_stages);
-	T_EQ_INT("auto-stages-fits", defaults_check(&out, "sm_90a", why, sizeof why), 0);
-}
-
-/* config auto keeps the defaults table's pick unless a candidate is
- * predicted faster by more than the fit's median error: with the stall
- * term alone the model's first at M = 8 (all_scatter, W=2) beats the
- * table's 32x64 s12 split 2 by some fraction g; with a median error just
- * under g the candidate wins, just over it (or 0.5) the table's pick is
- * kept. */
-static void check_auto_margin(void)
-{
-	struct predict_model pm;
-	struct fgo_config c = problem("all_scatter", 2, 8, 4096, 14336), out, free_pick;
-	double ms, table_ms, gain;
-	size_t ranked;
-	int row = defaults_lookup(&c, "wgmma");
-	T_EQ_INT("margin-row", row + 1, 6);
-	if (row < 0)
-		return;
-	defaults_apply(&c, &defaults_table[row]);
-	model_of_term(&pm, MT_STALL);
-	table_ms = predict_model_ms(&pm, &c);
-	T_EQ_INT("margin-none", auto_pick_one(&c, "sm_90a", &pm, &free_pick, &ms, &ranked), FGO_OK);
-	gain = 1 - ms / table_ms;
-	T_CHECK("margin-model-prefers-other", gain > 0.01 && free_pick.blk_m != c.blk_m,
-		"gain %.4f, %dx%d s%d", gain, free_pick.blk_m, free_pick.blk_n, free_pick.num_stages);
-	pm.core[0].median_err = gain * 0.99;
-	auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked);
-	T_CHECK("margin-under-gain-replaces",
-		out.blk_m == free_pick.blk_m && out.num_stages == free_pick.num_stages, "%dx%d s%d",
-		out.blk_m, out.blk_n, out.num_stages);
-	pm.core[0].median_err = gain * 1.01;
-	auto_pick_one(&c, "sm_90a", &pm, &out, &ms, &ranked);
-	T_CHECK("margin-over-gain-keeps", out.blk_m == 32 && out.num_stages == 12 && out.split_k == 2,
-		"%dx%d s%d split %d", out.blk_m, out.blk_n, out.num_stages, out.split_k);
-	T_CHECK("margin-kept-time", ms == table_ms, "%.6f ms, the table's %.6f", ms, table_ms);
 }
 
 /* The Stream-K forms without gemm_sms or comm_sms take the device's
@@ -469,10 +332,6 @@ int main(void)
 	check_given();
 	check_fallback();
 	check_plan();
-	check_auto();
-	check_auto_sk();
-	check_auto_stages();
-	check_auto_margin();
 	check_units();
 	T_DONE();
 }

@@ -1,0 +1,129 @@
+# 95_heldout.sh: the held-out shapes of issue 49 (tests/bench/heldout_shapes.py,
+# docs/heldout.md): the committed specs are the generator's draw of the
+# committed seed, byte for byte, and the draw is the same each time; none
+# of their shapes is measured by another spec under sweeps/ (nor is a
+# spec shape's per-rank GEMM at W = 2, 4, 8); a spec that measures one
+# later, or another seed, fails the check; the draw redraws a shape a spec
+# measures; the grid is perrank.json's, its blocks unchanged and each
+# block's own shapes the held-out ones of its M range; fgobench plans all
+# three specs; tests/gpu/heldout_table.py reads the three sweeps right.
+. tests/e2e/lib.sh
+GEN="python3 tests/bench/heldout_shapes.py"
+
+expect_exit heldout-1.1 0 $GEN --check
+check heldout-1.2 "the committed specs are the seed's draw ($(tail -n 1 "$T/out"))" \
+	grep -q '^heldout_shapes: check passed$' "$T/out"
+mkdir -p "$T/a" "$T/b"
+expect_exit heldout-1.3 0 $GEN --out "$T/a"
+expect_exit heldout-1.4 0 $GEN --out "$T/b"
+for f in heldout_perrank heldout_defaults heldout_auto; do
+	check "heldout-1.5.$f" "$f.json: the same draw twice and as committed" \
+		sh -c "cmp -s '$T/a/$f.json' '$T/b/$f.json' && cmp -s '$T/a/$f.json' 'sweeps/$f.json'"
+done
+
+# the shapes: at least 30, all distinct, within the field's ranges, none
+# in another spec as fgobench plans it (--dry-run --format csv), and the
+# generator reads every shape fgobench plans
+shapes=$(python3 -c "import json; print('\n'.join('%d %d %d' % tuple(s) for s in json.load(open('sweeps/heldout_perrank.json'))['shapes']))")
+n=$(echo "$shapes" | wc -l)
+check heldout-2.1 "at least 30 shapes ($n)" [ "$n" -ge 30 ]
+expect_eq heldout-2.2 "$n" "$(echo "$shapes" | sort -u | wc -l)"
+expect_eq heldout-2.3 "" "$(echo "$shapes" | awk '$1 < 1 || $1 > 16384 || $2 < 512 || $2 > 28672 || $3 < 512 || $3 > 28672 || $2 % 8 || $3 % 8')"
+: >"$T/tuned"
+for spec in sweeps/*.json; do
+	case "$spec" in sweeps/heldout_*) continue ;; esac
+	"$FGO" sweep "$spec" --dry-run --format csv 2>/dev/null | awk -F, 'NR > 1 && $5 ~ /^[0-9]+$/ { print $5, $6, $7 }' >>"$T/tuned"
+done
+sort -u "$T/tuned" -o "$T/tuned"
+python3 -c "
+import glob, sys
+sys.path.insert(0, 'tests/bench')
+import heldout_shapes as h
+print('\n'.join('%d %d %d' % s for f in glob.glob('sweeps/*.json') if 'heldout_' not in f for s in h.spec_shapes(f)))
+" | sort -u >"$T/read"
+check heldout-2.4 "fgobench planned the other specs' shapes ($(wc -l <"$T/tuned"))" [ "$(wc -l <"$T/tuned")" -ge 200 ]
+expect_eq heldout-2.6 "" "$(comm -23 "$T/tuned" "$T/read" | head -n 3)"
+expect_eq heldout-2.5 "" "$(echo "$shapes" | grep -Fxf "$T/tuned")"
+
+# another seed's draw is not the committed one
+expect_exit heldout-3.1 1 $GEN --check --seed 50
+check heldout-3.2 "says the spec differs" grep -q 'heldout_perrank.json differs from what --seed 50' "$T/out"
+# a spec that measures a held-out shape later, or its W=2 fused form: no longer held out
+mkdir -p "$T/sw"
+cp sweeps/*.json "$T/sw/"
+first=$(echo "$shapes" | head -n 1)
+set -- $first
+printf '{"algorithm": "gemm", "world": 1, "shapes": [[%d, %d, %d]]}\n' "$1" "$2" "$3" >"$T/sw/later.json"
+expect_exit heldout-3.3 1 $GEN --check --sweeps "$T/sw"
+check heldout-3.4 "names the shape and the spec" grep -q "^heldout_shapes: ${1}x${2}x${3} of sweeps/heldout_perrank.json is measured by sw/later.json" "$T/out"
+rm "$T/sw/later.json"
+printf '{"algorithm": "all_scatter", "world": 2, "M": %d, "N": %d, "K": %d}\n' "$1" $(($2 * 2)) "$3" >"$T/sw/fused.json"
+expect_exit heldout-3.5 1 $GEN --check --sweeps "$T/sw"
+check heldout-3.6 "names the fused shape whose per-rank GEMM it is" grep -q "is measured by sw/fused.json (${1}x$(($2 * 2))x${3} at W=2)" "$T/out"
+# the draw itself redraws a shape a spec measures
+expect_exit heldout-3.7 0 $GEN --sweeps "$T/sw" --out "$T/a"
+check heldout-3.8 "one per-rank GEMM redrawn" grep -q ', 1 a spec shape.s per-rank GEMM$' "$T/out"
+check heldout-3.9 "the shape is gone from the draw" sh -c "! grep -q '\[$1, $2, $3\]' '$T/a/heldout_perrank.json'"
+rm "$T/sw/fused.json"
+expect_exit heldout-3.10 2 $GEN --models 10 --random 10
+expect_err heldout-3.11 "--models + --random must be at least 30"
+
+# the grid: perrank.json's blocks, apart from their own shapes, which are
+# the held-out shapes of the block's M range (M <= 64, M >= 512)
+expect_eq heldout-4.1 "ok" "$(python3 - <<'EOF'
+import json
+g = json.load(open("sweeps/perrank.json"))
+h = json.load(open("sweeps/heldout_perrank.json"))
+shapes = [tuple(s) for s in h["shapes"]]
+bad = []
+if len(g["blocks"]) != len(h["blocks"]):
+    bad.append("%d blocks, perrank.json %d" % (len(h["blocks"]), len(g["blocks"])))
+for i, (a, b) in enumerate(zip(g["blocks"], h["blocks"])):
+    if {k: v for k, v in a.items() if k != "shapes"} != {k: v for k, v in b.items() if k != "shapes"}:
+        bad.append("block %d differs" % i)
+    if "shapes" in a:
+        ms = [s[0] for s in a["shapes"]]
+        want = [s for s in shapes if s[0] <= 64] if max(ms) <= 64 else [s for s in shapes if s[0] >= 512]
+        if [tuple(s) for s in b["shapes"]] != want or min(ms) not in (1, 512):
+            bad.append("block %d's shapes" % i)
+for k in ("iterations", "warmup", "algorithm", "dtype", "world"):
+    if g[k] != h[k]:
+        bad.append(k)
+print("; ".join(bad) or "ok")
+EOF
+)"
+
+# fgobench plans the three specs: the grid's shapes, one item a shape for
+# the defaults and for auto (asked for by the spec's "config")
+expect_exit heldout-5.1 0 "$FGO" sweep sweeps/heldout_perrank.json --dry-run --format csv
+expect_eq heldout-5.2 "$n" "$(awk -F, 'NR > 1 { print $5, $6, $7 }' "$T/out" | sort -u | wc -l)"
+for f in heldout_defaults heldout_auto; do
+	expect_exit "heldout-5.3.$f" 0 "$FGO" sweep "sweeps/$f.json" --dry-run --format csv
+	expect_eq "heldout-5.4.$f" "$shapes" "$(awk -F, 'NR > 1 { print $5, $6, $7 }' "$T/out")"
+done
+check heldout-5.5 "auto's spec asks for config auto" grep -q '"config": "auto"' sweeps/heldout_auto.json
+
+# tests/gpu/heldout_table.py on a small CPU store of the three sweeps
+# (the grid's four tiles on four shapes, the defaults, auto after
+# calibrate --fit: 20 runs to fit): a row a shape, its ratios the
+# store's, the summary lines' counts
+S='"shapes": [[128, 256, 256], [256, 256, 256], [128, 512, 256], [256, 512, 256]]'
+P='"iterations": 2, "warmup": 0, "algorithm": "gemm", "dtype": "bf16", "world": 1'
+echo "{\"name\": \"g\", $P, $S, \"BLK_M\": [32, 64], \"BLK_N\": [32, 64], \"BLK_K\": 32}" >"$T/grid.json"
+echo "{\"name\": \"d\", $P, $S}" >"$T/plain.json"
+echo "{\"name\": \"a\", $P, \"config\": \"auto\", $S}" >"$T/auto.json"
+expect_exit heldout-6.1 0 mpi 1 sweep "$T/grid.json" --tag heldout-perrank --quiet
+expect_exit heldout-6.2 0 mpi 1 sweep "$T/plain.json" --tag heldout-defaults --quiet
+expect_exit heldout-6.3 0 "$FGO" calibrate --fit
+expect_exit heldout-6.4 0 mpi 1 sweep "$T/auto.json" --tag heldout-auto --quiet
+expect_exit heldout-6.5 0 python3 tests/gpu/heldout_table.py "$FGOBENCH_DB"
+expect_eq heldout-6.6 4 "$(grep -c '^| [0-9]* x ' "$T/out")"
+# 256 x 256 x 256: the defaults' time over the grid's best, as the store has them
+want=$(sql "select printf('%.3f', (select min(t_fused_ms) from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-defaults' and m = 256 and n = 256 and k = 256 and r.status = 'ok') / min(t_fused_ms)) from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-perrank' and m = 256 and n = 256 and k = 256 and r.status = 'ok'")
+expect_eq heldout-6.7 "$want" "$(grep '^| 256 x 256 x 256 ' "$T/out" | cut -d'|' -f8 | tr -d ' ')"
+within=$(sql "select count(*) from (select m, n, k, min(t_fused_ms) b from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-perrank' and r.status = 'ok' group by m, n, k) g join (select m, n, k, min(t_fused_ms) a from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-auto' and r.status = 'ok' group by m, n, k) x using (m, n, k) where a <= 1.05 * b")
+check heldout-6.8 "auto's count within 5% is the store's ($within): $(grep '^auto / best' "$T/out")" \
+	grep -q "^auto / best: geomean [0-9.]*, max [0-9.]* at [0-9 x]*, within 5% on $within of 4 " "$T/out"
+check heldout-6.9 "the three summary lines" sh -c "[ \$(grep -c '^\(best / cuBLAS\|defaults / best\|auto / best\)' '$T/out') = 3 ]"
+expect_exit heldout-6.10 2 python3 tests/gpu/heldout_table.py "$FGOBENCH_DB" no-such-tag
+expect_err heldout-6.11 "no sweep tagged no-such-tag"
