@@ -155,7 +155,7 @@ test: all build/.test-deps-ok $(UNIT_BINS) $(MPI_TEST_BINS)
 # demo and --resume makes a second `make demo` add nothing (that sweep is
 # complete). --oversubscribe: 2 ranks on a machine of fewer cores.
 # DEMO_PLOTS: where the roofline goes (the README test points it elsewhere).
-DEMO_PLOTS ?= plots/out
+DEMO_PLOTS ?= fgobench-out
 demo: all
 	mpirun --oversubscribe -np 2 ./fgobench calibrate
 	mpirun --oversubscribe -np 2 ./fgobench sweep sweeps/smoke.json --tag demo --resume

@@ -53,7 +53,7 @@ const char cmd_history_usage[] =
 	"  --host H         the machine: only sweeps run on host H\n"
 	"  --threshold PCT  smallest step listed, percent of the level before (default 5)\n"
 	"  --penalty P      cost of an extra step in the fit (default 3 ln nights + 3)\n"
-	"  -o DIR           where the plot goes, created when missing (default fgobench-plots)\n"
+	"  -o DIR           where the plot goes, created when missing (default fgobench-out)\n"
 	"  --no-plot        no plot\n"
 	"  --format F       table, md, csv or json (default table)\n"
 	"  --db F           the store (default $FGOBENCH_DB or ./fgobench.db)\n";
@@ -269,7 +269,7 @@ static void say_steps(const struct history *h, const struct history_query *q)
 
 int cmd_history(int argc, char **argv)
 {
-	struct history_opts o = { .dir = "fgobench-plots", .plot = 1, .format = FGO_FMT_TABLE };
+	struct history_opts o = { .dir = "fgobench-out", .plot = 1, .format = FGO_FMT_TABLE };
 	struct history h;
 	char err[1024], png[4096];
 	int rc;

@@ -50,14 +50,14 @@ const char cmd_plot_usage[] =
 	"  --algorithm A  only algorithm A (any case, - for _, short names such as\n"
 	"                 gemm_rs; a family name such as all_reduce lists its algorithms)\n"
 	"  --dtype D      only element type D (fp32, fp16, bf16)\n"
-	"  -o DIR         output directory, created when missing (default fgobench-plots)\n"
+	"  -o DIR         output directory, created when missing (default fgobench-out)\n"
 	"  --db F         the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
 /* `plot timeline FILE [-o DIR]`: the trace file, not the store. */
 static int plot_timeline_cmd(int argc, char **argv)
 {
 	static const char *const opts[] = { "-o" };
-	const char *dir = "fgobench-plots", *file = NULL;
+	const char *dir = "fgobench-out", *file = NULL;
 	char err[512];
 	for (int i = 2; i < argc; i++) {
 		const char *v = NULL;
@@ -99,7 +99,7 @@ int cmd_plot(int argc, char **argv)
 {
 	static const char *const opts[] = { "--world", "--tag", "--algorithm", "--dtype",
 					    "-o",      "--db" };
-	struct plot_query q = { .dir = "fgobench-plots" };
+	struct plot_query q = { .dir = "fgobench-out" };
 	const char *db = NULL;
 	int kind = -1, rc = FGO_OK, world = 0;
 

@@ -36,7 +36,7 @@ const char cmd_report_usage[] =
 	"  --tag T          report the newest sweep tagged T\n"
 	"  --sweep ID       report sweep ID\n"
 	"  --against S      compare with a tag, a sweep id, or auto (default: no comparison)\n"
-	"  -o DIR           output directory, created when missing (default fgobench-report)\n"
+	"  -o DIR           output directory, created when missing (default fgobench-out/report)\n"
 	"  --format F       md (index.md) or html (index.md and index.html); default md\n"
 	"  --threshold PCT  smallest change that counts, in percent (default 5)\n"
 	"  --alpha A        largest p-value that counts as significant (default 0.01)\n"

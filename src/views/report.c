@@ -27,7 +27,7 @@ void report_opts_defaults(struct report_opts *o)
 	struct fgo_regress_opts r;
 	regress_opts_defaults(&r);
 	memset(o, 0, sizeof *o);
-	o->dir = "fgobench-report";
+	o->dir = "fgobench-out/report";
 	o->plots = 1;
 	o->threshold_pct = r.threshold_pct;
 	o->alpha = r.alpha;

@@ -29,7 +29,7 @@ struct report_opts {
 				     earlier sweep of the spec and host with another tag) */
 };
 
-/* Defaults: the newest sweep, no comparison, dir "fgobench-report",
+/* Defaults: the newest sweep, no comparison, dir "fgobench-out/report",
  * Markdown only, plots on, regress's threshold and alpha. */
 void report_opts_defaults(struct report_opts *o);
 

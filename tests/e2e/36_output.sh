@@ -122,3 +122,14 @@ check out-5.2 "\"1 run, 1 ok\" in the summary" grep -q ': 1 run, 1 ok, ' "$T/one
 check out-5.3 "\"Its one run is ok.\"" grep -q '^Its one run is ok\.$' "$T/one/index.md"
 check out-5.4 "no \"1 runs\" anywhere (a rate, \"1 runs/s\", is a unit)" \
 	sh -c "! grep -Eq '\\b1 runs([^/]|\$)' '$T/one/index.md' '$T/err'"
+
+# ---- 6. one default output folder, git-ignored (issue 50): plot, history's
+# plot and report write under ./fgobench-out unless -o says otherwise ----
+mkdir -p "$T/cwd"
+(cd "$T/cwd" && "$FGO" plot roofline --db "$FGOBENCH_DB" >/dev/null 2>&1 &&
+	"$FGO" report --db "$FGOBENCH_DB" --no-plots >/dev/null 2>&1)
+check out-6.1 "the roofline in fgobench-out/: $(ls "$T/cwd" "$T/cwd/fgobench-out" 2>&1 | tr '\n' ' ')" \
+	test -s "$T/cwd/fgobench-out/roofline_w2.png"
+check out-6.2 "the report in fgobench-out/report/" test -s "$T/cwd/fgobench-out/report/index.md"
+expect_eq out-6.3 "fgobench-out" "$(ls "$T/cwd")"
+check out-6.4 ".gitignore ignores the folder" grep -qx '/fgobench-out/' .gitignore
