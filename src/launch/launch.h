@@ -2,7 +2,8 @@
  * `fgobench sweep|run ...` becomes the supervisor of its job: it starts the
  * ranks the work needs through mpirun (with --oversubscribe when the
  * machine has fewer cores than ranks, and Open MPI's root settings when
- * run as root), relays their output and exit status, stops them on Ctrl-C,
+ * run as root; inside a Slurm allocation, srun --ntasks), relays their
+ * output and exit status, stops them on Ctrl-C,
  * and keeps the sweep going when a kernel kills its job: a crash, an
  * exit() or a lost GPU context ends the job, the flight records
  * (run/flight.h) say which configuration did it, and the job is started

@@ -87,13 +87,22 @@ static char **job_arguments(int argc, char **argv, int np, int first, char *np_t
 	int n = 0;
 	if (!a)
 		return NULL;
-	const char *mpirun = getenv("FGOBENCH_MPIRUN");
-	a[n++] = (char *)(mpirun && *mpirun ? mpirun : "mpirun");
-	a[n++] = "--quiet"; /* no banner: the ranks say what went wrong */
-	if (np > sysconf(_SC_NPROCESSORS_ONLN))
-		a[n++] = "--oversubscribe";
-	a[n++] = "-np";
-	a[n++] = np_text;
+	const char *mpirun = getenv("FGOBENCH_MPIRUN"), *slurm = getenv("SLURM_JOB_ID");
+	static char ntasks[32];
+	if (slurm && *slurm && !(mpirun && *mpirun)) {
+		/* inside a Slurm allocation: its own launcher, on its nodes */
+		snprintf(ntasks, sizeof ntasks, "--ntasks=%s", np_text);
+		a[n++] = "srun";
+		a[n++] = ntasks;
+		a[n++] = "--kill-on-bad-exit=1";
+	} else {
+		a[n++] = (char *)(mpirun && *mpirun ? mpirun : "mpirun");
+		a[n++] = "--quiet"; /* no banner: the ranks say what went wrong */
+		if (np > sysconf(_SC_NPROCESSORS_ONLN))
+			a[n++] = "--oversubscribe";
+		a[n++] = "-np";
+		a[n++] = np_text;
+	}
 	a[n++] = self;
 	int resuming = 0;
 	for (int i = 0; i < argc; i++) {
@@ -216,7 +225,8 @@ int launch_supervise(int argc, char **argv, int np)
 		posix_spawnattr_destroy(&attr);
 		if (e) {
 			error("cannot start %s (%s): install Open MPI (`make deps`), set FGOBENCH_MPIRUN,"
-			      " or start the ranks yourself: mpirun -np %d fgobench ...",
+			      " or start the ranks yourself: mpirun -np %d fgobench ... (srun inside a Slurm"
+			      " allocation)",
 			      args ? args[0] : "mpirun", strerror(e), np);
 			free(env);
 			free(args);

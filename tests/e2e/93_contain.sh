@@ -105,3 +105,22 @@ expect_exit contain-launch.5 0 "$FGO" sweep "$T/k/spec.json" --db "$T/ranks.db" 
 expect_eq contain-launch.6 "3 4" "$(sql "select mpi_ranks, (select count(*) from runs) from sweeps" "$T/ranks.db" | tr '|' ' ')"
 expect_exit contain-launch.7 2 "$FGO" sweep "$T/k/spec.json" --db "$T/ranks.db" --ranks 1
 expect_err contain-launch.8 "--ranks 1 is fewer than the world size 2 the spec needs"
+
+# inside a Slurm allocation (SLURM_JOB_ID, no step yet) the ranks start
+# through srun: a stand-in srun on PATH records its arguments and runs them
+# under mpirun, as a one-node allocation would
+mkdir -p "$T/bin"
+cat >"$T/bin/srun" <<'SRUN'
+#!/bin/sh
+echo "$@" >"$SRUN_LOG"
+n=${1#--ntasks=}
+shift 2
+unset SLURM_JOB_ID
+exec mpirun --oversubscribe -np "$n" "$@"
+SRUN
+chmod +x "$T/bin/srun"
+expect_exit contain-slurm.1 0 env PATH="$T/bin:$PATH" SLURM_JOB_ID=4242 SRUN_LOG="$T/srun.log" \
+	"$FGO" sweep "$T/k/spec.json" --db "$T/slurm.db" --quiet
+check contain-slurm.2 "srun was asked for 2 tasks: $(cat "$T/srun.log" 2>&1)" \
+	grep -q "^--ntasks=2 --kill-on-bad-exit=1 $FGO sweep" "$T/srun.log"
+expect_eq contain-slurm.3 "4 4" "$(sql "select count(*), sum(status = 'ok') from runs" "$T/slurm.db" | tr '|' ' ')"
