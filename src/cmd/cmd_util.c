@@ -122,9 +122,11 @@ int cmd_manual_path(const char *name, char *out, size_t len)
 	if (!slash)
 		return -1;
 	*slash = 0;
-	/* beside the binary in a checkout (./fgobench, build/cuda/fgobench),
-	 * then where `make install` puts it (PREFIX/bin and PREFIX/share/man) */
+	/* beside the binary in a checkout (./fgobench, build/cuda/fgobench,
+	 * and the sanitizer build's tests, build/asan/tests/), then where
+	 * `make install` puts it (PREFIX/bin and PREFIX/share/man) */
 	static const char *const where[] = { "%s/man/fgobench-%s.1", "%s/../../man/fgobench-%s.1",
+					     "%s/../../../man/fgobench-%s.1",
 					     "%s/../share/man/man1/fgobench-%s.1" };
 	for (size_t i = 0; i < FGO_ARRAY_SIZE(where); i++) {
 		snprintf(page, sizeof page, where[i], exe, name);
