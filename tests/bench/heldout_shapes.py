@@ -73,7 +73,16 @@ MODELS = (
 )
 PROJECTIONS = ("qkv", "o", "up", "down")
 
-OWN = ("heldout_perrank.json", "heldout_defaults.json", "heldout_auto.json")
+OWN = ("heldout_perrank.json", "heldout_defaults.json", "heldout_auto.json", "heldout_mgpu.json")
+
+# the fused set (issue 51): global shapes at W = 2 and 4, so M, N and K are
+# multiples of 4 (every family's divisibility at both W: all_scatter's N,
+# the K-sharded families' K, reduce_scatter's and the gather's M) and N and
+# K of 32 (a rank's shard of N or K a multiple of 8: 16-byte TMA rows)
+FUSED_WORLDS = (2, 4)
+FUSED_M_MIN, FUSED_NK_MIN, FUSED_NK_MAX = 4, 1024, 36864
+DECODE_MAX = 192
+FUSED_STREAM = 51 << 32  # the fused draw's stream: --seed plus this, apart from the per-rank one
 
 
 class Rng:
@@ -336,6 +345,116 @@ def specs(shapes, seed, grid, grid_name):
             "heldout_auto.json": dump(auto)}
 
 
+# ---- the fused set (issue 51) ----
+
+def global_shape(model, proj, m):
+    """The whole GEMM of one projection of model, M tokens (the fused
+    families split it over the ranks themselves)."""
+    _, hidden, inter, heads, kv, hd = model
+    return {"qkv": (m, (heads + 2 * kv) * hd, hidden), "o": (m, hidden, heads * hd),
+            "up": (m, inter, hidden), "down": (m, hidden, inter)}[proj]
+
+
+def fused_forms(s):
+    """The per-rank GEMMs of global shape s at W = 2 and 4, every family's."""
+    m, n, k = s
+    return [(m, n // w, k) for w in FUSED_WORLDS] + [(m, n, k // w) for w in FUSED_WORLDS] + \
+        [(m // w, n, k) for w in FUSED_WORLDS]
+
+
+def draw_fused(seed, nmodels, nrandom, exact, derived, perrank):
+    """Global shapes for the fused families at W = 2 and 4, half decode
+    (M <= 192) and half prefill, from the models and log-uniform; none
+    measured by a spec, none a spec shape's per-rank GEMM, none whose own
+    per-rank GEMM a spec measures, none of the per-rank held-out set."""
+    rng = Rng(seed + FUSED_STREAM)
+    shapes = []
+    refused = {"range": 0, "repeat": 0, "spec": 0, "per-rank": 0}
+    held = set(s for s, _ in perrank)
+
+    def take(s, what):
+        m, n, k = s
+        if not (FUSED_M_MIN <= m <= M_MAX and FUSED_NK_MIN <= n <= FUSED_NK_MAX and
+                FUSED_NK_MIN <= k <= FUSED_NK_MAX) or m % 4 or n % 32 or k % 32:
+            refused["range"] += 1
+        elif s in (x for x, _ in shapes):
+            refused["repeat"] += 1
+        elif s in exact or s in held:
+            refused["spec"] += 1
+        elif s in derived or any(f in exact or f in held for f in fused_forms(s)):
+            refused["per-rank"] += 1
+        else:
+            shapes.append((s, what))
+            return True
+        return False
+
+    decode = [t for t in TOKENS if t % 4 == 0 and t <= DECODE_MAX]
+    prefill = [t for t in TOKENS if t % 4 == 0 and t > DECODE_MAX]
+    got = 0
+    while got < nmodels:
+        model = MODELS[rng.below(len(MODELS))]
+        proj = PROJECTIONS[rng.below(len(PROJECTIONS))]
+        toks = decode if got % 2 == 0 else prefill
+        m = toks[rng.below(len(toks))]
+        got += take(global_shape(model, proj, m), "%s %s, %d tokens" % (model[0], proj, m))
+    got = 0
+    while got < nrandom:
+        lo, hi = (FUSED_M_MIN, DECODE_MAX) if got % 2 == 0 else (DECODE_MAX + 4, M_MAX)
+        m = 4 * int(round(math.exp(math.log(lo) + rng.uniform() * math.log(hi / lo)) / 4))
+        n, k = (32 * int(round(math.exp(math.log(FUSED_NK_MIN) + rng.uniform() * math.log(
+            NK_MAX / FUSED_NK_MIN)) / 32)) for _ in range(2))
+        got += take((m, n, k), "log-uniform")
+    return shapes, refused
+
+
+def fused_spec(shapes, seed, grid, grid_name):
+    """grid's blocks unchanged but for their shapes: a block that lists the
+    grid's standard shapes (the list most blocks give) takes every held-out
+    shape; one that lists a few of its Ms takes the held-out shapes nearest
+    those Ms (bounds at the geometric middle between the grid's Ms)."""
+    lists = [tuple(tuple(s) for s in b["shapes"]) for b in grid["blocks"] if "shapes" in b]
+    if len(lists) != len(grid["blocks"]):
+        raise SystemExit("heldout_shapes: a block of %s lists no shapes: its rule cannot be read" % grid_name)
+    standard = max(set(lists), key=lists.count)
+    all_ms = sorted(set(s[0] for l in lists for s in l))
+    triples = [list(s) for s, _ in shapes]
+    blocks, rules = [], []
+    for b, own in zip(grid["blocks"], lists):
+        b = dict(b)
+        if own == standard:
+            rule = (None, None)
+        else:
+            ms = sorted(set(s[0] for s in own))
+            i, j = all_ms.index(ms[0]), all_ms.index(ms[-1])
+            if all_ms[i:j + 1] != ms:
+                raise SystemExit("heldout_shapes: a block of %s lists Ms that are no range of the"
+                                 " grid's: its rule cannot be read" % grid_name)
+            rule = (None if i == 0 else int(math.ceil(math.sqrt(all_ms[i - 1] * ms[0]))),
+                    None if j == len(all_ms) - 1 else int(math.sqrt(ms[-1] * all_ms[j + 1])))
+        b["shapes"] = [t for t in triples if in_rule(t[0], rule)]
+        if not b["shapes"]:
+            continue
+        if rule_text(rule) not in rules:
+            rules.append(rule_text(rule))
+        blocks.append(b)
+    top = {k: v for k, v in grid.items() if k not in ("blocks", "description", "name", "world")}
+    out = {
+        "name": "heldout_mgpu",
+        "description": "the held-out fused shapes of issue 51, drawn by tests/bench/heldout_shapes.py"
+        " --seed %d (%d global shapes, half decode (M <= %d) and half prefill: whole GEMMs of public"
+        " models' projections and log-uniform M, N, K; M, N, K multiples of 4 so W = 2 and 4 divide"
+        " them as every family needs; none measured by another spec, nor a per-rank GEMM of one;"
+        " docs/heldout.md), over the grid of %s: its blocks, tiles and splits unchanged, each"
+        " block's shapes the held-out shapes of its rule (%s); every run validated and set against"
+        " cuBLAS + NCCL of the same run; nobody tunes on it" % (
+            seed, len(triples), DECODE_MAX, grid_name, "; ".join(rules)),
+    }
+    out.update(top)
+    out["world"] = list(FUSED_WORLDS)
+    out["blocks"] = blocks
+    return dump(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=SEED)
@@ -344,17 +463,28 @@ def main():
     ap.add_argument("--out", default="sweeps", help="where the specs go (default sweeps)")
     ap.add_argument("--sweeps", default="sweeps", help="the specs not to repeat (default sweeps)")
     ap.add_argument("--grid", default="sweeps/perrank.json", help="the grid (default sweeps/perrank.json)")
+    ap.add_argument("--fused-models", type=int, default=8, help="fused model shapes (default 8)")
+    ap.add_argument("--fused-random", type=int, default=4, help="fused log-uniform shapes (default 4)")
+    ap.add_argument("--mgpu", default="sweeps/mgpu.json", help="the fused grid (default sweeps/mgpu.json)")
     ap.add_argument("--check", action="store_true", help="compare with --out, write nothing")
     a = ap.parse_args()
     if a.models < 0 or a.random < 0 or a.models + a.random < 30:
         print("heldout_shapes: --models + --random must be at least 30 (issue 49), got %d"
               % (a.models + a.random), file=sys.stderr)
         return 2
+    if a.fused_models < 0 or a.fused_random < 0 or a.fused_models + a.fused_random < 4:
+        print("heldout_shapes: --fused-models + --fused-random must be at least 4, got %d"
+              % (a.fused_models + a.fused_random), file=sys.stderr)
+        return 2
+    with open(a.mgpu) as f:
+        mgpu = json.load(f)
     with open(a.grid) as f:
         grid = json.load(f)
     exact, derived, nspecs = tuned_shapes(a.sweeps)
     shapes, refused = draw(a.seed, a.models, a.random, exact, derived)
     files = specs(shapes, a.seed, grid, os.path.relpath(a.grid))
+    fused, frefused = draw_fused(a.seed, a.fused_models, a.fused_random, exact, derived, shapes)
+    files["heldout_mgpu.json"] = fused_spec(fused, a.seed, mgpu, os.path.relpath(a.mgpu))
     print("heldout_shapes: seed %d, %d shapes (%d of models, %d log-uniform); none of the %d shapes"
           " of %d specs under %s nor their per-rank GEMMs at W = 2, 4, 8; redrawn: %d out of range,"
           " %d repeats, %d in a spec, %d a spec shape's per-rank GEMM"
@@ -363,6 +493,13 @@ def main():
     tflop = sum(2.0 * m * n * k for (m, n, k), _ in shapes) / 1e12
     print("heldout_shapes: one GEMM of each shape %.1f TFLOP in all" % tflop)
     for (m, n, k), what in shapes:
+        print("  %5d x %5d x %5d  %s" % (m, n, k, what))
+    print("heldout_shapes: fused, W = 2 and 4: %d shapes (%d of models, %d log-uniform); redrawn:"
+          " %d out of range or not divisible, %d repeats, %d in a spec or the per-rank set, %d a"
+          " per-rank GEMM of a spec shape or the other way round"
+          % (len(fused), a.fused_models, a.fused_random, frefused["range"], frefused["repeat"],
+             frefused["spec"], frefused["per-rank"]))
+    for (m, n, k), what in fused:
         print("  %5d x %5d x %5d  %s" % (m, n, k, what))
     if not a.check:
         if not os.path.isdir(a.out):
@@ -402,6 +539,19 @@ def main():
     if os.path.exists(path):
         for s in sorted(set(spec_shapes(path))):
             hit = exact.get(s) or derived.get(s)
+            if hit:
+                print("heldout_shapes: %dx%dx%d of %s is measured by %s: it is no longer held out;"
+                      " draw a fresh set (--seed)" % (s + (path, hit)))
+                bad += 1
+    path = os.path.join(a.out, "heldout_mgpu.json")
+    held = set(spec_shapes(os.path.join(a.out, "heldout_perrank.json"))) \
+        if os.path.exists(os.path.join(a.out, "heldout_perrank.json")) else set()
+    if os.path.exists(path):
+        for s in sorted(set(spec_shapes(path))):
+            hit = exact.get(s) or derived.get(s) or ("heldout_perrank.json" if s in held else None)
+            for f in fused_forms(s):
+                hit = hit or exact.get(f) and "%s (its per-rank GEMM %dx%dx%d)" % ((exact[f],) + f) \
+                    or (f in held and "heldout_perrank.json (its per-rank GEMM %dx%dx%d)" % f)
             if hit:
                 print("heldout_shapes: %dx%dx%d of %s is measured by %s: it is no longer held out;"
                       " draw a fresh set (--seed)" % (s + (path, hit)))

@@ -6,7 +6,10 @@
 # later, or another seed, fails the check; the draw redraws a shape a spec
 # measures; the grid is perrank.json's, its blocks unchanged and each
 # block's own shapes the held-out ones of its M range; fgobench plans all
-# three specs; tests/gpu/heldout_table.py reads the three sweeps right.
+# three specs; tests/gpu/heldout_table.py reads the three sweeps right;
+# the fused set of issue 51 (heldout_mgpu.json): W = 2 and 4 divide its
+# shapes, decode and prefill, none nor its per-rank GEMMs in another spec,
+# mgpu.json's blocks, every family planned valid on every shape at both W.
 . tests/e2e/lib.sh
 GEN="python3 tests/bench/heldout_shapes.py"
 
@@ -16,7 +19,7 @@ check heldout-1.2 "the committed specs are the seed's draw ($(tail -n 1 "$T/out"
 mkdir -p "$T/a" "$T/b"
 expect_exit heldout-1.3 0 $GEN --out "$T/a"
 expect_exit heldout-1.4 0 $GEN --out "$T/b"
-for f in heldout_perrank heldout_defaults heldout_auto; do
+for f in heldout_perrank heldout_defaults heldout_auto heldout_mgpu; do
 	check "heldout-1.5.$f" "$f.json: the same draw twice and as committed" \
 		sh -c "cmp -s '$T/a/$f.json' '$T/b/$f.json' && cmp -s '$T/a/$f.json' 'sweeps/$f.json'"
 done
@@ -127,3 +130,65 @@ check heldout-6.8 "auto's count within 5% is the store's ($within): $(grep '^aut
 check heldout-6.9 "the three summary lines" sh -c "[ \$(grep -c '^\(best / cuBLAS\|defaults / best\|auto / best\)' '$T/out') = 3 ]"
 expect_exit heldout-6.10 2 python3 tests/gpu/heldout_table.py "$FGOBENCH_DB" no-such-tag
 expect_err heldout-6.11 "no sweep tagged no-such-tag"
+
+# the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
+# K of 32), decode and prefill; none in another spec as fgobench plans it,
+# nor in the per-rank set, nor its per-rank GEMMs at W = 2, 4
+fshapes=$(python3 -c "import json; print('\n'.join('%d %d %d' % tuple(s) for s in json.load(open('sweeps/heldout_mgpu.json'))['blocks'][0]['shapes']))")
+nf=$(echo "$fshapes" | wc -l)
+printf '%s\n' "$shapes" >"$T/held"
+check heldout-7.1 "at least 12 fused shapes ($nf)" [ "$nf" -ge 12 ]
+expect_eq heldout-7.2 "$nf" "$(echo "$fshapes" | sort -u | wc -l)"
+expect_eq heldout-7.3 "" "$(echo "$fshapes" | awk '$1 % 4 || $2 % 32 || $3 % 32 || $1 < 4 || $2 < 1024 || $3 < 1024')"
+expect_eq heldout-7.4 "decode yes, prefill yes" "$(echo "$fshapes" | awk '$1 <= 192 { d++ } $1 >= 256 { p++ } END { printf "decode %s, prefill %s", (d >= 4 ? "yes" : d), (p >= 4 ? "yes" : p) }')"
+expect_eq heldout-7.5 "" "$(echo "$fshapes" | grep -Fxf "$T/tuned")"
+expect_eq heldout-7.6 "" "$(echo "$fshapes" | grep -Fxf "$T/held")"
+forms=$(echo "$fshapes" | awk '{ for (w = 2; w <= 4; w += 2) { print $1, $2 / w, $3; print $1, $2, $3 / w; print $1 / w, $2, $3 } }')
+expect_eq heldout-7.7 "" "$(echo "$forms" | grep -Fxf "$T/tuned")"
+expect_eq heldout-7.8 "" "$(echo "$forms" | grep -Fxf "$T/held")"
+# mgpu.json's grid: its blocks and keys unchanged apart from the shapes
+# (every held-out shape where a block lists the standard five), W = 2, 4
+expect_eq heldout-7.9 "ok" "$(python3 - <<'PY'
+import json
+g = json.load(open("sweeps/mgpu.json"))
+h = json.load(open("sweeps/heldout_mgpu.json"))
+std = g["blocks"][0]["shapes"]
+full = h["blocks"][0]["shapes"]
+strip = lambda b: {k: v for k, v in b.items() if k != "shapes"}
+bad, hb, j = [], h["blocks"], 0
+for i, b in enumerate(g["blocks"]):
+    if j < len(hb) and strip(hb[j]) == strip(b):
+        if b["shapes"] == std and hb[j]["shapes"] != full:
+            bad.append("block %d's shapes" % i)
+        if not set(map(tuple, hb[j]["shapes"])) <= set(map(tuple, full)):
+            bad.append("block %d: a shape not in the set" % i)
+        j += 1
+    elif b["shapes"] == std:
+        bad.append("block %d missing" % i)
+if j != len(hb):
+    bad.append("a block not mgpu.json's")
+for k in g:
+    if k not in ("name", "description", "world", "blocks") and g[k] != h.get(k):
+        bad.append(k)
+if h["world"] != [2, 4]:
+    bad.append("world %s" % h["world"])
+print("; ".join(bad) or "ok")
+PY
+)"
+# fgobench plans it: every family at W = 2 and 4 has a valid configuration on every shape
+expect_exit heldout-7.10 0 "$FGO" sweep sweeps/heldout_mgpu.json --dry-run --format csv
+expect_eq heldout-7.11 "" "$(awk -F, 'NR > 1 { k = $2 " W" $4 " " $5 "x" $6 "x" $7; if ($15 == "yes") v[k] = 1; else if (!(k in v)) v[k] = 0 } END { for (k in v) if (!v[k]) print k }' "$T/out" | sort | head -n 3)"
+expect_eq heldout-7.12 "all_gather_gemm_pull all_gather_gemm_push all_reduce_one_shot all_reduce_two_shot all_scatter reduce_scatter sk_all_reduce sk_all_scatter; 2 4" \
+	"$(awk -F, 'NR > 1 && $15 == "yes" { print $2 }' "$T/out" | sort -u | tr '\n' ' ' | sed 's/ $//'); $(awk -F, 'NR > 1 { print $4 }' "$T/out" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+# a spec that measures a fused held-out shape, or its per-rank GEMM: no longer held out
+set -- $(echo "$fshapes" | head -n 1)
+printf '{"algorithm": "all_scatter", "world": 2, "M": %d, "N": %d, "K": %d}\n' "$1" "$2" "$3" >"$T/sw/later.json"
+expect_exit heldout-7.13 1 $GEN --check --sweeps "$T/sw"
+check heldout-7.14 "names the fused shape and the spec" grep -q "^heldout_shapes: ${1}x${2}x${3} of sweeps/heldout_mgpu.json is measured by sw/later.json" "$T/out"
+rm "$T/sw/later.json"
+printf '{"algorithm": "gemm", "world": 1, "M": %d, "N": %d, "K": %d}\n' "$1" $(($2 / 4)) "$3" >"$T/sw/rank.json"
+expect_exit heldout-7.15 1 $GEN --check --sweeps "$T/sw"
+check heldout-7.16 "names its per-rank GEMM at W=4" grep -q "^heldout_shapes: ${1}x${2}x${3} of sweeps/heldout_mgpu.json is measured by sw/rank.json (its per-rank GEMM ${1}x$(($2 / 4))x${3})" "$T/out"
+rm "$T/sw/rank.json"
+expect_exit heldout-7.17 2 $GEN --fused-models 2 --fused-random 1
+expect_err heldout-7.18 "--fused-models + --fused-random must be at least 4"
