@@ -49,7 +49,8 @@ def main():
     db = sqlite3.connect(sys.argv[1])
     out = []
     for tag_like, title in (("mgpu-w%", "standard shapes (sweeps/mgpu.json)"),
-                            ("decode-w%", "decode to prefill, all_scatter (sweeps/mgpu_decode.json)")):
+                            ("decode-w%", "decode to prefill, all_scatter (sweeps/mgpu_decode.json)"),
+                            ("heldout-mgpu-w%", "held-out shapes nobody tunes on (sweeps/heldout_mgpu.json)")):
         best = best_runs(db, "s.tag LIKE ?", (tag_like,))
         for w in sorted({k[1] for k in best}):
             shapes = sorted({k[2:] for k in best if k[1] == w}, key=lambda s: (s[0], s[1], s[2]))
