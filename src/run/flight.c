@@ -220,6 +220,26 @@ static int record_name(const char *name, int64_t sweep_id)
 	return sweep_id < 0 || id == sweep_id;
 }
 
+/* Calls fn(path, arg) for each record file of sweep_id (any sweep when
+ * < 0) in dir; -1 when dir cannot be read (0 when it is not there). */
+static int records_each(const char *dir, int64_t sweep_id, void (*fn)(const char *, void *),
+			void *arg)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char path[8192];
+		if (!record_name(e->d_name, sweep_id))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		fn(path, arg);
+	}
+	closedir(d);
+	return 0;
+}
+
 static const char *signal_text(int sig)
 {
 	switch (sig) {
@@ -258,101 +278,100 @@ static int record_blame(const struct flight_record *r, char *why, size_t len)
 	}
 }
 
+/* What flight_read gathers. */
+struct gathered {
+	struct flight_blame *out;
+	size_t count, cap;
+	int stopped, failed;
+};
+
+static void gather(const char *path, void *arg)
+{
+	struct gathered *g = arg;
+	struct flight_record r;
+	char why[FGO_REASON_MAX];
+	if (g->failed || record_load(path, &r) != 0)
+		return;
+	if (r.state == FLIGHT_TERMINATED)
+		g->stopped = 1;
+	int status = record_blame(&r, why, sizeof why);
+	if (!status)
+		return;
+	/* one entry a configuration, the first rank's cause */
+	for (size_t i = 0; i < g->count; i++)
+		if (!strcmp(g->out[i].key, r.key))
+			return;
+	if (g->count == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 4;
+		struct flight_blame *grown = realloc(g->out, cap * sizeof *grown);
+		if (!grown) {
+			g->failed = 1;
+			return;
+		}
+		g->out = grown;
+		g->cap = cap;
+	}
+	struct flight_blame *b = &g->out[g->count++];
+	memset(b, 0, sizeof *b);
+	snprintf(b->key, sizeof b->key, "%s", r.key);
+	b->status = status;
+	snprintf(b->reason, sizeof b->reason, "%s", why);
+}
+
 int flight_read(const char *dir, int64_t sweep_id, struct flight_blame **out, size_t *count,
 		int *stopped)
 {
-	*out = NULL;
-	*count = 0;
-	*stopped = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? FGO_OK : FGO_EFAIL;
-	size_t cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char path[8192], why[FGO_REASON_MAX];
-		struct flight_record r;
-		if (!record_name(e->d_name, sweep_id))
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (record_load(path, &r) != 0)
-			continue;
-		if (r.state == FLIGHT_TERMINATED)
-			*stopped = 1;
-		int status = record_blame(&r, why, sizeof why);
-		if (!status)
-			continue;
-		/* one entry a configuration, the first rank's cause */
-		size_t i = 0;
-		while (i < *count && strcmp((*out)[i].key, r.key))
-			i++;
-		if (i == *count) {
-			if (*count == cap) {
-				cap = cap ? 2 * cap : 4;
-				struct flight_blame *grown = realloc(*out, cap * sizeof **out);
-				if (!grown)
-					break;
-				*out = grown;
-			}
-			memset(&(*out)[i], 0, sizeof **out);
-			snprintf((*out)[i].key, sizeof (*out)[i].key, "%s", r.key);
-			(*count)++;
-			(*out)[i].status = status;
-			snprintf((*out)[i].reason, sizeof (*out)[i].reason, "%s", why);
-		}
-	}
-	closedir(d);
-	return FGO_OK;
+	struct gathered g = { NULL, 0, 0, 0, 0 };
+	int rc = records_each(dir, sweep_id, gather, &g) != 0 || g.failed ? FGO_EFAIL : FGO_OK;
+	*out = g.out;
+	*count = g.count;
+	*stopped = g.stopped;
+	return rc;
+}
+
+static void forget(const char *path, void *unused)
+{
+	(void)unused;
+	unlink(path);
 }
 
 void flight_forget(const char *dir, int64_t sweep_id)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	records_each(dir, sweep_id, forget, NULL);
+}
+
+/* What flight_mark_hung needs and counts. */
+struct hung_scan {
+	double now;
+	int hung;
+};
+
+static void mark_if_hung(const char *path, void *arg)
+{
+	struct hung_scan *h = arg;
+	struct stat st;
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char path[8192];
-		if (!record_name(e->d_name, sweep_id))
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		unlink(path);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == sizeof(struct flight_record)) {
+		struct flight_record *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (r != MAP_FAILED) {
+			if (!memcmp(r->magic, FLIGHT_MAGIC, sizeof r->magic) && r->state == FLIGHT_RUNNING &&
+			    r->deadline > 0 && h->now > r->deadline) {
+				r->state = FLIGHT_HUNG;
+				h->hung++;
+			}
+			munmap(r, sizeof *r);
+		}
 	}
-	closedir(d);
+	close(fd);
 }
 
 int flight_mark_hung(const char *dir, double now)
 {
-	DIR *d = opendir(dir);
-	int hung = 0;
-	if (!d)
-		return 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char path[8192];
-		if (!record_name(e->d_name, -1))
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-		struct stat st;
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == sizeof(struct flight_record)) {
-			struct flight_record *r =
-				mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-			if (r != MAP_FAILED) {
-				if (!memcmp(r->magic, FLIGHT_MAGIC, sizeof r->magic) &&
-				    r->state == FLIGHT_RUNNING && r->deadline > 0 && now > r->deadline) {
-					r->state = FLIGHT_HUNG;
-					hung++;
-				}
-				munmap(r, sizeof *r);
-			}
-		}
-		close(fd);
-	}
-	closedir(d);
-	return hung;
+	struct hung_scan h = { now, 0 };
+	records_each(dir, -1, mark_if_hung, &h);
+	return h.hung;
 }
 
 int flight_job_write(const char *dir, int64_t sweep_id, int ended, int rc, int restart)

@@ -16,10 +16,7 @@
 #include "fgo.h"
 #include "store/store_merge.h"
 
-static int say(char *err, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(char *err, size_t len, int rc, const char *fmt, ...)
+int store_merge_say(char *err, size_t len, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -41,7 +38,7 @@ static int exec(sqlite3 *db, const char *out, const char *sql, char *err, size_t
 {
 	if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
 		return FGO_OK;
-	return say(err, len, FGO_EFAIL, "%s: merging failed: %s; nothing was written", out,
+	return store_merge_say(err, len, FGO_EFAIL, "%s: merging failed: %s; nothing was written", out,
 		   store_failure(db));
 }
 
@@ -95,7 +92,7 @@ static sqlite3 *scratch_db(sqlite3 *from, const char *out, char *err, size_t len
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		say(err, len, FGO_EFAIL, "%s: cannot make a private copy to try the merge in: %s", out,
+		store_merge_say(err, len, FGO_EFAIL, "%s: cannot make a private copy to try the merge in: %s", out,
 		    db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		return NULL;
@@ -130,7 +127,7 @@ static int open_output(const char *out, int exists, int dry_run, struct fgo_stor
 	if (fd < 0) {
 		int e = errno;
 		tmp[0] = 0;
-		return say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (is its folder"
+		return store_merge_say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s (is its folder"
 			   " there and writable?)", out, why(e, ebuf, sizeof ebuf));
 	}
 	fchmod(fd, 0644); /* mkstemp makes it 0600; stores are shared */
@@ -153,19 +150,19 @@ int store_merge(const char *out, struct store_merge_source *s, int n, int dry_ru
 
 	memset(total, 0, sizeof *total);
 	if (!src || !db)
-		rc = say(err, len, FGO_EFAIL, "out of memory merging");
+		rc = store_merge_say(err, len, FGO_EFAIL, "out of memory merging");
 	else if (!out || !*out)
-		rc = say(err, len, FGO_EUSAGE, "the output path is empty: pass -o FILE");
+		rc = store_merge_say(err, len, FGO_EUSAGE, "the output path is empty: pass -o FILE");
 	else if (strlen(out) >= PATH_MAX - 32)
-		rc = say(err, len, FGO_EUSAGE, "%.64s...: output path too long", out);
+		rc = store_merge_say(err, len, FGO_EUSAGE, "%.64s...: output path too long", out);
 	else if (lstat(out, &os) == 0)
 		exists = 1;
 	else if (errno != ENOENT)
-		rc = say(err, len, FGO_EUSAGE, "%s: cannot look at the output: %s", out,
+		rc = store_merge_say(err, len, FGO_EUSAGE, "%s: cannot look at the output: %s", out,
 			 why(errno, ebuf, sizeof ebuf));
 	/* SQLite would write through a link, into whatever it points at */
 	if (rc == FGO_OK && exists && S_ISLNK(os.st_mode))
-		rc = say(err, len, FGO_EUSAGE, "%s: a symbolic link; merge never writes through a link"
+		rc = store_merge_say(err, len, FGO_EUSAGE, "%s: a symbolic link; merge never writes through a link"
 			 " (give -o the store's own path)", out);
 	total->created = !exists;
 
@@ -213,9 +210,9 @@ int store_merge(const char *out, struct store_merge_source *s, int n, int dry_ru
 		/* link, not rename: a file that appeared at out meanwhile stays */
 		if (rc == FGO_OK && link(tmp, out) != 0)
 			rc = errno == EEXIST
-				     ? say(err, len, FGO_EUSAGE, "%s: a file appeared there while merging;"
+				     ? store_merge_say(err, len, FGO_EUSAGE, "%s: a file appeared there while merging;"
 					   " nothing was written (merge again to add into it)", out)
-				     : say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s", out,
+				     : store_merge_say(err, len, FGO_EUSAGE, "%s: cannot write the store: %s", out,
 					   why(errno, ebuf, sizeof ebuf));
 		remove_temporary(tmp);
 	}

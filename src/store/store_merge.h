@@ -11,6 +11,10 @@
 
 #include "store/store.h"
 
+/* err = the formatted message; returns rc (the merge files' one way to fail). */
+int store_merge_say(char *err, size_t len, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Copies what db[0..n) (NULL: a source not read) hold into dst (with
  * foreign keys on, a transaction open), counting into s[] and total, and
  * checks dst; out names dst in messages. FGO_OK, or FGO_EUSAGE /

@@ -10,17 +10,6 @@
 #include "fgo.h"
 #include "store/store_merge.h"
 
-static int say(char *err, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 /* A sweep's runs as fingerprints (each run's configuration, status, start,
  * end and median), sorted: done[] those with an outcome; digest: all of
@@ -130,12 +119,12 @@ int store_merge_sweep_there(sqlite3 *src, const char *src_path, int64_t id, sqli
 	*state = MERGE_NEW;
 	if (sqlite3_prepare_v2(src, "SELECT host, spec_hash, tag, started_at FROM sweeps WHERE id = ?1",
 			       -1, &s, NULL) != SQLITE_OK)
-		return say(err, len, FGO_EUSAGE, "%s: cannot read its sweeps: %s", src_path,
+		return store_merge_say(err, len, FGO_EUSAGE, "%s: cannot read its sweeps: %s", src_path,
 			   sqlite3_errmsg(src));
 	if (sqlite3_prepare_v2(dst, "SELECT id FROM sweeps WHERE host IS ?1 AND spec_hash IS ?2"
 			       " AND tag IS ?3 AND started_at IS ?4", -1, &d, NULL) != SQLITE_OK) {
 		sqlite3_finalize(s);
-		return say(err, len, FGO_EFAIL, "%s: merging failed: %s; nothing was written", out,
+		return store_merge_say(err, len, FGO_EFAIL, "%s: merging failed: %s; nothing was written", out,
 			   store_failure(dst));
 	}
 	sqlite3_bind_int64(s, 1, id);
@@ -144,12 +133,12 @@ int store_merge_sweep_there(sqlite3 *src, const char *src_path, int64_t id, sqli
 		for (int i = 0; i < 4; i++)
 			sqlite3_bind_value(d, i + 1, sqlite3_column_value(s, i));
 		if (sweep_prints(src, id, &mine) != FGO_OK)
-			rc = say(err, len, FGO_EUSAGE, "%s: cannot read the runs of sweep %lld: %s",
+			rc = store_merge_say(err, len, FGO_EUSAGE, "%s: cannot read the runs of sweep %lld: %s",
 				 src_path, (long long)id, sqlite3_errmsg(src));
 		while (rc == FGO_OK && *state == MERGE_NEW && sqlite3_step(d) == SQLITE_ROW) {
 			int64_t other = sqlite3_column_int64(d, 0);
 			if (sweep_prints(dst, other, &theirs) != FGO_OK) {
-				rc = say(err, len, FGO_EFAIL, "%s: merging failed: %s; nothing was written",
+				rc = store_merge_say(err, len, FGO_EFAIL, "%s: merging failed: %s; nothing was written",
 					 out, store_failure(dst));
 				break;
 			}
@@ -162,7 +151,7 @@ int store_merge_sweep_there(sqlite3 *src, const char *src_path, int64_t id, sqli
 			else if (shared == mine.n)
 				*state = MERGE_EARLIER;
 			else if (shared)
-				rc = say(err, len, FGO_EUSAGE,
+				rc = store_merge_say(err, len, FGO_EUSAGE,
 					 "%s: sweep %lld (tag %s, host %s, started %s) is in %s already as"
 					 " sweep %lld, each copy with runs the other lacks (one retried or"
 					 " edited?); nothing was written: merge the stores into a new file,"
