@@ -44,7 +44,12 @@ while IFS= read -r args; do
 	eval "set -- $args"
 	"$FGO" "$@" >"$T/v.$n" 2>"$T/e.$n"
 	rc=$?
-	check "wid-2.$n.rc" "\`fgobench $args\` exits 0 (got $rc: $(head -c 200 "$T/e.$n"))" [ "$rc" = 0 ]
+	# regress exits 1 on a regression found: a verdict, and on a busy
+	# machine a tiny CPU run whose peer lost its core can be 1000x slower
+	# (CI saw it), so regress may say 0 or 1 here; this test reads widths
+	ok=0
+	case "$args:$rc" in *:0 | regress*:1) ok=1 ;; esac
+	check "wid-2.$n.rc" "\`fgobench $args\` exits 0 (got $rc: $(head -c 200 "$T/e.$n"))" [ "$ok" = 1 ]
 	fits "wid-2.$n" "$T/v.$n"
 done <<EOF
 list
