@@ -212,4 +212,17 @@ const char *algo_suggest(const char *name);
  * (give one of A, B)" (the only message starting "ambiguous"). The caller stores and shows the returned ->name. */
 const struct fgo_algo *algo_resolve(const char *name, char *why, size_t len);
 
+/* The family whose algorithm run and sweep choose per problem (issue 51):
+ * "all_reduce" names both shots, all_reduce_one_shot and
+ * all_reduce_two_shot; the shot is picked when the sweep runs, from the
+ * store's runs of both at the shape, else the ranking of best --predict,
+ * else the world size (src/tune/shot_pick.h). Stored runs and reproduce
+ * lines name the shot that ran. */
+#define ALGO_CHOICE "all_reduce"
+#define ALGO_CHOICE_FIRST "all_reduce_one_shot"
+#define ALGO_CHOICE_SECOND "all_reduce_two_shot"
+/* Whether name, as people type it (case, hyphens, no underscores), is
+ * ALGO_CHOICE. */
+int algo_is_choice(const char *name);
+
 #endif

@@ -245,6 +245,12 @@ const char *algo_suggest(const char *name)
 	return NULL;
 }
 
+int algo_is_choice(const char *name)
+{
+	char norm[256];
+	return name && algo_normalize(name, norm, sizeof norm) == 0 && same_letters(norm, ALGO_CHOICE);
+}
+
 const struct fgo_algo *algo_resolve(const char *name, char *why, size_t len)
 {
 	char norm[256];

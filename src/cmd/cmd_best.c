@@ -10,6 +10,7 @@
 #include "algo.h"
 #include "cmd/cmd.h"
 #include "cmd/predict_view.h"
+#include "tune/shot_pick.h"
 #include "fgo.h"
 #include "floor.h"
 #include "sink.h"
@@ -98,6 +99,12 @@ const char cmd_best_usage[] =
 	"and err_max_pct are left to the notes, --wide, md, csv and json, and\n"
 	"gemm_from and measured_fused_us are named from and measured_us.\n"
 	"\n"
+	"With --predict --algorithm all_reduce --world W: the shot `run --algorithm\n"
+	"all_reduce` would take at the shape on the machine of the store's newest\n"
+	"all-reduce runs at W, its runs at the shape left out (best --predict's firsts\n"
+	"of both shots where they differ by more than 5%, else a rule of C's size, W\n"
+	"and K/W); measured_us shows those runs beside it.\n"
+	"\n"
 	"  --m M, --n N, --k K   only problems of that size (also -m M, -n N, -k K)\n"
 	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
 	"                        names such as gemm_rs or ag_gemm_pull; a family name\n"
@@ -180,6 +187,7 @@ struct best_opts {
 	long m, n, k; /* 0: any */
 	int world, top, cus, predict, reproduce, wide;
 	const char *algorithm, *dtype, *tag, *db;
+	const char *choice_text; /* --algorithm all_reduce as typed (--predict only) */
 	enum fgo_format format;
 };
 
@@ -215,6 +223,11 @@ static int parse(int argc, char **argv, struct best_opts *o)
 		case 3: rc = cmd_parse_int("best", "--world", v, 1, 1 << 20, &o->world); break;
 		case 4: rc = cmd_parse_int("best", "--top", v, 1, 1 << 20, &o->top); break;
 		case 5:
+			if (algo_is_choice(v)) { /* --predict only: the shot run would take */
+				o->algorithm = ALGO_CHOICE;
+				o->choice_text = v;
+				break;
+			}
 			if (!(o->algorithm = cmd_algorithm_filter("best", v)))
 				return FGO_EUSAGE;
 			break;
@@ -353,6 +366,48 @@ static int print_best(const struct fgo_table *t, int any_floor, const struct bes
 	return rc;
 }
 
+/* --predict --algorithm all_reduce: which shot run would take, and why. */
+static int predict_shot(const struct best_opts *o)
+{
+	struct fgo_config cfg;
+	struct shot_report r;
+	if (o->world < 2)
+		return cmd_usage_error("best", cmd_best_usage,
+				       "--predict --algorithm all_reduce needs --world W (W > 1): the shot"
+				       " depends on it");
+	config_defaults(&cfg);
+	snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", ALGO_CHOICE_FIRST);
+	if (o->dtype)
+		dtype_parse(o->dtype, &cfg.dtype);
+	else
+		cfg.dtype = FGO_BF16;
+	cfg.world = o->world;
+	cfg.m = o->m;
+	cfg.n = o->n;
+	cfg.k = o->k;
+	int rc = shot_pick_predict(cmd_db_path(o->db), &cfg, &r);
+	if (rc != FGO_OK)
+		return rc;
+	static const char *const headers[] = { "algorithm", "valid", "predicted_us", "measured_us",
+					       "chosen" };
+	struct fgo_table *t = table_new(5, headers);
+	for (int s = 0; t && s < 2; s++) {
+		table_add(t, "%s", shot_algorithm((enum shot)s));
+		table_add(t, "%s", r.e.valid[s] ? "yes" : "no");
+		table_add(t, r.e.predicted_ms[s] > 0 ? "%.1f" : "-", r.e.predicted_ms[s] * 1e3);
+		table_add(t, r.measured_ms[s] > 0 ? "%.1f" : "-", r.measured_ms[s] * 1e3);
+		table_add(t, "%s", (int)r.c.shot == s ? "yes" : "");
+	}
+	note("prediction, not a measurement: the shot of all_reduce %s W=%d M=%ld N=%ld K=%ld on %s"
+	     " (%s backend), its runs at this shape left out (measured_us)", dtype_name(cfg.dtype),
+	     cfg.world, cfg.m, cfg.n, cfg.k, r.host, r.backend);
+	note("run --algorithm all_reduce would take %s: %s (%s)", shot_algorithm(r.c.shot), r.c.why,
+	     shot_source_names[r.c.source]);
+	rc = t && table_print(t, o->format, stdout) == 0 ? FGO_OK : FGO_EFAIL;
+	table_free(t);
+	return cmd_finish_stdout(rc);
+}
+
 /* --predict: the shape and the algorithm are required. */
 static int predict(const struct best_opts *o)
 {
@@ -361,6 +416,8 @@ static int predict(const struct best_opts *o)
 				       "--predict needs the shape and the algorithm (--m, --n, --k and"
 				       " --algorithm), or the shape and --world W > 1 for the fused"
 				       " families at W");
+	if (o->choice_text)
+		return predict_shot(o);
 	struct predict_view_opts p = {
 		.db = o->db, .algorithm = o->algorithm, .dtype = o->dtype, .tag = o->tag,
 		.m = o->m, .n = o->n, .k = o->k, .world = o->world, .top = o->top ? o->top : 3,
@@ -387,6 +444,8 @@ int cmd_best(int argc, char **argv)
 		return rc;
 	if (o.predict)
 		return predict(&o);
+	if (o.choice_text) /* the runs name their shot: as a filter it is ambiguous */
+		return cmd_algorithm_filter("best", o.choice_text) ? FGO_OK : FGO_EUSAGE;
 	if (!o.top)
 		o.top = 1;
 	if (o.cus)

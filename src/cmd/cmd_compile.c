@@ -374,6 +374,35 @@ static int print_outcomes(const struct fgo_plan *plan, const struct outcome *res
 }
 
 /* Loads the spec, compiles its configurations, prints the outcomes. */
+/* The items that named all_reduce (spec/spec.h's shot_choice) compile
+ * as both shots: the sweep picks one where it runs, from that machine's
+ * store (tune/shot_pick.h). Appends the two-shot copies. */
+static int both_shots(struct fgo_plan *plan)
+{
+	size_t n = 0, count = plan->count;
+	for (size_t i = 0; i < count; i++)
+		n += plan->items[i].shot_choice;
+	if (!n)
+		return FGO_OK;
+	struct fgo_plan_item *items = realloc(plan->items, (count + n) * sizeof *items);
+	if (!items)
+		return FGO_EFAIL;
+	plan->items = items;
+	for (size_t i = 0; i < count; i++) {
+		if (!items[i].shot_choice)
+			continue;
+		struct fgo_plan_item *two = &items[plan->count++];
+		*two = items[i];
+		snprintf(two->cfg.algorithm, sizeof two->cfg.algorithm, "%s", ALGO_CHOICE_SECOND);
+		two->valid = !config_validate(&two->cfg, two->reason, sizeof two->reason);
+		if (two->valid)
+			two->reason[0] = 0;
+	}
+	note("%zu configuration%s name all_reduce: compiled as one-shot and two-shot (the sweep"
+	     " picks the shot where it runs)", n, n == 1 ? "" : "s");
+	return FGO_OK;
+}
+
 static int compile_spec(const struct compile_opts *opt)
 {
 	struct fgo_plan plan;
@@ -406,6 +435,11 @@ static int compile_spec(const struct compile_opts *opt)
 		     " CTAs + 0, the SMs of the usual %s GPU; a sweep takes its own GPU's count (and"
 		     " compiles that at its start where it differs)", sk, sk == 1 ? "" : "s",
 		     gpu_arch_units(opt->arch), opt->arch);
+	if (both_shots(&plan) != FGO_OK) {
+		error("out of memory for %zu configurations", plan.count);
+		plan_free(&plan);
+		return FGO_EFAIL;
+	}
 	plan_fit_target(&plan, opt->arch); /* the best core of --arch where left to the default */
 	if (plan.pick == FGO_PICK_MODEL)
 		note("%s asks for config auto: the cost model's picks are made where the sweep runs,"

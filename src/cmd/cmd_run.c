@@ -7,9 +7,11 @@
 
 #include "algos/kit.h"
 #include "cmd/cmd.h"
+#include "algo.h"
 #include "fgo.h"
 #include "run/session.h"
 #include "tune/auto_pick.h"
+#include "tune/shot_pick.h"
 #include "sink.h"
 
 const char cmd_run_usage[] =
@@ -92,6 +94,16 @@ static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_s
 	return FGO_OK;
 }
 
+/* --algorithm all_reduce: the configuration is one-shot's until the
+ * session picks the shot (tune/shot_pick.h); 1 when it was asked for. */
+static int take_choice(struct fgo_config *cfg)
+{
+	if (strcmp(cfg->algorithm, ALGO_CHOICE))
+		return 0;
+	snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", ALGO_CHOICE_FIRST);
+	return 1;
+}
+
 int cmd_run_ranks(int argc, char **argv, int *np)
 {
 	struct fgo_config cfg;
@@ -107,6 +119,7 @@ int cmd_run_ranks(int argc, char **argv, int *np)
 	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide, &pick);
 	if (rc != FGO_OK)
 		return rc;
+	take_choice(&cfg);
 	kit_fit_tile(&cfg);
 	if (config_validate_planned(&cfg, why, sizeof why)) {
 		error("invalid configuration: %s", why);
@@ -160,8 +173,9 @@ int cmd_run(int argc, char **argv)
 
 	struct fgo_plan plan;
 	memset(&plan, 0, sizeof plan);
+	int choice = take_choice(&cfg);
 	kit_fit_tile(&cfg); /* a default tile side fitted to the shape, as a sweep's */
-	struct fgo_plan_item item = { .cfg = cfg, .valid = 1 };
+	struct fgo_plan_item item = { .cfg = cfg, .valid = 1, .shot_choice = (unsigned char)choice };
 	/* a Stream-K form without its CTAs gets the device's (session_run) */
 	if (config_validate_planned(&cfg, item.reason, sizeof item.reason)) {
 		if (rank == 0)
@@ -180,6 +194,7 @@ int cmd_run(int argc, char **argv)
 	plan.pick = (enum fgo_pick)pick;
 	item.default_row = -1;
 	s.pick_model = auto_pick_plan;
+	s.pick_shot = shot_pick_plan;
 	snprintf(plan.name, sizeof plan.name, "run");
 	plan.text = line;
 	snprintf(plan.hash, sizeof plan.hash, "%016llx",

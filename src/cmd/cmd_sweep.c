@@ -10,6 +10,7 @@
 #include "run/interrupt.h"
 #include "run/session.h"
 #include "tune/auto_pick.h"
+#include "tune/shot_pick.h"
 #include "user/user.h"
 #include "sink.h"
 #include "views/table.h"
@@ -180,6 +181,12 @@ static int print_plan(const struct fgo_plan *plan, const char *path, enum fgo_fo
 		note("sms all+0: %zu Stream-K configuration%s without gemm_sms or comm_sms, given every"
 		     " SM of the GPU (every core of the CPU) as GEMM CTAs when the sweep runs", units,
 		     units == 1 ? "" : "s");
+	size_t shots = 0;
+	for (size_t i = 0; i < plan->count; i++)
+		shots += plan->items[i].shot_choice;
+	if (shots)
+		note("%zu configuration%s name all_reduce: the shot is chosen when the sweep runs, from"
+		     " its store (listed here as one-shot)", shots, shots == 1 ? "" : "s");
 	return rc;
 }
 
@@ -376,6 +383,7 @@ int cmd_sweep(int argc, char **argv)
 	interrupt_resume_command(line, s.resume, db ? NULL : s.db_path, resume, sizeof resume);
 	s.resume_command = resume;
 	s.pick_model = auto_pick_plan;
+	s.pick_shot = shot_pick_plan;
 	if (!plan.validate)
 		s.validate = 0;
 	rc = session_run(MPI_COMM_WORLD, &plan, &s);

@@ -61,7 +61,9 @@ const char cmd_tune_usage[] =
 	"\n"
 	"  --algorithm A      the algorithm (`fgobench info` lists them; any case, - for\n"
 	"                     _, short names such as gemm_rs or ag_gemm_pull; a family\n"
-	"                     name such as all_reduce lists its algorithms)\n"
+	"                     name such as all_gather_gemm lists its algorithms; tune\n"
+	"                     searches one algorithm, so all_reduce is refused: name the\n"
+	"                     shot)\n"
 	"  -m M, -n N, -k K   the global problem (also --m M, --n N, --k K)\n"
 	"  --world W          ranks taking part (default 2)\n"
 	"  --dtype D          fp32, fp16 or bf16 (default fp16; also --datatype)\n"
@@ -216,7 +218,12 @@ static int parse(int argc, char **argv, struct tune_args *a)
 	if (!a->set.algorithm && !a->set.kernel)
 		return cmd_usage_error("tune", cmd_tune_usage,
 				       "missing --algorithm (`fgobench info` lists them)");
-	/* cmd_config_flag took only a name algo_resolve knows */
+	if (!a->set.kernel && !strcmp(a->base.algorithm, ALGO_CHOICE))
+		return cmd_usage_error("tune", cmd_tune_usage,
+				       "tune searches the space of one algorithm: give all_reduce_one_shot"
+				       " or all_reduce_two_shot (run and sweep choose the shot of"
+				       " --algorithm all_reduce)");
+	/* cmd_config_flag took only a name algo_resolve knows, or all_reduce */
 	assert(a->set.kernel || algo_find(a->base.algorithm));
 	if (!a->set.m || !a->set.n || !a->set.k)
 		return cmd_usage_error("tune", cmd_tune_usage,

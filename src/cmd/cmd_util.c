@@ -23,7 +23,9 @@ const char cmd_config_flags_help[] =
 	"  --algorithm A      algorithm (default all_scatter; `fgobench info` lists them);\n"
 	"                     any case, - for _ (all-reduce-one-shot), and the field's\n"
 	"                     short names where they name one (gemm_rs, ag_gemm_pull);\n"
-	"                     a family name such as all_reduce lists its algorithms\n"
+	"                     a family name such as all_gather_gemm lists its algorithms;\n"
+	"                     all_reduce: run and sweep pick the shot of each problem\n"
+	"                     (the store's runs of both, best --predict, else W)\n"
 	"  --datatype D       fp32, fp16 or bf16 (default fp16; also --dtype)\n"
 	"  --world W          ranks taking part (default 2)\n"
 	"  --BLK_M B          GEMM tile rows (default 64, or less: what the shape allows);\n"
@@ -521,7 +523,8 @@ int cmd_config_flag(const char *cmd, int argc, char **argv, int *i, struct fgo_c
 		return 0;
 
 	if (fl->field == F_ALGORITHM) {
-		const char *name = cmd_algorithm(cmd, value);
+		/* all_reduce: run and sweep choose the shot; the others say so */
+		const char *name = algo_is_choice(value) ? ALGO_CHOICE : cmd_algorithm(cmd, value);
 		if (!name)
 			return FGO_EUSAGE;
 		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", name);

@@ -38,9 +38,15 @@ struct fgo_session {
 	 * FGO_EUSAGE with the message printed. NULL: config auto is refused. */
 	int (*pick_model)(struct fgo_plan *plan, const char *arch, const char *backend,
 			  const char *db_path);
+	/* rank 0, once the target is known, before pick_model: the shot of
+	 * each item that named all_reduce (tune/shot_pick.h); FGO_OK, or an
+	 * error with the message printed. NULL: all_reduce is refused. */
+	int (*pick_shot)(struct fgo_plan *plan, const char *arch, const char *backend,
+			 const char *db_path);
 };
 
 /* session_defaults.c, collective over comm, after plan_fit_target: the
+ * shot of the items that named all_reduce (s->pick_shot on rank 0), the
  * model's picks where the plan asks for them (s->pick_model on rank 0,
  * the items then sent to every rank), and on rank 0 a note for each item
  * whose tile came from the defaults table ("default tile for wgmma, ...":

@@ -40,11 +40,43 @@ static void note_defaults(const struct fgo_plan *plan, const char *arch)
 	note("%s (the README's \"Default tiles\" has the table)", line);
 }
 
+/* The shots of the items that named all_reduce: rank 0 picks them
+ * (s->pick_shot), every rank then runs the same plan (an item may have
+ * gone: a repeat of another). */
+static int session_shots(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s,
+			 const char *arch, const char *backend)
+{
+	int rank, rc = FGO_OK, any = 0;
+	MPI_Comm_rank(comm, &rank);
+	for (size_t i = 0; i < plan->count && !any; i++)
+		any = plan->items[i].shot_choice;
+	if (!any)
+		return FGO_OK;
+	if (rank == 0 && !s->pick_shot) {
+		error("%s: all_reduce is not taken by this command (name the shot:"
+		      " all_reduce_one_shot or all_reduce_two_shot)", s->spec_path);
+		rc = FGO_EUSAGE;
+	} else if (rank == 0) {
+		rc = s->pick_shot(plan, arch, backend, s->db_path);
+	}
+	unsigned long count = (unsigned long)plan->count;
+	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+	MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, comm);
+	if (rc != FGO_OK)
+		return rc;
+	plan->count = (size_t)count;
+	for (size_t i = 0; i < plan->count; i++)
+		MPI_Bcast(&plan->items[i], (int)sizeof plan->items[i], MPI_BYTE, 0, comm);
+	return FGO_OK;
+}
+
 int session_defaults(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s,
 		     const char *arch, const char *backend)
 {
 	int rank, rc = FGO_OK;
 	MPI_Comm_rank(comm, &rank);
+	if (session_shots(comm, plan, s, arch, backend) != FGO_OK)
+		return FGO_EUSAGE;
 	if (plan->pick == FGO_PICK_MODEL) {
 		if (rank == 0 && !s->pick_model) {
 			error("%s: config auto is not taken by this command (use the defaults table:"

@@ -23,6 +23,9 @@ struct fgo_plan_item {
 	char reason[FGO_REASON_MAX];
 	unsigned char default_how;   /* how the tile was chosen: enum defaults_how (spec/defaults.h) */
 	short default_row;           /* the defaults table's row (0-based), -1 none */
+	/* 1: the spec or flags named ALGO_CHOICE (algo.h): cfg is one-shot
+	 * until the session's pick_shot sets the shot */
+	unsigned char shot_choice;
 };
 
 /* How a plan's configurations that give no tile get one ("config"). */

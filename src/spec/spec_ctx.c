@@ -266,6 +266,10 @@ int spec_json_algorithm(struct spec_ctx *c, const cJSON *v, const char *what, co
 		return spec_fail_node(c, v, 0, "\"%s\" expects an algorithm name, got %s", what,
 				      spec_json_type(v));
 	char why[512];
+	if (algo_is_choice(v->valuestring)) { /* the shot chosen when it runs */
+		*out = ALGO_CHOICE;
+		return FGO_OK;
+	}
 	const struct fgo_algo *algo = algo_resolve(v->valuestring, why, sizeof why);
 	if (!algo)
 		return spec_fail_node(c, v, 0, "%s", why);
@@ -284,6 +288,17 @@ int spec_json_dtype(struct spec_ctx *c, const cJSON *v, const char *what, enum f
 	return FGO_OK;
 }
 
+/* The key a plan's duplicates are found by: the configuration's, with
+ * ALGO_CHOICE for an item that named it (its shot is not picked yet, so it
+ * repeats no shot the spec gives; the session drops it if its pick does). */
+static void item_key(const struct fgo_config *cfg, int choice, char *key, size_t len)
+{
+	struct fgo_config named = *cfg;
+	if (choice)
+		snprintf(named.algorithm, sizeof named.algorithm, "%s", ALGO_CHOICE);
+	config_key(&named, key, len);
+}
+
 static size_t key_slot(const struct spec_ctx *c, const char *key)
 {
 	return (size_t)fnv1a64(key, strlen(key)) & (c->nslots - 1);
@@ -300,7 +315,7 @@ static int grow_slots(struct spec_ctx *c)
 	c->nslots = n;
 	char key[FGO_KEY_MAX];
 	for (size_t i = 0; i < c->plan->count; i++) {
-		config_key(&c->plan->items[i].cfg, key, sizeof key);
+		item_key(&c->plan->items[i].cfg, c->plan->items[i].shot_choice, key, sizeof key);
 		size_t s = key_slot(c, key);
 		while (c->slots[s])
 			s = (s + 1) & (n - 1);
@@ -342,14 +357,19 @@ static int add_one(struct spec_ctx *c, const struct fgo_config *given)
 {
 	struct fgo_plan *p = c->plan;
 	struct fgo_config fitted = *given, *cfg = &fitted;
+	/* all_reduce: runs as one-shot until the session picks the shot */
+	int choice = !strcmp(cfg->algorithm, ALGO_CHOICE);
+	if (choice)
+		snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", ALGO_CHOICE_FIRST);
 	kit_fit_tile(cfg); /* a default tile side no longer than the shape allows */
 	if ((p->count + 1) * 2 > c->nslots && grow_slots(c))
 		return spec_fail(c, "out of memory expanding the plan");
 	char key[FGO_KEY_MAX], other[FGO_KEY_MAX];
-	config_key(cfg, key, sizeof key);
+	item_key(cfg, choice, key, sizeof key);
 	size_t s = key_slot(c, key);
 	for (; c->slots[s]; s = (s + 1) & (c->nslots - 1)) {
-		config_key(&p->items[c->slots[s] - 1].cfg, other, sizeof other);
+		const struct fgo_plan_item *was = &p->items[c->slots[s] - 1];
+		item_key(&was->cfg, was->shot_choice, other, sizeof other);
 		if (strcmp(key, other) == 0)
 			return FGO_OK;
 	}
@@ -365,6 +385,7 @@ static int add_one(struct spec_ctx *c, const struct fgo_config *given)
 	memset(it, 0, sizeof *it);
 	it->cfg = *cfg;
 	it->default_row = -1;
+	it->shot_choice = (unsigned char)choice;
 	c->slots[s] = ++p->count;
 	return FGO_OK;
 }

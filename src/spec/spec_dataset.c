@@ -179,6 +179,10 @@ static int csv_value(struct spec_ctx *c, const struct csv_line *l, int col, enum
 	const struct spec_field_info *fi = &spec_fields[f];
 	if (f == SF_ALGORITHM) {
 		char why[512];
+		if (algo_is_choice(s)) { /* the shot chosen when it runs */
+			snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", ALGO_CHOICE);
+			return FGO_OK;
+		}
 		const struct fgo_algo *algo = algo_resolve(s, why, sizeof why);
 		if (!algo)
 			return spec_fail_at(c, l->start[col], "%s", why);

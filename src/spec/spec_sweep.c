@@ -87,7 +87,11 @@ static int push(struct spec_ctx *c, struct field_values *fv, long v)
 	return FGO_OK;
 }
 
-/* One scalar: an integer, an algorithm name (its registry index) or a dtype. */
+/* An "algorithm" value that is no index: ALGO_CHOICE, the shot chosen later. */
+#define SPEC_ALGO_CHOICE (-1L)
+
+/* One scalar: an integer, an algorithm name (its registry index, or
+ * SPEC_ALGO_CHOICE) or a dtype. */
 static int read_scalar(struct spec_ctx *c, enum spec_field f, const char *key, const cJSON *v,
 		       long *out)
 {
@@ -96,6 +100,8 @@ static int read_scalar(struct spec_ctx *c, enum spec_field f, const char *key, c
 		int rc = spec_json_algorithm(c, v, key, &name);
 		if (rc)
 			return rc;
+		if (!strcmp(name, ALGO_CHOICE))
+			*out = SPEC_ALGO_CHOICE;
 		for (long i = 0; fgo_algos[i]; i++)
 			if (strcmp(fgo_algos[i]->name, name) == 0)
 				*out = i;
@@ -379,7 +385,8 @@ static int expand(struct spec_ctx *c, const struct block *b, struct fgo_config *
 		return expand(c, b, cfg, f + 1, count);
 	for (size_t i = 0; i < fv->n; i++) {
 		if (f == SF_ALGORITHM)
-			snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", fgo_algos[fv->v[i]]->name);
+			snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s",
+				 fv->v[i] == SPEC_ALGO_CHOICE ? ALGO_CHOICE : fgo_algos[fv->v[i]]->name);
 		else
 			spec_field_put(cfg, (enum spec_field)f, fv->v[i]);
 		int rc = expand(c, b, cfg, f + 1, count);
