@@ -282,7 +282,7 @@ int predict_view(const struct predict_view_opts *o)
 	     " %d compute unit%s",
 	     r.nnear, r.nshapes, near->m, near->n, near->k, near->distance, cus,
 	     cus == 1 ? "" : "s");
-	if (near->distance > 2)
+	if (near->distance > PREDICT_FAR) /* where auto keeps the table too */
 		warning("the nearest measured shape is far (distance %.2f): treat the ranking as a guess"
 			" and measure (`fgobench tune`)",
 			near->distance);
