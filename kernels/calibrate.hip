@@ -82,6 +82,31 @@ extern "C" __global__ void __launch_bounds__(CALIB_THREADS)
 		*sink = acc;
 }
 
+/* The peers of fgo_calib_store_peers, by value (gpu_calibrate.c has the
+ * same layout: pointers, then the count). */
+#define CALIB_PEERS_MAX 15
+struct calib_peers {
+	uint4 *dst[CALIB_PEERS_MAX];
+	int count;
+};
+
+/* n 16-byte stores to each of peers.count peers at once: CTA b writes to
+ * peer b % count (the grid a multiple of count), so every link is busy
+ * from the start; values from registers, as fgo_calib_store. */
+extern "C" __global__ void __launch_bounds__(CALIB_THREADS)
+	fgo_calib_store_peers(struct calib_peers peers, unsigned long long n, unsigned int seed)
+{
+	unsigned int count = (unsigned int)peers.count;
+	uint4 *dst = peers.dst[blockIdx.x % count];
+	unsigned long long ctas = gridDim.x / count;
+	unsigned long long stride = ctas * blockDim.x;
+	for (unsigned long long i = (unsigned long long)(blockIdx.x / count) * blockDim.x + threadIdx.x;
+	     i < n; i += stride) {
+		unsigned int lo = (unsigned int)i;
+		dst[i] = make_uint4(lo, lo ^ seed, (unsigned int)(i >> 32), ~lo);
+	}
+}
+
 /* n 16-byte stores to dst (a peer's memory): values from registers, so
  * only the link is measured, not this device's own memory reads. */
 extern "C" __global__ void __launch_bounds__(CALIB_THREADS)

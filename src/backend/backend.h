@@ -164,6 +164,17 @@ struct fgo_backend {
 	int (*link_bandwidth)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *sm_gbps,
 			      double *ce_gbps, char *err, size_t len);
 
+	/* (optional, collective over heap->comm) What a fused kernel's link
+	 * side can reach (issue 51): every rank writes into every peer's heap
+	 * at once (bytes / world of the first half of each peer's heap, at
+	 * the writer's own offset); *gbps is this rank's egress, the bytes
+	 * to all its peers over the time from a common start, best of 5
+	 * after a warm-up. A pair's rate times the peers overstates it (the
+	 * links share the device's ports and memory). The same code on every
+	 * rank. */
+	int (*link_egress)(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *gbps,
+			   char *err, size_t len);
+
 	/* (optional) Streaming copy bandwidth of one device's own memory, GB/s,
 	 * for `calibrate`; NULL: memory_bw is not measured. */
 	int (*memory_bandwidth)(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len);

@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "floor.h"
+#include "run/runner.h"
 #include "store/store.h"
 #include "tune/coll_curve.h"
 
@@ -76,5 +77,35 @@ void calibrate_curves_print(const struct calibrate_curves *c);
 int calibrate_curves_store(struct fgo_store *st, const char *host, const char *backend,
 			   const char *devices, const struct calibrate_curves *c, char *err,
 			   size_t len);
+
+/* ---- the link egress: every rank to all its peers at once (issue 51) ---- */
+
+#define EGRESS_HEAP_GPU ((size_t)512 << 20) /* half of it written by the W ranks */
+#define EGRESS_HEAP_CPU ((size_t)32 << 20)
+
+/* What rank 0 keeps: the slowest rank's egress at each W measured. */
+struct calibrate_egress {
+	int n;
+	int world[FGO_EGRESS_W_MAX];
+	double gbps[FGO_EGRESS_W_MAX];
+	double pair_gbps; /* the slowest pair's rate (link_bw), for the table; 0: none */
+};
+
+/* Collective over MPI_COMM_WORLD (node: this rank's node): for W = 2 up to
+ * the ranks of rank 0's node, the first W of them measure be->link_egress
+ * on a heap of their own; rank 0 keeps the slowest rank's rate of each W
+ * and says where there is no real link (ranks sharing a GPU: nothing
+ * kept). Returns the failures (on rank 0; 0 elsewhere). Nothing when the
+ * backend has no link_egress or there is one rank. */
+int calibrate_egress_measure(const struct fgo_backend *be, struct fgo_backend_ctx *ctx,
+			     MPI_Comm node, int gpu, struct calibrate_egress *out);
+
+/* Rank 0: the rates on stdout, beside W - 1 times the pair's. */
+void calibrate_egress_print(const struct calibrate_egress *e);
+
+/* Rank 0: each W's rate into the store as link_bw "egress w=W" (inside the
+ * caller's batch). */
+int calibrate_egress_store(struct fgo_store *st, const char *host, const char *backend,
+			   const struct calibrate_egress *e, char *err, size_t len);
 
 #endif

@@ -48,6 +48,13 @@ const char cmd_calibrate_usage[] =
 	"memory bandwidth, and as link_bw the slowest pair's SM-store bandwidth\n"
 	"(the path fused kernels use).\n"
 	"\n"
+	"The link egress (sol's reachable bound at W > 1): for W = 2 up to the ranks\n"
+	"of rank 0's node, the first W ranks all write into every peer at once (on\n"
+	"GPUs one store kernel whose CTAs take the peers in turn, half the heap over\n"
+	"W into each; on CPU memcpy into the shared heap), best of 5, the slowest\n"
+	"rank; stored per W as link_bw \"egress w=W\". A pair's rate times W - 1\n"
+	"overstates what all links reach at once (they share the device's ports).\n"
+	"\n"
 	"The read floor: the time of the fastest streaming read of N bytes, timed as\n"
 	"runs are timed, at 1, 1.5, 2, 3, 4, 6, ... MiB up to --floor-max. On GPUs a\n"
 	"read kernel (16-byte loads, grid-stride, the fastest of 2, 4 and 8 CTAs per\n"
@@ -433,7 +440,7 @@ static int store_link_pairs(struct fgo_store *st, const char *host, const char *
 static int store_results(const char *db, const char *backend, const struct fgo_ceilings *c,
 			 double memory_bw, const struct device_results *d,
 			 const struct floor_results *fl, const struct calibrate_curves *cv,
-			 const char *devices)
+			 const struct calibrate_egress *eg, const char *devices)
 {
 	char host[128] = "unknown", err[512];
 	gethostname(host, sizeof host - 1);
@@ -464,6 +471,12 @@ static int store_results(const char *db, const char *backend, const struct fgo_c
 	}
 	if (rc == FGO_OK)
 		rc = store_link_pairs(st, host, backend, d, err, sizeof err);
+	if (rc == FGO_OK && eg->n > 0) {
+		rc = calibrate_egress_store(st, host, backend, eg, err, sizeof err);
+		printf("%-12s %-6s %12.4g  GB/s a rank to all peers at once, W=%d%s\n", "link_bw",
+		       "egress", eg->gbps[eg->n - 1], eg->world[eg->n - 1],
+		       eg->n > 1 ? " (and each W below)" : "");
+	}
 	if (rc == FGO_OK && fl->n > 0) {
 		double b[FLOOR_POINTS_MAX];
 		for (int i = 0; i < fl->n; i++)
@@ -646,12 +659,21 @@ int cmd_calibrate(int argc, char **argv)
 			calibrate_curves_print(&curves);
 		}
 	}
+	static struct calibrate_egress egress;
+	if (rc == FGO_OK && ranks > 1) {
+		int failed = calibrate_egress_measure(be, ctx, node, gpu, &egress);
+		if (rank == 0) {
+			got.failures += failed;
+			egress.pair_gbps = got.best.link_bw;
+			calibrate_egress_print(&egress);
+		}
+	}
 	if (rc == FGO_OK && rank == 0) {
 		struct fgo_env env;
 		memset(&env, 0, sizeof env);
 		be->describe(ctx, &env);
 		rc = store_results(cmd_db_path(db), be->name, &got.best, memory_bw, &dev, &fl, &curves,
-				   env.devices);
+				   &egress, env.devices);
 		if (rc == FGO_OK)
 			rc = calibrate_fit_models(cmd_db_path(db), be->name, NULL, link_bw, "calibrate");
 	}

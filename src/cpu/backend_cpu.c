@@ -165,6 +165,47 @@ static void cpu_heap_free(struct fgo_backend_ctx *ctx, struct fgo_heap *heap)
 	memset(heap, 0, sizeof *heap);
 }
 
+/* backend.h's link_egress on shared memory: each rank copies from its
+ * heap's second half into its slot of every peer's first half, all ranks
+ * from one barrier; a sample's time is the slowest rank's (the egress of
+ * ranks that all send at once). */
+static int cpu_link_egress(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *gbps,
+			   char *err, size_t len)
+{
+	(void)ctx;
+	int w = heap->world, me = heap->rank;
+	size_t slot = (heap->bytes / 2 / (size_t)(w > 0 ? w : 1)) & ~(size_t)63;
+	*gbps = 0;
+	if (w < 2 || slot < 4096) {
+		snprintf(err, len, "link egress needs two ranks and a heap of at least %d KiB a rank",
+			 8 * (w > 1 ? w : 2));
+		return FGO_EFAIL;
+	}
+	char *src = heap->base[me] + heap->bytes / 2;
+	for (size_t i = 0; i < slot; i++)
+		src[i] = (char)(i * 131u + (size_t)me);
+	double best = 0;
+	for (int rep = 0; rep < 6; rep++) { /* the first warms the pages up */
+		MPI_Barrier(heap->comm);
+		double t0 = MPI_Wtime();
+		for (int k = 1; k < w; k++) {
+			int peer = (me + k) % w; /* staggered: not every rank on rank 0 first */
+			memcpy(heap->base[peer] + (size_t)me * slot, src, slot);
+		}
+		double mine = MPI_Wtime() - t0, slowest = 0;
+		MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, heap->comm);
+		if (rep > 0 && slowest > 0 && (best == 0 || slowest < best))
+			best = slowest;
+	}
+	MPI_Barrier(heap->comm);
+	if (!(best > 0)) {
+		snprintf(err, len, "timing the link egress gave no positive time");
+		return FGO_EFAIL;
+	}
+	*gbps = (double)(w - 1) * (double)slot / best / 1e9;
+	return FGO_OK;
+}
+
 static int cpu_prepare(struct fgo_backend_ctx *ctx, const struct fgo_algo *algo,
 		       const struct fgo_config *cfg, struct fgo_heap *heap,
 		       struct fgo_runnable **out, struct fgo_kernel_info *info, char *reason,
@@ -599,6 +640,7 @@ const struct fgo_backend fgo_backend_cpu = {
 	.init = cpu_init,
 	.describe = cpu_describe,
 	.heap_alloc = cpu_heap_alloc,
+	.link_egress = cpu_link_egress,
 	.heap_free = cpu_heap_free,
 	.prepare = cpu_prepare,
 	.prepare_traced = cpu_prepare_traced,

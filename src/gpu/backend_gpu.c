@@ -659,6 +659,7 @@ const struct fgo_backend fgo_backend_gpu = {
 	.baseline = gpu_baseline,
 	.matrix_peak = gpu_matrix_peak,
 	.link_bandwidth = gpu_link_bandwidth,
+	.link_egress = gpu_link_egress,
 	.bulk = gpu_bulk,
 	.telemetry = gpu_telemetry,
 	.memory_bandwidth = gpu_memory_bandwidth,

@@ -32,6 +32,20 @@ int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, doubl
 	return gpu_calib_link_bandwidth(&d, heap, sm_gbps, ce_gbps, err, len);
 }
 
+/* As the curve: ranks on one GPU have no link between them to measure. */
+int gpu_link_egress(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *gbps, char *err,
+		    size_t len)
+{
+	const struct gpu_heap *h = heap->priv;
+	*gbps = 0;
+	if (h->shared_gpu) {
+		snprintf(err, len, "ranks share a GPU: no link between them to measure");
+		return FGO_EUNAVAILABLE;
+	}
+	struct gpu_calib_dev d = calib_dev(ctx);
+	return gpu_calib_link_egress(&d, heap, gbps, err, len);
+}
+
 /* The copy kernel of kernels/calibrate.hip (not hipMemcpy): what kernels reach. */
 int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len)
 {

@@ -51,6 +51,8 @@ struct fgo_runnable {
  * gpu_calibrate.c's measurements on the context's stream and events). */
 int gpu_matrix_peak(struct fgo_backend_ctx *ctx, enum fgo_dtype dtype, double *tflops, char *err,
 		    size_t len);
+int gpu_link_egress(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *gbps, char *err,
+		    size_t len);
 int gpu_link_bandwidth(struct fgo_backend_ctx *ctx, struct fgo_heap *heap, double *sm_gbps,
 		       double *ce_gbps, char *err, size_t len);
 int gpu_memory_bandwidth(struct fgo_backend_ctx *ctx, double *gbps, char *err, size_t len);

@@ -377,6 +377,72 @@ int gpu_calib_link_bandwidth(const struct gpu_calib_dev *d, struct fgo_heap *hea
 	return FGO_OK;
 }
 
+/* kernels/calibrate.hip's struct calib_peers, by value. */
+#define CALIB_PEERS_MAX 15
+struct calib_peers {
+	void *dst[CALIB_PEERS_MAX];
+	int count;
+};
+
+int gpu_calib_link_egress(const struct gpu_calib_dev *d, struct fgo_heap *heap, double *gbps,
+			  char *err, size_t len)
+{
+	int w = heap->world, me = heap->rank, ok = 1, go, rc = FGO_OK;
+	size_t slot = heap->bytes / 2 / (size_t)(w > 0 ? w : 1);
+	hipModule_t mod = NULL;
+	struct calib_peers peers;
+	float best = 0;
+
+	*gbps = 0;
+	if (len)
+		err[0] = 0;
+	if (slot > GPU_CALIB_LINK_BYTES)
+		slot = GPU_CALIB_LINK_BYTES;
+	slot &= ~(size_t)4095;
+	memset(&peers, 0, sizeof peers);
+	if (w < 2 || w - 1 > CALIB_PEERS_MAX || slot < ((size_t)1 << 20)) {
+		snprintf(err, len, "link egress needs 2 to %d ranks and 1 MiB a peer in half the heap"
+			 " (%d ranks, %zu bytes a rank)", CALIB_PEERS_MAX + 1, w, heap->bytes);
+		ok = 0;
+	}
+	for (int k = 1; ok && k < w; k++) /* staggered: not every rank on rank 0 first */
+		peers.dst[peers.count++] = heap->base[(me + k) % w] + (size_t)me * slot;
+	unsigned long long vectors = slot / 16;
+	unsigned int seed = (unsigned int)me * 977u + 1u;
+	void *args[] = { &peers, &vectors, &seed };
+	/* 4 CTAs per SM as the pair measurement, rounded to whole peers */
+	unsigned int per = ((unsigned int)d->sms * 4 + (unsigned int)w - 2) / (unsigned int)(w > 1 ? w - 1 : 1);
+	struct op store = { .kind = OP_KERNEL, .what = "the store kernel into every peer",
+			    .grid = per * (unsigned int)(w > 1 ? w - 1 : 1), .args = args };
+	if (ok)
+		ok = hipSetDevice(d->device) == hipSuccess && load_kernels(d, &mod, err, len) == FGO_OK &&
+		     get_kernel(mod, "fgo_calib_store_peers", &store.fn, err, len) == FGO_OK;
+	if (!ok && !err[0])
+		snprintf(err, len, "selecting GPU %d failed", d->device);
+	/* every rank starts each sample from the same barrier, whatever
+	 * failed, so the collectives match and the stores overlap */
+	go = agree(heap->comm, ok, "the link egress", err, len);
+	for (int rep = 0; rep < 6 && go; rep++) { /* the first warms up */
+		float ms = 0;
+		if (ok)
+			ok = time_best(d, &store, 0, 1, &ms, err, len) == FGO_OK;
+		float slowest = ok ? ms : 0;
+		MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_FLOAT, MPI_MAX, heap->comm);
+		go = agree(heap->comm, ok, "the link egress", err, len);
+		if (go && rep > 0 && (best == 0 || slowest < best))
+			best = slowest;
+	}
+	if (mod)
+		hipModuleUnload(mod);
+	if (!go || !(best > 0)) {
+		if (go)
+			snprintf(err, len, "timing the link egress gave no positive time");
+		return FGO_EFAIL;
+	}
+	*gbps = (double)(w - 1) * (double)slot / (best * 1e-3) / 1e9;
+	return rc;
+}
+
 /* The element count of kind's call on a buffer of bytes at world ranks
  * (gpu_vendor_coll's count). */
 static size_t coll_count(enum fgo_collective kind, size_t bytes, int world)

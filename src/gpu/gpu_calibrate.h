@@ -65,6 +65,16 @@ int gpu_calib_read_floor(const struct gpu_calib_dev *d, const size_t *bytes, int
 int gpu_calib_link_bandwidth(const struct gpu_calib_dev *d, struct fgo_heap *heap,
 			     double *sm_gbps, double *ce_gbps, char *err, size_t len);
 
+/* Collective over heap->comm (backend.h's link_egress): every rank writes
+ * at once into its slot of the first half of every peer's heap (half the
+ * heap / W, at most GPU_CALIB_LINK_BYTES) with one store kernel whose CTAs
+ * take the peers in turn (4 CTAs per SM in all); each sample from a
+ * barrier, timed with events on each rank, the slowest rank's time
+ * counts; best of 5 after a warm-up. *gbps: (W - 1) x slot over it. The
+ * same code on every rank. Up to 16 ranks. */
+int gpu_calib_link_egress(const struct gpu_calib_dev *d, struct fgo_heap *heap, double *gbps,
+			  char *err, size_t len);
+
 /* Collective over comm (the ranks of c, one GPU each): the vendor
  * collective's curve (backend.h's collective_curve) through c, bf16
  * elements, send and recv buffers of the largest size on this device:

@@ -165,17 +165,34 @@ static void derive(const struct fgo_runner_opts *o, const struct fgo_algo *algo,
 		r->speedup = r->baseline.median / r->fused.median;
 	double peak = o->ceilings.matrix_peak[cfg->dtype];
 	if (peak > 0) {
-		double limit = config_flops(cfg) / cfg->world / (peak * 1e12);
-		if (bytes > 0 && o->ceilings.link_bw > 0 && bytes / (o->ceilings.link_bw * 1e9) > limit)
-			limit = bytes / (o->ceilings.link_bw * 1e9);
+		/* the longest of: the MACs at the peak, the bytes to one peer at
+		 * the slowest pair's rate, the bytes to all peers at the egress
+		 * measured with every rank sending at once (runner.h) */
+		double limit = config_flops(cfg) / cfg->world / (peak * 1e12), pair = 0, all = 0;
+		double egress = cfg->world <= FGO_EGRESS_W_MAX ? o->ceilings.egress_bw[cfg->world] : 0;
+		if (bytes > 0 && o->ceilings.link_bw > 0)
+			pair = bytes / (o->ceilings.link_bw * 1e9);
+		if (bytes > 0 && egress > 0)
+			all = (cfg->world - 1) * bytes / (egress * 1e9);
+		int link = pair > limit || all > limit;
+		limit = fmax(limit, fmax(pair, all));
 		r->sol = limit / tf;
 		/* a ceiling below what a run reached is the ceiling's error: the
 		 * run's sol is left unknown and says why, never above 1 */
 		if (r->sol > 1.0) {
-			char why[160];
-			snprintf(why, sizeof why, "the calibrated %s peak of %.3g TFLOP/s is below this"
-				 " run's %.3g (run `fgobench calibrate` again)",
-				 dtype_name(cfg->dtype), peak, r->tflops_per_rank);
+			char why[200];
+			if (!link)
+				snprintf(why, sizeof why, "the calibrated %s peak of %.3g TFLOP/s is below"
+					 " this run's %.3g (run `fgobench calibrate` again)",
+					 dtype_name(cfg->dtype), peak, r->tflops_per_rank);
+			else if (all >= pair)
+				snprintf(why, sizeof why, "the calibrated link egress at W=%d of %.3g GB/s is"
+					 " below this run's %.3g (run `fgobench calibrate` again)",
+					 cfg->world, egress, (cfg->world - 1) * r->link_gbps);
+			else
+				snprintf(why, sizeof why, "the calibrated link of %.3g GB/s a pair is below"
+					 " this run's %.3g (run `fgobench calibrate` again)",
+					 o->ceilings.link_bw, r->link_gbps);
 			runner_unavailable(r, "sol", why);
 			r->sol = NAN;
 		}

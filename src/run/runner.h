@@ -19,11 +19,25 @@
 #include "spec/spec.h"
 #include "trace/timeline.h"
 
-/* Calibrated ceilings used for sol (0 = not known). */
+/* Calibrated ceilings used for sol (0 = not known). A run's link side is
+ * bounded by both: its bytes to one peer at the slowest pair's rate, and
+ * its bytes to all W - 1 peers at the egress measured with every rank of
+ * W sending to all its peers at once (what the fused kernels do; a GPU's
+ * links share its ports, so this is below W - 1 times the pair rate). */
+#define FGO_EGRESS_W_MAX 64
 struct fgo_ceilings {
-	double matrix_peak[3]; /* TFLOP/s per rank, by enum fgo_dtype */
-	double link_bw;        /* GB/s, one rank to one peer */
+	double matrix_peak[3];                  /* TFLOP/s per rank, by enum fgo_dtype */
+	double link_bw;                         /* GB/s, one rank to one peer */
+	double egress_bw[FGO_EGRESS_W_MAX + 1]; /* GB/s by W: one rank to all its peers */
 };
+
+/* run/ceilings.c: the stored ceilings of host and backend (egress up to
+ * max_world). FGO_OK, or FGO_EFAIL with err. */
+struct fgo_store;
+int ceilings_load(struct fgo_store *st, const char *host, const char *backend, int max_world,
+		  struct fgo_ceilings *c, char *err, size_t len);
+/* The ceilings row detail of the egress at world ranks ("egress w=4"). */
+void ceilings_egress_detail(int world, char *out, size_t len);
 
 /* What a group keeps of the problem (algorithm, dtype, world, M, N, K) it
  * runs: the work every configuration of the problem shares (inputs,

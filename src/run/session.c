@@ -291,21 +291,8 @@ static int begin(const struct fgo_plan *plan, const struct fgo_session *s,
 			p->total++;
 	}
 
-	static const char *const what_dtype[3] = { "fp32", "fp16", "bf16" };
-	for (int t = 0; t < 3; t++) {
-		int found = 0;
-		if (store_ceiling_get(p->store, host, be->name, "matrix_peak", what_dtype[t],
-				      &ceil->matrix_peak[t], &found, err, sizeof err))
-			goto fail;
-		if (!found)
-			ceil->matrix_peak[t] = 0;
-	}
-	int found = 0;
-	if (store_ceiling_get(p->store, host, be->name, "link_bw", "", &ceil->link_bw, &found, err,
-			      sizeof err))
+	if (ceilings_load(p->store, host, be->name, plan->max_world, ceil, err, sizeof err))
 		goto fail;
-	if (!found)
-		ceil->link_bw = 0;
 	return FGO_OK;
 fail:
 	error("%s", err);

@@ -148,24 +148,11 @@ sql_fail:
 	return FGO_EFAIL;
 }
 
-static int load_ceilings(struct driver *d, const char *backend, struct fgo_ceilings *c)
+static int load_ceilings(struct driver *d, const char *backend, int world, struct fgo_ceilings *c)
 {
-	static const char *const dtypes[3] = { "fp32", "fp16", "bf16" };
 	char err[512];
-	int found;
-	memset(c, 0, sizeof *c);
-	for (int t = 0; t < 3; t++) {
-		if (store_ceiling_get(d->store, d->host, backend, "matrix_peak", dtypes[t],
-				      &c->matrix_peak[t], &found, err, sizeof err))
-			return store_error(err);
-		if (!found)
-			c->matrix_peak[t] = 0;
-	}
-	if (store_ceiling_get(d->store, d->host, backend, "link_bw", "", &c->link_bw, &found, err,
-			      sizeof err))
+	if (ceilings_load(d->store, d->host, backend, world, c, err, sizeof err))
 		return store_error(err);
-	if (!found)
-		c->link_bw = 0;
 	return FGO_OK;
 }
 
@@ -274,7 +261,7 @@ static int begin(struct driver *d, const struct fgo_backend *be, struct fgo_back
 		error("%s", err);
 		return FGO_EUSAGE;
 	}
-	if (load_ceilings(d, be->name, ceil))
+	if (load_ceilings(d, be->name, d->plan->max_world, ceil))
 		return FGO_EFAIL;
 	if (!d->o->resume)
 		return FGO_OK;

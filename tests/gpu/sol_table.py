@@ -4,11 +4,13 @@ the fastest validated run of each (algorithm, M, N, K) at world W and
 M >= MIN_M over the STOREs, by runner.c's own rule, for stores whose runs
 were made without `calibrate` in them (their sol column is empty):
 
-    sol = max(FLOPs / W / matrix peak, link bytes / link bandwidth) / t_fused
+    sol = max(FLOPs / W / matrix peak, link bytes / link bandwidth,
+              (W - 1) x link bytes / link egress at W) / t_fused
 
-with the matrix peak of the runs' dtype and the slowest link that
-`calibrate` stored in CAL.db (the same machine's), and the link bytes from
-the run itself (link_gbps x t_fused). A later store's run of a key
+with the matrix peak of the runs' dtype, the slowest link and the egress
+at W (every rank writing to all its peers at once: "egress w=W", where
+CAL.db has one; issue 51) that `calibrate` stored in CAL.db (the same
+machine's), and the link bytes from the run itself (link_gbps x t_fused). A later store's run of a key
 replaces an earlier one only when it is faster; the store each best came
 from is printed beside it.
 
@@ -24,14 +26,18 @@ def ceilings(cal):
         "SELECT dtype, value FROM ceilings WHERE what = 'matrix_peak' ORDER BY id")}
     links = [v * 1e9 for (v,) in db.execute(
         "SELECT value FROM ceilings WHERE what = 'link_bw' AND detail = ''")]
-    return peak, min(links) if links else 0.0
+    egress = {int(d.split("=")[1]): v * 1e9 for d, v in db.execute(
+        "SELECT detail, value FROM ceilings WHERE what = 'link_bw' AND detail LIKE 'egress w=%'"
+        " ORDER BY id")}
+    return peak, min(links) if links else 0.0, egress
 
 
 def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
-    peak, link = ceilings(sys.argv[1])
+    peak, link, egress = ceilings(sys.argv[1])
     world, min_m = int(sys.argv[2]), int(sys.argv[3])
+    out = egress.get(world, 0.0)
     best = {}
     for path in sys.argv[4:]:
         q = ("SELECT algorithm, dtype, m, n, k, t_fused_ms, link_gbps FROM runs"
@@ -42,8 +48,11 @@ def main():
                 continue
             tf = t * 1e-3
             flops = 2.0 * m * n * k / world / peak[dt]
-            wire = (gbps or 0.0) * 1e9 * tf / link if link > 0 else 0.0
-            best[key] = (t, max(flops, wire) / tf, "link" if wire > flops else "flops", path)
+            sent = (gbps or 0.0) * 1e9 * tf  # bytes to one peer
+            wire = sent / link if link > 0 else 0.0
+            allp = (world - 1) * sent / out if out > 0 else 0.0
+            bound = "flops" if flops >= max(wire, allp) else "egress" if allp >= wire else "link"
+            best[key] = (t, max(flops, wire, allp) / tf, bound, path)
     met = sum(1 for v in best.values() if v[1] >= 0.9)
     print("| algorithm | shape | ms | sol | bound | store |")
     print("|---|---|---|---|---|---|")
