@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "cmd/predict_view.h"
 #include "fgo.h"
+#include "run/runner.h"
 #include "tune/model_refit.h"
 #include "tune/world_copy.h"
 #include "tune/world_refit.h"
@@ -43,25 +44,35 @@ static int world_machine(struct fgo_store *store, const char *dtype, char *host,
 	return rc;
 }
 
-/* The stored link_bw of the machine and what it is ("measured" or
- * "stated"); 0 when none. */
+/* The link rate of the machine at world ranks and what it is: the egress
+ * calibrate measured at W with every rank sending to all its peers at
+ * once ("egress", what the model's egress term means) or what --link-bw
+ * stated, the newer of the two, else the slowest pair's measured link_bw;
+ * 0 when none. */
 static double world_link(struct fgo_store *store, const char *host, const char *backend,
-			 char *source, size_t len)
+			 int world, char *source, size_t len)
 {
 	sqlite3_stmt *st;
 	double v = 0;
+	char egress[32];
+	ceilings_egress_detail(world, egress, sizeof egress);
 	snprintf(source, len, "none");
 	if (view_prepare(store,
-			 "SELECT value, unit FROM ceilings WHERE machine = ?1 AND backend = ?2"
-			 " AND what = 'link_bw' AND detail = '' ORDER BY measured_at DESC, id DESC LIMIT 1",
+			 "SELECT value, unit, detail FROM ceilings WHERE machine = ?1 AND backend = ?2"
+			 " AND what = 'link_bw' AND detail IN ('', ?3)"
+			 " ORDER BY (detail <> '' OR unit LIKE '%stated%') DESC, measured_at DESC, id DESC"
+			 " LIMIT 1",
 			 &st))
 		return 0;
 	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, backend, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, egress, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *unit = (const char *)sqlite3_column_text(st, 1);
+		const char *detail = (const char *)sqlite3_column_text(st, 2);
 		v = sqlite3_column_double(st, 0);
-		snprintf(source, len, "%s", unit && strstr(unit, "stated") ? "stated" : "measured");
+		snprintf(source, len, "%s", detail && *detail ? "egress"
+					    : unit && strstr(unit, "stated") ? "stated" : "measured");
 	}
 	sqlite3_finalize(st);
 	return v;
@@ -240,7 +251,7 @@ int predict_world_view(const struct predict_view_opts *o)
 		goto out;
 	}
 	struct model_machine mach;
-	double link = world_link(store, host, backend, link_source, sizeof link_source);
+	double link = world_link(store, host, backend, o->world, link_source, sizeof link_source);
 	if ((rc = model_machine_load(store, host, backend, &mach, err, sizeof err)) != FGO_OK ||
 	    (rc = world_curves_load(store, host, backend, curves, COLL_CURVES_MAX, &ncurves, err,
 				    sizeof err)) != FGO_OK) {
