@@ -88,13 +88,13 @@ void calibrate_egress_print(const struct calibrate_egress *e)
 		table_add(t, pairs > 0 ? "%.1f" : "-", pairs);
 		table_add(t, pairs > 0 ? "%.2f" : "-", pairs > 0 ? e->gbps[i] / pairs : 0.0);
 	}
-	printf("\n");
 	view_print_wrapped(stdout, "", "link egress, GB/s a rank: every rank of W writes into all its"
 			   " peers at once (half the heap over W into each; best of 5, the slowest"
 			   " rank); sol bounds a run's bytes to all peers by it:", 0,
 			   FGO_TABLE_COLUMNS);
 	if (t && table_print(t, FGO_FMT_TABLE, stdout) != 0)
 		warning("writing the link egress to stdout failed");
+	printf("\n");
 	table_free(t);
 }
 
