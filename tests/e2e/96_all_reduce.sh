@@ -6,6 +6,7 @@
 # runs once; a dataset row may name it; tune refuses it with the shots to
 # give. The decision's rules on their own: tests/unit/test_shot_pick.c.
 . tests/e2e/lib.sh
+# shellcheck disable=SC2086 # $fast: two flags, split on purpose
 fast="--iterations 2 --warmup 0"
 last_algo() { sql "select algorithm from runs order by id desc limit 1"; }
 

@@ -1,0 +1,32 @@
+#!/bin/sh
+# tests/gpu/pending_prep.sh [BASE_COMMIT]: here, without a GPU, everything
+# tests/gpu/pending.sh carries: the GPU build of this checkout in
+# build/dev/head and of BASE_COMMIT (default c8e797b, the build before
+# issue 48's flight records) in build/dev/base, each with its own kernel
+# cache of sweeps/ab_winners.json (their cache formats differ). Carry
+# build/dev (about 9 MB; an ignored path) in the device call.
+#   sh tests/gpu/pending_prep.sh && du -sh build/dev
+set -eu
+base=${1:-c8e797b}
+cuda=${CUDA:-/usr/local/cuda}
+repo=$PWD
+unset MAKEFLAGS MFLAGS MAKELEVEL
+make -s GPU=cuda -j"$(nproc)"
+rm -rf build/dev
+mkdir -p build/dev/head build/dev/base build/cuda/stub
+cp build/cuda/fgobench build/dev/head/
+cp -a build/cuda/lib build/dev/head/
+wt=$(mktemp -d /tmp/fgobench-base.XXXXXX)
+git worktree add -q --detach "$wt" "$base"
+(cd "$wt" && make -s GPU=cuda -j"$(nproc)")
+cp "$wt/build/cuda/fgobench" build/dev/base/
+cp -a "$wt/build/cuda/lib" build/dev/base/
+git worktree remove --force "$wt"
+# the binary links libcuda.so.1: the toolkit's stub where no driver is
+ln -sf "$cuda/lib64/stubs/libcuda.so" build/cuda/stub/libcuda.so.1
+for side in head base; do
+	LD_LIBRARY_PATH=$repo/build/cuda/stub:$cuda/lib64 build/dev/$side/fgobench compile \
+		sweeps/ab_winners.json --arch sm_90a --cache build/dev/$side/kcache --quiet --format csv \
+		-j "$(nproc)" >/dev/null
+done
+echo "build/dev: head $(git rev-parse --short HEAD), base $base; carry [\"build/dev\"]"
