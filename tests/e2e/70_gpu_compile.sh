@@ -112,10 +112,10 @@ else
 	# all_reduce: the sweep picks the shot where it runs; both are compiled
 	printf '{"algorithm": "all_reduce", "dtype": "bf16", "world": 2, "shapes": [[128, 256, 256]]}' \
 		>"$T/shot.json"
-	expect_exit compile-2.10 0 "$GFGO" compile "$T/shot.json" --arch sm_90a --cache "$T/scache" --format csv
-	expect_err compile-2.11 "1 configuration name all_reduce: compiled as one-shot and two-shot"
-	expect_eq compile-2.12 "all_reduce_one_shot compiled all_reduce_two_shot compiled" \
-		"$(awk -F, 'NR > 1 {printf "%s%s %s", NR > 2 ? " " : "", $2, $11}' "$T/out")"
+	expect_exit compile-2.shot.1 0 "$GFGO" compile "$T/shot.json" --arch sm_90a --cache "$T/shotcache" --format csv
+	expect_err compile-2.shot.2 "1 configuration name all_reduce: compiled as one-shot and two-shot"
+	expect_eq compile-2.shot.3 "all_reduce_one_shot compiled all_reduce_two_shot compiled" \
+		"$(awk -F, 'NR > 1 {printf "%s%s %s", (NR > 2 ? " " : ""), $2, $11}' "$T/out")"
 
 	# traced kernels (`run --trace`, compile --trace): their own cache
 	# entries, with the trace hooks (kernels/trace.h) in; the plain ones
