@@ -38,6 +38,16 @@ int calibrate_floor_measure(const struct fgo_backend *be, struct fgo_backend_ctx
 /* Rank 0: the curve on stdout, with the bandwidth each size reaches. */
 void calibrate_floor_print(const struct floor_results *fl, double memory_bw);
 
+/* ---- the groups of W ranks the per-W measurements run on ---- */
+
+/* Collective over MPI_COMM_WORLD: the ranks of rank 0's node (the
+ * per-W measurements stay in one node, as the runner's groups do). */
+int calibrate_lead_node(MPI_Comm node);
+
+/* Collective over MPI_COMM_WORLD: the first world ranks of rank 0's node
+ * as a communicator (MPI_COMM_NULL on every other rank; free it). */
+MPI_Comm calibrate_group(MPI_Comm node, int world);
+
 /* ---- the vendor collective's curve ---- */
 
 #define CURVE_POINTS 5       /* sizes per curve, log-spaced */

@@ -65,27 +65,45 @@ static int measure_group(const struct fgo_backend *be, struct fgo_backend_ctx *c
 	return grank == 0 ? failures : 0;
 }
 
-int calibrate_curves_measure(const struct fgo_backend *be, struct fgo_backend_ctx *ctx,
-			     MPI_Comm node, int gpu, size_t max_bytes, struct calibrate_curves *out)
+int calibrate_lead_node(MPI_Comm node)
 {
-	int rank, nrank, nsize, lead, most = 0, failures = 0, unlinked = 0;
-	memset(out, 0, sizeof *out);
-	out->reps = gpu ? CURVE_REPS_GPU : CURVE_REPS_CPU;
-	if (!be->collective_curve)
-		return 0;
-	if (!max_bytes)
-		max_bytes = gpu ? CURVE_MAX_GPU : CURVE_MAX_CPU;
+	int rank, nrank, nsize, lead, most = 0;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_rank(node, &nrank);
 	MPI_Comm_size(node, &nsize);
 	/* rank 0's node only: the runner's groups never cross a node either */
 	lead = rank;
 	MPI_Bcast(&lead, 1, MPI_INT, 0, node);
-	int first = lead == 0, mine = first ? nsize : 0;
+	int mine = lead == 0 ? nsize : 0;
 	MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return most;
+}
+
+MPI_Comm calibrate_group(MPI_Comm node, int world)
+{
+	int rank, nrank, lead;
+	MPI_Comm group;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_rank(node, &nrank);
+	lead = rank;
+	MPI_Bcast(&lead, 1, MPI_INT, 0, node);
+	MPI_Comm_split(MPI_COMM_WORLD, lead == 0 && nrank < world ? 0 : MPI_UNDEFINED, rank, &group);
+	return group;
+}
+
+int calibrate_curves_measure(const struct fgo_backend *be, struct fgo_backend_ctx *ctx,
+			     MPI_Comm node, int gpu, size_t max_bytes, struct calibrate_curves *out)
+{
+	int failures = 0, unlinked = 0;
+	memset(out, 0, sizeof *out);
+	out->reps = gpu ? CURVE_REPS_GPU : CURVE_REPS_CPU;
+	if (!be->collective_curve)
+		return 0;
+	if (!max_bytes)
+		max_bytes = gpu ? CURVE_MAX_GPU : CURVE_MAX_CPU;
+	int most = calibrate_lead_node(node);
 	for (int w = 2; w <= most; w++) {
-		MPI_Comm group;
-		MPI_Comm_split(MPI_COMM_WORLD, first && nrank < w ? 0 : MPI_UNDEFINED, rank, &group);
+		MPI_Comm group = calibrate_group(node, w);
 		if (group == MPI_COMM_NULL)
 			continue;
 		unlinked = 0;

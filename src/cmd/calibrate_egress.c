@@ -52,21 +52,13 @@ static int measure_group(const struct fgo_backend *be, struct fgo_backend_ctx *c
 int calibrate_egress_measure(const struct fgo_backend *be, struct fgo_backend_ctx *ctx,
 			     MPI_Comm node, int gpu, struct calibrate_egress *out)
 {
-	int rank, nrank, nsize, lead, most = 0, failures = 0;
+	int failures = 0;
 	memset(out, 0, sizeof *out);
 	if (!be->link_egress)
 		return 0;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_rank(node, &nrank);
-	MPI_Comm_size(node, &nsize);
-	/* rank 0's node only, as the curves: the runner's groups never cross a node */
-	lead = rank;
-	MPI_Bcast(&lead, 1, MPI_INT, 0, node);
-	int first = lead == 0, mine = first ? nsize : 0;
-	MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	int most = calibrate_lead_node(node);
 	for (int w = 2; w <= most && w <= FGO_EGRESS_W_MAX; w++) {
-		MPI_Comm group;
-		MPI_Comm_split(MPI_COMM_WORLD, first && nrank < w ? 0 : MPI_UNDEFINED, rank, &group);
+		MPI_Comm group = calibrate_group(node, w);
 		if (group == MPI_COMM_NULL)
 			continue;
 		failures += measure_group(be, ctx, group, w, gpu, out);
