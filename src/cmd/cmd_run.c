@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
 #include "algos/kit.h"
 #include "cmd/cmd.h"
-#include "algo.h"
 #include "fgo.h"
 #include "run/session.h"
 #include "tune/auto_pick.h"
