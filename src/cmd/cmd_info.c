@@ -183,6 +183,12 @@ int cmd_info(int argc, char **argv)
 		snprintf(lead, sizeof lead, "  %-22s ", fgo_algos[i]->name);
 		view_print_wrapped(stdout, lead, fgo_algos[i]->summary, 25, FGO_TABLE_COLUMNS);
 	}
+	char lead[64];
+	snprintf(lead, sizeof lead, "  %-22s ", ALGO_CHOICE);
+	view_print_wrapped(stdout, lead, "run and sweep pick all_reduce_one_shot or all_reduce_two_shot"
+			   " per problem: the store's runs of both, best --predict's ranking, else"
+			   " C's size, W and K/W (`best --predict --algorithm all_reduce` says which)",
+			   25, FGO_TABLE_COLUMNS);
 
 	const char *path = cmd_db_path(db);
 	struct fgo_store *st;

@@ -100,3 +100,5 @@ expect_err ar-6.2 "give all_reduce_one_shot or all_reduce_two_shot"
 expect_exit ar-6.3 2 "$FGO" best --algorithm all_reduce
 expect_err ar-6.4 "ambiguous algorithm \"all_reduce\" (give one of all_reduce_one_shot, all_reduce_two_shot)"
 check ar-6.5 "the store is whole" [ "$(sql 'pragma integrity_check')" = ok ]
+expect_exit ar-6.6 0 "$FGO" info
+check ar-6.7 "info lists all_reduce and what picks its shot" grep -q "^  all_reduce  .*run and sweep pick" "$T/out"
