@@ -231,7 +231,8 @@ int report_section_best(struct report_doc *doc, sqlite3 *db, const struct report
 		return rc;
 	doc_para(doc, "The fastest configuration of each problem by median fused time; TFLOPS of all"
 		 " ranks together; speedup over the baseline (vendor GEMM, then the collective);"
-		 " sol = limit / time from the calibrated ceilings; overlap 1 = communication fully"
+		 " sol = limit / time from the calibrated ceilings (the matrix peak, a pair's link,"
+		 " the link egress at W with every rank sending at once); overlap 1 = communication fully"
 		 " hidden; tried = configurations with ok runs.%s",
 		 floor.n > 0 ? " x floor: a memory-bound run's time / the read floor of its bytes (its"
 			       " per-rank GEMM's A + B + C read once, timed as runs are, from this"
