@@ -40,6 +40,17 @@ static void note_defaults(const struct fgo_plan *plan, const char *arch)
 	note("%s (the README's \"Default tiles\" has the table)", line);
 }
 
+/* Every rank takes rank 0's items: it read the store and changed them
+ * (count may have shrunk: an item dropped). */
+static void send_items(MPI_Comm comm, struct fgo_plan *plan)
+{
+	unsigned long count = (unsigned long)plan->count;
+	MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, comm);
+	plan->count = (size_t)count;
+	for (size_t i = 0; i < plan->count; i++)
+		MPI_Bcast(&plan->items[i], (int)sizeof plan->items[i], MPI_BYTE, 0, comm);
+}
+
 /* The shots of the items that named all_reduce: rank 0 picks them
  * (s->pick_shot), every rank then runs the same plan (an item may have
  * gone: a repeat of another). */
@@ -59,14 +70,10 @@ static int session_shots(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_
 	} else if (rank == 0) {
 		rc = s->pick_shot(plan, arch, backend, s->db_path);
 	}
-	unsigned long count = (unsigned long)plan->count;
 	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-	MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, comm);
 	if (rc != FGO_OK)
 		return rc;
-	plan->count = (size_t)count;
-	for (size_t i = 0; i < plan->count; i++)
-		MPI_Bcast(&plan->items[i], (int)sizeof plan->items[i], MPI_BYTE, 0, comm);
+	send_items(comm, plan);
 	return FGO_OK;
 }
 
@@ -88,9 +95,7 @@ int session_defaults(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_sess
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 		if (rc != FGO_OK)
 			return FGO_EUSAGE;
-		/* rank 0 read the store; every rank runs what it picked */
-		for (size_t i = 0; i < plan->count; i++)
-			MPI_Bcast(&plan->items[i], (int)sizeof plan->items[i], MPI_BYTE, 0, comm);
+		send_items(comm, plan); /* every rank runs what rank 0 picked */
 		return FGO_OK;
 	}
 	if (rank == 0)

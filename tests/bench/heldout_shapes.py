@@ -311,29 +311,22 @@ def specs(shapes, seed, grid, grid_name):
     origin = ("the held-out per-rank GEMMs of issue 49, drawn by tests/bench/heldout_shapes.py"
               " --seed %d (%d shapes: per-rank GEMMs of public models at W = 1, 2, 4, 8 and"
               " log-uniform M, N, K; none measured by another spec; docs/heldout.md)" % (seed, len(triples)))
+    # what the three specs share, after their name and description
+    common = {key: grid[key] for key in ("iterations", "warmup", "algorithm", "dtype", "world")}
+    common["shapes"] = triples
     perrank = {
         "name": "heldout_perrank",
         "description": origin + ", over the grid of %s: its blocks unchanged, each block's own"
         " shapes the held-out shapes of its rule (%s); bf16 gemm at W=1 against cuBLAS in the"
         " same run" % (grid_name, "; ".join(rules)),
-        "iterations": grid["iterations"],
-        "warmup": grid["warmup"],
-        "algorithm": grid["algorithm"],
-        "dtype": grid["dtype"],
-        "world": grid["world"],
-        "shapes": triples,
+        **common,
         "blocks": blocks,
     }
     plain = {
         "name": "heldout_defaults",
         "description": origin + ", with no tile given: the defaults table's pick (sweep"
         " sweeps/heldout_auto.json for --config auto's); bf16 gemm at W=1 against cuBLAS",
-        "iterations": grid["iterations"],
-        "warmup": grid["warmup"],
-        "algorithm": grid["algorithm"],
-        "dtype": grid["dtype"],
-        "world": grid["world"],
-        "shapes": triples,
+        **common,
     }
     auto = dict(plain)
     auto["name"] = "heldout_auto"
