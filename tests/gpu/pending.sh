@@ -8,8 +8,17 @@
 #            never ends or writes its input, two ranks sharing the GPU
 #   ab       issue 48: the per-rank winners, the build before the flight
 #            records against this one, 2 rounds (target: within 2%)
-#   heldout  issue 49: the held-out per-rank grid, compiled there (-j 16),
-#            swept, then the defaults (docs/heldout.md has the rest)
+#   heldout  issue 49: the held-out per-rank grid, compiled there (-j 16;
+#            cached when pending_prep.sh HELDOUT=1 compiled it), swept,
+#            then the defaults (docs/heldout.md has the rest)
+#   own      issue 49: the same on the project's set (sweeps/perrank.json,
+#            then perrank_defaults.json)
+#   auto     issue 49: calibrate --fit on this store, then both sets with
+#            --config auto and their tables (heldout_table.py); needs the
+#            grids' runs from the same call (auto reads this host's runs
+#            and fit only)
+#   w8       issue 51: sweeps/w8_check.json, eight ranks sharing the GPU,
+#            every family validated (correctness only)
 # LIMIT_<STEP> overrides a step's seconds. Everything lands in $OUT; the
 # stores and logs also as $OUT/pending.tgz (a call brings back 8 files).
 #   OUT=/some/dir STEPS="contain ab" sh tests/gpu/pending.sh
@@ -20,6 +29,13 @@ mkdir -p "$OUT"
 here=$(dirname "$0")
 nvidia-smi -L >"$OUT/gpus.txt" 2>&1
 cat "$OUT/gpus.txt"
+# kernels compiled here travel packed (cubins pack ~20x, the carried tree
+# is limited to 64 MiB): pending_prep.sh FULL=1 packs them
+if [ -f build/dev/kcache.tar.xz ]; then
+	mkdir -p build/dev/head/kcache
+	tar xJf build/dev/kcache.tar.xz -C build/dev/head/kcache
+	echo "kernels unpacked: $(find build/dev/head/kcache -type f | wc -l)"
+fi
 for step in ${STEPS:-contain ab}; do
 	start=$(date +%s)
 	case $step in
@@ -38,22 +54,62 @@ for step in ${STEPS:-contain ab}; do
 		;;
 	heldout)
 		lim=${LIMIT_HELDOUT:-420}
-		(
+		# timeout signals its whole process group: mpirun and the ranks too
+		timeout "$lim" sh -c '
+			here=$1
 			export FGOBENCH_BUILD=build/dev/head NP=1
 			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
 			sh "$here/run.sh" compile sweeps/heldout_perrank.json -j 16 --quiet &&
 				sh "$here/run.sh" sweep sweeps/heldout_perrank.json --tag heldout-perrank --quiet \
 					--timeout 10 &&
 				sh "$here/run.sh" sweep sweeps/heldout_defaults.json --tag heldout-defaults --quiet
-		) >"$OUT/heldout.txt" 2>&1 &
-		pid=$!
-		( sleep "$lim"; kill -TERM "$pid" 2>/dev/null ) &
-		wait "$pid"
+		' sh "$here" >"$OUT/heldout.txt" 2>&1
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" >"$OUT/heldout_table.txt" 2>&1
 		tail -n 12 "$OUT/heldout_table.txt"
 		;;
+	own)
+		lim=${LIMIT_OWN:-240}
+		# timeout signals its whole process group: mpirun and the ranks too
+		timeout "$lim" sh -c '
+			here=$1
+			export FGOBENCH_BUILD=build/dev/head NP=1
+			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+			sh "$here/run.sh" compile sweeps/perrank.json -j 16 --quiet &&
+				sh "$here/run.sh" sweep sweeps/perrank.json --tag perrank --quiet --timeout 10 &&
+				sh "$here/run.sh" sweep sweeps/perrank_defaults.json --tag perrank-defaults --quiet
+		' sh "$here" >"$OUT/own.txt" 2>&1
+		;;
+	auto)
+		lim=${LIMIT_AUTO:-200}
+		# timeout signals its whole process group: mpirun and the ranks too
+		timeout "$lim" sh -c '
+			here=$1
+			export FGOBENCH_BUILD=build/dev/head NP=1
+			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+			sh "$here/run.sh" calibrate --fit &&
+				sh "$here/run.sh" sweep sweeps/heldout_auto.json --tag heldout-auto &&
+				sh "$here/run.sh" sweep sweeps/perrank_auto.json --tag perrank-auto
+		' sh "$here" >"$OUT/auto.txt" 2>&1
+		python3 "$here/heldout_table.py" "$OUT/fgobench.db" >"$OUT/heldout_table.txt" 2>&1
+		python3 "$here/heldout_table.py" "$OUT/fgobench.db" perrank perrank-defaults perrank-auto \
+			>"$OUT/own_table.txt" 2>&1
+		tail -n 8 "$OUT/heldout_table.txt" "$OUT/own_table.txt"
+		;;
+	w8)
+		lim=${LIMIT_W8:-240}
+		# timeout signals its whole process group: mpirun and the ranks too
+		timeout "$lim" sh -c '
+			here=$1
+			export FGOBENCH_BUILD=build/dev/head
+			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+			NP=1 sh "$here/run.sh" compile sweeps/w8_check.json -j 16 --quiet &&
+				NP=8 sh "$here/run.sh" sweep sweeps/w8_check.json --tag w8-check --timeout 30 \
+					--quiet
+		' sh "$here" >"$OUT/w8.txt" 2>&1
+		tail -n 8 "$OUT/w8.txt"
+		;;
 	*)
-		echo "pending.sh: unknown step \"$step\" (contain, ab, heldout)" >&2
+		echo "pending.sh: unknown step \"$step\" (contain, ab, heldout, own, auto, w8)" >&2
 		;;
 	esac
 	echo "== $step: $(($(date +%s) - start)) s (limit $lim)"

@@ -5,7 +5,12 @@
 # issue 48's flight records) in build/dev/base, each with its own kernel
 # cache of sweeps/ab_winners.json (their cache formats differ). Carry
 # build/dev (about 9 MB; an ignored path) in the device call.
+# FULL=1 also compiles the held-out and own per-rank sets, their defaults
+# and the W=8 check (about 10 000 kernels, 45 minutes on two cores; kept
+# between runs in build/kfull) and packs them into build/dev/kcache.tar.xz
+# (about 15 MB), which pending.sh unpacks into head's cache.
 #   sh tests/gpu/pending_prep.sh && du -sh build/dev
+#   FULL=1 sh tests/gpu/pending_prep.sh
 set -eu
 base=${1:-c8e797b}
 cuda=${CUDA:-/usr/local/cuda}
@@ -29,4 +34,13 @@ for side in head base; do
 		sweeps/ab_winners.json --arch sm_90a --cache build/dev/$side/kcache --quiet --format csv \
 		-j "$(nproc)" >/dev/null
 done
+if [ "${FULL:-0}" = 1 ]; then
+	for spec in heldout_perrank heldout_defaults perrank perrank_defaults w8_check; do
+		LD_LIBRARY_PATH=$repo/build/cuda/stub:$cuda/lib64 build/dev/head/fgobench compile \
+			"sweeps/$spec.json" --arch sm_90a --cache build/kfull --quiet --format csv \
+			-j "$(nproc)" >/dev/null || true
+	done
+	(cd build/kfull && find . -type f -name '*.bin' | tar cf - -T - | xz -T0 -6) \
+		>build/dev/kcache.tar.xz
+fi
 echo "build/dev: head $(git rev-parse --short HEAD), base $base; carry [\"build/dev\"]"
