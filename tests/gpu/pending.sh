@@ -17,6 +17,9 @@
 #            --config auto and their tables (heldout_table.py); needs the
 #            grids' runs from the same call (auto reads this host's runs
 #            and fit only)
+#   ncu      issue 49: Nsight Compute of fgobench's GEMM beside cuBLAS's
+#            (tests/gpu/ncu_gemm.sh), one case a line of the file
+#            $NCU_CASES: NAME RUN-FLAGS... (the losing shapes' best tiles)
 #   w8       issue 51: sweeps/w8_check.json, eight ranks sharing the GPU,
 #            every family validated (correctness only)
 # LIMIT_<STEP> overrides a step's seconds. Everything lands in $OUT; the
@@ -95,6 +98,22 @@ for step in ${STEPS:-contain ab}; do
 			>"$OUT/own_table.txt" 2>&1
 		tail -n 8 "$OUT/heldout_table.txt" "$OUT/own_table.txt"
 		;;
+	ncu)
+		lim=${LIMIT_NCU:-240}
+		# timeout signals its whole process group: ncu and fgobench too
+		timeout "$lim" sh -c '
+			here=$1
+			export FGOBENCH_BUILD=build/dev/head
+			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+			grep -v "^#" "$NCU_CASES" | while read -r name flags; do
+				[ -n "$name" ] || continue
+				echo "== ncu $name: $flags"
+				# shellcheck disable=SC2086
+				sh "$here/ncu_gemm.sh" "$name" $flags
+			done
+		' sh "$here" >"$OUT/ncu.txt" 2>&1
+		tail -n 60 "$OUT/ncu.txt"
+		;;
 	w8)
 		lim=${LIMIT_W8:-240}
 		# timeout signals its whole process group: mpirun and the ranks too
@@ -109,7 +128,7 @@ for step in ${STEPS:-contain ab}; do
 		tail -n 8 "$OUT/w8.txt"
 		;;
 	*)
-		echo "pending.sh: unknown step \"$step\" (contain, ab, heldout, own, auto, w8)" >&2
+		echo "pending.sh: unknown step \"$step\" (contain, ab, heldout, own, auto, ncu, w8)" >&2
 		;;
 	esac
 	echo "== $step: $(($(date +%s) - start)) s (limit $lim)"
