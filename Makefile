@@ -55,7 +55,7 @@ BIN := fgobench
 SRCS := $(filter-out src/main.c $(GPU_SRCS),$(wildcard src/*.c src/*/*.c))
 endif
 OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(SRCS)) $(OBJ)/embedded.o $(OBJ)/revision.o
-HDRS := $(wildcard src/*.h src/*/*.h kernels/*.h)
+HDRS := $(wildcard src/*.h src/*/*.h src/*/*.inc kernels/*.h)
 EMBED := db/schema.sql $(wildcard db/migrations/*.sql) $(wildcard plots/*.gp) $(wildcard kernels/*.h kernels/*.hip)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRCS))

@@ -1,5 +1,6 @@
 /* spec/defaults.c: the defaults table (see defaults.h) and its lookup. The
- * rows are data: a new measurement changes a row, never the code below. */
+ * rows are data (defaults_rows.inc): a new measurement changes a row,
+ * never the code below. */
 #include "spec/defaults.h"
 
 #include <stdio.h>
@@ -23,101 +24,26 @@
  * fewer the columns, the more slices); above, the tile grows with the
  * per-rank C (128 tiles of 132 SMs at each step); the Stream-K forms
  * cannot split; all_gather_gemm_pull's copy engine pulls 512-row chunks
- * faster than tile-sized ones (push's SM copies do not gain). */
+ * faster than tile-sized ones (push's SM copies do not gain).
+ *
+ * The rows are src/spec/defaults_rows.inc, data only, written by `best
+ * --defaults --write` (docs/defaults.md, "Deriving the table from a
+ * store"). What the evidence strings do not say:
+ * - rows 1 and 2 (the Stream-K forms from 33 rows a rank): larger C takes
+ *   the last row's 128x256 s3 (W=2 M = 1024..8192: sk_all_scatter best 4
+ *   of 4, sk_all_reduce 1.02-1.06x its best);
+ * - rows 3 to 9, the decode rows: tiles of 8-32 rows with A and B swapped
+ *   (core_wgmma.h's WG_SWAP), from four stores of 2026-11-27 (db/evidence/
+ *   decode_swap_w2_4xh100, swap_small_m_w2_2xh100, swap_w4_4xh100,
+ *   perrank_swap_h100_s11_1127): of every tile tried on the 48 (family,
+ *   W, M <= 32) these rows take, their picks are within 8.1% of each
+ *   problem's best, where the 64-row rows below reached 1.19x. The
+ *   row-sharded families (the gathers, reduce_scatter: M/W rows a rank)
+ *   take them up to 8 rows a rank only: at W=2, M = 64 a swapped tile
+ *   took 1.06-1.18x the 64-row tile's time. The Stream-K forms' rows 1
+ *   and 2 start at 33 rows, so theirs (row 9) is the last of the block. */
 const struct defaults_row defaults_table[] = {
-	/* core     family                  rows      cols  elems     K      tile           split chunk */
-	{ "wgmma", "sk_*", 33, 0, 0, 512 * K_, 0, 64, 64, 64, 12, 8, 1, 0,
-	  "W=2 and 4 M=128 x 4096 x 14336 at 132 + 0 CTAs (mgpu_sk_small_m.json): best 4 of 4,"
-	  " 1.15-1.23x the vendor sequence; 64x128 s8, the row before, 0.96-1.21x" },
-	/* larger C: the last row's 128x256 s3 (W=2 M = 1024..8192: sk_all_scatter
-	 * best 4 of 4, sk_all_reduce 1.02-1.06x its best) */
-	{ "wgmma", "sk_*", 33, 0, 0, 4096 * K_, 0, 128, 128, 64, 5, 12, 1, 0,
-	  "W=2 M=512, 1024 x 4096 x 14336 (mgpu_sk_small_m.json): best 4 of 4, 1.15-1.27x;"
-	  " W=4 best or within 6% 4 of 4 (1.12-1.42x); 128x256 s3, the row before, 0.82-1.27x" },
-	/* decode rows: tiles of 8-32 rows with A and B swapped (core_wgmma.h's
-	 * WG_SWAP), from four stores of 2026-11-27 (db/evidence/
-	 * decode_swap_w2_4xh100, swap_small_m_w2_2xh100, swap_w4_4xh100,
-	 * perrank_swap_h100_s11_1127): of every tile tried on the 48 (family,
-	 * W, M <= 32) these rows take, their picks are within 8.1% of each
-	 * problem's best, where the 64-row rows below reached 1.19x. The
-	 * row-sharded families (the gathers, reduce_scatter: M/W rows a rank)
-	 * take them up to 8 rows a rank only: at W=2, M = 64 a swapped tile
-	 * took 1.06-1.18x the 64-row tile's time. The Stream-K forms' rows 1
-	 * and 2 start at 33 rows, so theirs is the last of the block */
-	{ "wgmma", "all_reduce_*", 0, 32, 0, 512 * K_, 3584, 16, 64, 64, 12, 8, 1, 0,
-	  "W=2 and 4, M=1..32 x 4096 x 14336 (mgpu_swap_small_m.json): within 3.6% of the best 12 of 12,"
-	  " one-shot 1.18-1.32x and two-shot 1.08-1.29x the vendor sequence; 64x64 s12 split 2 (the"
-	  " row after) up to 1.086x the best" },
-	{ "wgmma", "gemm|all_scatter", 0, 32, 512, 0, 8192, 16, 64, 64, 8, 8, 16, 0,
-	  "W=1 gemm M=1, 16 x 512 x 14336 (perrank.json): within 0.9% of the best 2 of 2,"
-	  " 1.05-1.11x cuBLAS" },
-	{ "wgmma", "gemm|all_scatter", 0, 32, 1024, 0, 8192, 32, 64, 64, 8, 8, 8, 0,
-	  "W=1 gemm M=1, 16 x 1024 x 8192..28672, W=4 all_scatter M=1..32 x 4096 x 14336:"
-	  " within 4.3% of the best 9 of 9" },
-	{ "wgmma", "gemm|all_scatter", 0, 32, 0, 512 * K_, 3584, 32, 64, 64, 12, 8, 2, 0,
-	  "W=2 all_scatter M=1..32 (the seed's decode shapes, two stores), W=1 gemm M=1, 16 x"
-	  " 2048 x 8192 and 4096 x 4096: within 8.1% of the best 13 of 13 (64x64 s6 split 4, the"
-	  " row these took before, up to 1.19x)" },
-	{ "wgmma", "all_gather_gemm_*", 0, 8, 0, 0, 8192, 32, 64, 64, 16, 8, 8, 0,
-	  "W=2 pull and push M=2, 16, W=4 M=16, 32 x 4096 x 14336: within 4.8% of the best"
-	  " 8 of 8 (split 2 up to 1.49x at W=4)" },
-	{ "wgmma", "reduce_scatter", 0, 8, 0, 0, 3584, 32, 64, 64, 12, 8, 1, 0,
-	  "W=2 M=2, 16, W=4 M=16, 32 x 4096 x 14336: within 2.3% of the best 4 of 4" },
-	{ "wgmma", "sk_*", 0, 32, 0, 0, 0, 16, 64, 64, 12, 8, 1, 0,
-	  "W=2 and 4 M=1, 16, 32 x 4096 x 14336 at 132 + 0 CTAs (mgpu_swap_small_m.json): within"
-	  " 5.1% of the best 12 of 12; 64x64 s12 (row 1's, these problems' row until then) up to"
-	  " 1.103x" },
-	{ "wgmma", "all_reduce_*", 65, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
-	  "W=2 M=128 x 4096 x 14336: one-shot 1.02x and two-shot 0.93x the vendor sequence,"
-	  " best of 14 tiles and splits (split 2 through slots); W=4 (K/W 3584, four H100s,"
-	  " mgpu.json and mgpu_rs_m128_w4.json): best of each, one-shot 1.06-1.09x, two-shot 1.11x" },
-	{ "wgmma", "all_reduce_*", 1, 64, 0, 512 * K_, 3584, 64, 64, 64, 12, 8, 2, 0,
-	  "W=2 and 4 M=16, 64 x 4096 x 14336 (mgpu_small_m_all.json): best or within 1.2%"
-	  " 8 of 8, one-shot 1.11-1.29x and two-shot 1.07-1.18x the vendor sequence; row 20's"
-	  " 64x64 s6 unsplit at W=4 0.87-1.07x, row 18's split 4 at W=2 1.02-1.14x" },
-	{ "wgmma", "reduce_scatter", 4, 128, 0, 512 * K_, 3584, 64, 128, 64, 8, 8, 2, 0,
-	  "W=2 M=128 x 4096 x 14336 (64 rows a rank): 0.94x the vendor sequence, best of 12"
-	  " tiles and splits; W=4 M=16..128 (4-32 rows a rank, a tile holding 2-4 owners' rows,"
-	  " mgpu_rs_decode_w4.json): best or within 2% 4 of 4, 1.05-1.16x; W=2 M=16..64 as a"
-	  " default 1.11-1.15x (mgpu_defaults_small_m.json; row 18's split 4 not in that run)" },
-	{ "wgmma", NULL, 0, 128, 512, 0, 8192, 64, 64, 64, 6, 8, 16, 0,
-	  "W=1 gemm M=1..128 x 512 x 14336: best 4 of 4" },
-	{ "wgmma", NULL, 0, 128, 1024, 0, 8192, 64, 64, 64, 6, 8, 8, 0,
-	  "W=1 gemm M=1..128 x 1024 x 8192..28672: best 12 of 12" },
-	{ "wgmma", "all_scatter", 129, 256, 0, 512 * K_, 7168, 64, 128, 64, 8, 8, 2, 0,
-	  "W=2 all_scatter fp16 M=256 x 4096 x 14336 (the seed's dataset, 4x H100): 64x128 s8"
-	  " split 2 50.4 us, 64x64 s6 split 4 58.4, best of 184 (decode_prefill_grid.json)" },
-	{ "wgmma", "all_scatter", 257, 512, 0, 1 * M_, 7168, 128, 128, 64, 6, 12, 2, 0,
-	  "W=2 all_scatter fp16 M=512 x 4096 x 14336 (two H100s, two rounds): 128x128 s6 split 2"
-	  " 64.0 us, 64x128 s8 (the row until 2026-11-27) 74.6, best of 349"
-	  " (decode_prefill_grid.json widened)" },
-	{ "wgmma", "all_scatter", 33, 128, 0, 512 * K_, 7168, 64, 64, 64, 12, 8, 2, 0,
-	  "W=2 all_scatter M=64, 128 x 4096 x 14336: best 2 of 2 in the session-10 store (the row"
-	  " after's 64x64 s6 split 4 1.04-1.06x), best or within 1.4% on the seed's dataset (fp16,"
-	  " two runs of two rounds; s6 split 4 1.01-1.07x)" },
-	{ "wgmma", NULL, 0, 256, 0, 512 * K_, 7168, 64, 64, 64, 6, 8, 4, 0,
-	  "W=2 all_scatter M=1..256, the gathers, all-reduces, reduce_scatter at M=128 (K 14336):"
-	  " best or within 3% 15 of 15; W=1 gemm M=1..128 x 2048 x 8192: best 4 of 4" },
-	{ "wgmma", NULL, 0, 256, 0, 256 * K_, 4096, 64, 64, 64, 6, 8, 4, 0,
-	  "W=1 gemm M=1..64 x 4096 x 4096: split 4 best 3 of 3" },
-	{ "wgmma", NULL, 0, 0, 0, 512 * K_, 0, 64, 64, 64, 6, 8, 1, 0,
-	  "W=1 gemm 128 x 4096 x 4096: best; W=2 all_scatter M=256 unsplit 1.09x the split" },
-	{ "wgmma", "all_gather_gemm_pull", 512, 0, 0, 2 * M_, 0, 64, 128, 64, 4, 8, 1, 512,
-	  "W=2 pull M=1024: best (0.94x the time of 512-row chunks' absence)" },
-	{ "wgmma", "all_gather_gemm_pull", 512, 0, 0, 0, 0, 128, 256, 64, 3, 12, 1, 512,
-	  "W=2 pull M=4096..8192: best 3 of 3 (tile-sized chunks 1.09-1.19x)" },
-	{ "wgmma", NULL, 1024, 0, 0, 1 * M_, 7168, 128, 128, 64, 6, 12, 2, 0,
-	  "W=4 all_scatter M=1024 x 4096 x 14336 (mgpu_w4_deep_rings.json): 1.36x the vendor"
-	  " sequence (64x128 s8 1.19x); W=1 gemm 1024 x 1024 x 8192 and 14336: best" },
-	{ "wgmma", NULL, 0, 0, 0, 1 * M_, 0, 64, 128, 64, 4, 8, 1, 0,
-	  "W=2 all_scatter M=512: best; W=1 gemm 512 x 2048 x 8192, 1024 x 1024 x 8192: 64x128" },
-	{ "wgmma", NULL, 0, 0, 0, 2 * M_, 0, 128, 128, 64, 5, 12, 1, 0,
-	  "W=2 M=1024 x 4096 x 14336, 5 stages against 4 (mgpu_deep_rings.json): all_scatter 1.25x"
-	  " the vendor sequence (1.19x), one-shot 1.25x (1.15x), two-shot 1.25x (1.17x),"
-	  " reduce_scatter 1.01x (0.96x), push 1.07x (1.10x)" },
-	{ "wgmma", NULL, 0, 0, 0, 0, 0, 128, 256, 64, 3, 12, 1, 0,
-	  "W=2 every data-parallel family at M=4096..16384: best 20 of 20 shapes measured so;"
-	  " all-reduces at M=1024 1.02x, reduce_scatter best; W=1 gemm M=4096: best" },
+#include "spec/defaults_rows.inc"
 };
 const size_t defaults_table_rows = FGO_ARRAY_SIZE(defaults_table);
 
