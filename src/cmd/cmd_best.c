@@ -1,13 +1,15 @@
 /* cmd_best.c: `fgobench best`: the winning configuration of every problem
  * (algorithm, dtype, world, M, N, K) in the store, from the newest ok run of
  * each configuration; with --predict, the likely winners at a shape nobody
- * measured (predict_view.c). */
+ * measured (predict_view.c); with --defaults, the defaults table judged on
+ * the store (best_defaults.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo.h"
+#include "cmd/best_defaults.h"
 #include "cmd/cmd.h"
 #include "cmd/predict_view.h"
 #include "tune/shot_pick.h"
@@ -26,6 +28,8 @@ const char cmd_best_usage[] =
 	"       [--dtype D] [--tag T] [--top T] [--cus N] [--wide] [--format F] [--db F]\n"
 	"       fgobench best --predict --m M --n N --k K --world W [--algorithm A]\n"
 	"       [--dtype D] [--wide] [--format F] [--db F]\n"
+	"       fgobench best --defaults [--algorithm A] [--world W] [--dtype D] [--tag T]\n"
+	"       [--write FILE] [--wide] [--format F] [--db F]\n"
 	"\n"
 	"For each problem (algorithm, dtype, world, M, N, K) with ok runs in the store,\n"
 	"the fastest configuration by median fused time: its tile, the time, TFLOPS\n"
@@ -105,6 +109,29 @@ const char cmd_best_usage[] =
 	"of both shots where they differ by more than 5%, else a rule of C's size, W\n"
 	"and K/W); measured_us shows those runs beside it.\n"
 	"\n"
+	"With --defaults: the defaults table (docs/defaults.md) judged on the store's ok,\n"
+	"validated runs of the Hopper core (wgmma), grouped into problems (algorithm,\n"
+	"dtype, world, M, N, K). Each problem maps to the row a run of it without a\n"
+	"tile takes; a line per row (row, as docs/defaults.md numbers them): its\n"
+	"family, its pick (tile, split, gather chunk), how many problems map to it\n"
+	"(probs), on how many its pick was measured (meas; every other tunable at what\n"
+	"a run without a tile takes) and there the geomean and the worst of time / the\n"
+	"problem's best (any configuration's); then the derived pick: of the picks\n"
+	"measured on the row's problems, the one measured on the most of them, then\n"
+	"the lowest geomean, with its numbers, vs_pick (geomean of its time / the\n"
+	"row's pick's where both were measured) and the verdict. A row is replaced\n"
+	"when the derived pick is measured on 2 or more of its problems (or on all)\n"
+	"and is more than 1% faster than its pick (vs_pick below 0.99); a row no\n"
+	"problem maps to is kept. On a held-out store (--tag heldout-perrank) the same\n"
+	"lines are the held-out check: each row's pick against each problem's best.\n"
+	"csv and json add pick_worst_at (the problem of the worst) and name the\n"
+	"columns row, family, pick, problems, pick_measured, pick_geomean, pick_worst,\n"
+	"pick_worst_at, derived, derived_measured, derived_geomean, derived_worst,\n"
+	"derived_vs_pick, verdict. --write FILE writes the table as\n"
+	"src/spec/defaults_rows.inc holds it, the replaced rows with the derived pick\n"
+	"and its evidence, the others as they are (the same bytes when none is\n"
+	"replaced); written whole or not at all, never through a symbolic link.\n"
+	"\n"
 	"  --m M, --n N, --k K   only problems of that size (also -m M, -n N, -k K)\n"
 	"  --algorithm A         only that algorithm (any case, - for _, the field's short\n"
 	"                        names such as gemm_rs or ag_gemm_pull; a family name\n"
@@ -119,6 +146,8 @@ const char cmd_best_usage[] =
 	"  --reproduce           after the table, each row's `fgobench run` line\n"
 	"  --wide                the table with every column, however wide\n"
 	"  --predict             rank configurations for --m, --n, --k from other shapes\n"
+	"  --defaults            the defaults table judged on the store, a line per row\n"
+	"  --write FILE          with --defaults: the table's rows written to FILE\n"
 	"  --cus N               compute units for --predict's wave correction (default: the\n"
 	"                        SMs the store's GPU runs name, else 1 as on the CPU)\n"
 	"  --format F            table, md, csv or json (default table)\n"
@@ -185,8 +214,8 @@ static void floor_note_machine(struct floor_note *untold, struct fgo_store *stor
 
 struct best_opts {
 	long m, n, k; /* 0: any */
-	int world, top, cus, predict, reproduce, wide;
-	const char *algorithm, *dtype, *tag, *db;
+	int world, top, cus, predict, reproduce, wide, defaults;
+	const char *algorithm, *dtype, *tag, *db, *write;
 	const char *choice_text; /* --algorithm all_reduce as typed (--predict only) */
 	enum fgo_format format;
 };
@@ -195,7 +224,8 @@ static int parse(int argc, char **argv, struct best_opts *o)
 {
 	static const char *const opts[] = { "--m",   "--n",  "--k",  "--world",
 					    "--top", "--algorithm", "--dtype", "--tag",
-					    "--db",  "--format", "--cus", "-m", "-n", "-k" };
+					    "--db",  "--format", "--cus", "-m", "-n", "-k",
+					    "--write" };
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		enum fgo_dtype t;
@@ -214,6 +244,10 @@ static int parse(int argc, char **argv, struct best_opts *o)
 			}
 			if (!strcmp(argv[i], "--wide")) {
 				o->wide = 1;
+				continue;
+			}
+			if (!strcmp(argv[i], "--defaults")) {
+				o->defaults = 1;
 				continue;
 			}
 			return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
@@ -240,6 +274,11 @@ static int parse(int argc, char **argv, struct best_opts *o)
 		case 7: o->tag = v; break;
 		case 8: o->db = v; break;
 		case 10: rc = cmd_parse_int("best", "--cus", v, 1, 1 << 20, &o->cus); break;
+		case 14:
+			if (!*v)
+				return cmd_usage_error("best", cmd_best_usage, "--write expects a file name");
+			o->write = v;
+			break;
 		default:
 			if (format_parse(v, &o->format))
 				return cmd_usage_error("best", cmd_best_usage,
@@ -428,6 +467,25 @@ static int predict(const struct best_opts *o)
 	return predict_view(&p);
 }
 
+/* --defaults: the table judged on the store; the options that pick
+ * problems by size or show several configurations do not go with it. */
+static int defaults(const struct best_opts *o)
+{
+	const char *bad = o->predict ? "--predict" : o->m ? "--m" : o->n ? "--n" : o->k ? "--k"
+			: o->top ? "--top" : o->reproduce ? "--reproduce" : o->cus ? "--cus"
+			: o->choice_text ? "--algorithm all_reduce" : NULL;
+	if (bad)
+		return cmd_usage_error("best", cmd_best_usage,
+				       "%s does not go with --defaults (a line per table row, over every"
+				       " problem the filters --algorithm, --world, --dtype and --tag keep)",
+				       bad);
+	struct best_defaults_opts d = {
+		.db = o->db, .tag = o->tag, .algorithm = o->algorithm, .dtype = o->dtype,
+		.world = o->world, .write = o->write, .format = o->format, .wide = o->wide,
+	};
+	return best_defaults(&d);
+}
+
 int cmd_best(int argc, char **argv)
 {
 	struct best_opts o = { .format = FGO_FMT_TABLE };
@@ -442,6 +500,10 @@ int cmd_best(int argc, char **argv)
 		return cmd_help(cmd_best_usage);
 	if ((rc = parse(argc, argv, &o)))
 		return rc;
+	if (o.write && !o.defaults)
+		return cmd_usage_error("best", cmd_best_usage, "--write goes with --defaults");
+	if (o.defaults)
+		return defaults(&o);
 	if (o.predict)
 		return predict(&o);
 	if (o.choice_text) /* the runs name their shot: as a filter it is ambiguous */

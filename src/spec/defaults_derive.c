@@ -176,29 +176,25 @@ void derive_verdict_text(const struct derive_row *r, char *out, size_t len)
 {
 	switch (r->verdict) {
 	case DERIVE_NO_PROBLEM:
-		snprintf(out, len, "kept: no problem of the store maps to it");
+		snprintf(out, len, "kept: no problem");
 		break;
 	case DERIVE_UNMEASURED:
-		snprintf(out, len, "kept: no pick measured on its %d problem%s", r->problems,
-			 r->problems == 1 ? "" : "s");
+		snprintf(out, len, "kept: no pick measured");
 		break;
 	case DERIVE_SAME:
-		snprintf(out, len, "kept: its pick is the derived one");
+		snprintf(out, len, "kept: the same pick");
 		break;
 	case DERIVE_THIN:
-		snprintf(out, len, "kept: the derived pick measured on %d of %d problems", r->der.measured,
-			 r->problems);
+		snprintf(out, len, "kept: derived on %d of %d", r->der.measured, r->problems);
 		break;
 	case DERIVE_UNPAIRED:
-		snprintf(out, len, "kept: its pick not measured where the derived one was");
+		snprintf(out, len, "kept: pick not beside it");
 		break;
 	case DERIVE_CLOSE:
-		snprintf(out, len, "kept: the derived pick %.3fx its time on %d problem%s (not %.0f%% faster)",
-			 r->vs_current, r->paired, r->paired == 1 ? "" : "s", DERIVE_MIN_GAIN * 100);
+		snprintf(out, len, "kept: %.3fx on %d", r->vs_current, r->paired);
 		break;
 	case DERIVE_REPLACE:
-		snprintf(out, len, "replace: the derived pick %.3fx its time on %d problem%s", r->vs_current,
-			 r->paired, r->paired == 1 ? "" : "s");
+		snprintf(out, len, "replace: %.3fx on %d", r->vs_current, r->paired);
 		break;
 	}
 }
