@@ -89,11 +89,13 @@ static void stats_of(const struct derive_problem *p, const struct row_meas *rm,
 static int better(const struct defaults_pick *a, const struct derive_stats *sa,
 		  const struct defaults_pick *b, const struct derive_stats *sb)
 {
+	/* equal within rounding (a geomean through log and exp): the next key */
+	const double eps = 1e-12;
 	if (sa->measured != sb->measured)
 		return sa->measured > sb->measured;
-	if (sa->geomean != sb->geomean)
+	if (fabs(sa->geomean - sb->geomean) > eps * sb->geomean)
 		return sa->geomean < sb->geomean;
-	if (sa->worst != sb->worst)
+	if (fabs(sa->worst - sb->worst) > eps * sb->worst)
 		return sa->worst < sb->worst;
 	return pick_cmp(a, b) < 0;
 }
