@@ -163,7 +163,10 @@ int derive_row(const struct derive_problem *p, size_t np, const struct derive_me
 		out->verdict = DERIVE_UNMEASURED;
 	else if (derive_pick_eq(&out->derived, current))
 		out->verdict = DERIVE_SAME;
-	else if (out->der.measured < 2 && out->der.measured < out->problems)
+	/* one problem, even a row's only one, is a point of a box that spans
+	 * factors of 2 to 64 in rows and C: a pick it alone chose moves with
+	 * that problem's noise and says nothing of the rest of the box */
+	else if (out->der.measured < 2)
 		out->verdict = DERIVE_THIN;
 	else if (!out->paired)
 		out->verdict = DERIVE_UNPAIRED;

@@ -48,7 +48,7 @@ enum derive_verdict {
 	DERIVE_NO_PROBLEM = 0, /* no problem of the store maps to the row */
 	DERIVE_UNMEASURED = 1, /* problems map to it, no pick (a default walk) measured there */
 	DERIVE_SAME = 2,       /* the derived pick is the row's pick */
-	DERIVE_THIN = 3,       /* the derived pick measured on 1 problem of several */
+	DERIVE_THIN = 3,       /* the derived pick measured on 1 problem */
 	DERIVE_UNPAIRED = 4,   /* the row's pick measured on none of the derived's problems */
 	DERIVE_CLOSE = 5,      /* the derived pick not more than DERIVE_MIN_GAIN faster */
 	DERIVE_REPLACE = 6,    /* the derived pick replaces the row's */

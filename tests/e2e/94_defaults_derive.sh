@@ -3,7 +3,7 @@
 # runs to the row a run without a tile takes and judges the row's pick
 # against each problem's best; the derived pick covers the most problems,
 # then has the lowest geomean; --write replaces only a row whose derived
-# pick is measured on 2 or more of its problems (or all) and more than 1%
+# pick is measured on 2 or more of its problems and more than 1%
 # faster, gives the committed src/spec/defaults_rows.inc back byte for
 # byte when no row changes, and never writes through a symbolic link; bad
 # flags exit 2. The CPU backend has no rows (its runs are mma.sync), so

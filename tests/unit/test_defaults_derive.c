@@ -87,11 +87,12 @@ static void test_choice(void)
 	T_EQ_INT("none-problems", r.problems, 0);
 
 	/* row 1: one problem, C and B tie on everything: the pick's order
-	 * (64x128 before 128x128); covering the only problem is not thin */
+	 * (64x128 before 128x128); one problem, even the row's only one, is
+	 * thin (the row is kept) */
 	derive_row(p, 4, m, FGO_ARRAY_SIZE(m), 1, &A, &r);
 	T_CHECK("tie-order", derive_pick_eq(&r.derived, &C), "expected 64x128, got %dx%d",
 		r.derived.blk_m, r.derived.blk_n);
-	T_EQ_INT("tie-unpaired", r.verdict, DERIVE_UNPAIRED);
+	T_EQ_INT("tie-thin", r.verdict, DERIVE_THIN);
 }
 
 /* The margin: the derived pick replaces only below 0.99x the pick's time
@@ -124,6 +125,11 @@ static void test_margin(void)
 	struct derive_meas one[] = { { 0, A, 1.0 }, { 0, B, 0.5 } };
 	derive_row(p, 2, one, 2, 0, &A, &r);
 	T_EQ_INT("thin", r.verdict, DERIVE_THIN);
+	/* on the row's only problem: thin too (one point of its box) */
+	derive_row(p, 1, one, 2, 0, &A, &r);
+	T_EQ_INT("thin-only-problem", r.verdict, DERIVE_THIN);
+	derive_verdict_text(&r, text, sizeof text);
+	T_EQ_STR("thin-only-problem-text", text, "kept: derived on 1 of 1");
 	/* the lower worst breaks a tie of coverage and geomean */
 	struct derive_problem q[] = { { 0, 1.0 }, { 0, 1.0 } };
 	struct derive_meas w[] = { { 0, A, 1.0 }, { 1, A, 1.44 }, { 0, C, 1.2 }, { 1, C, 1.2 } };
