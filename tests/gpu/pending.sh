@@ -13,6 +13,9 @@
 #            then the defaults (docs/heldout.md has the rest)
 #   own      issue 49: the same on the project's set (sweeps/perrank.json,
 #            then perrank_defaults.json)
+#   derived  issue 49: both sets' defaults with build/dev/derived, a build
+#            whose table `best --defaults --write` derived from the tuning
+#            stores (judged here on the held-out set before it lands)
 #   auto     issue 49: calibrate --fit on this store, then both sets with
 #            --config auto and their tables (heldout_table.py); needs the
 #            grids' runs from the same call (auto reads this host's runs
@@ -82,6 +85,22 @@ for step in ${STEPS:-contain ab}; do
 				sh "$here/run.sh" sweep sweeps/perrank_defaults.json --tag perrank-defaults --quiet
 		' sh "$here" >"$OUT/own.txt" 2>&1
 		;;
+	derived)
+		lim=${LIMIT_DERIVED:-120}
+		# timeout signals its whole process group: mpirun and the ranks too
+		timeout "$lim" sh -c '
+			here=$1
+			export FGOBENCH_BUILD=build/dev/derived NP=1
+			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+			sh "$here/run.sh" sweep sweeps/heldout_defaults.json --tag heldout-defaults-derived --quiet &&
+				sh "$here/run.sh" sweep sweeps/perrank_defaults.json --tag perrank-defaults-derived --quiet
+		' sh "$here" >"$OUT/derived.txt" 2>&1
+		python3 "$here/heldout_table.py" "$OUT/fgobench.db" heldout-perrank heldout-defaults-derived \
+			>"$OUT/heldout_derived_table.txt" 2>&1
+		python3 "$here/heldout_table.py" "$OUT/fgobench.db" perrank perrank-defaults-derived \
+			>"$OUT/own_derived_table.txt" 2>&1
+		tail -n 8 "$OUT/heldout_derived_table.txt" "$OUT/own_derived_table.txt"
+		;;
 	auto)
 		lim=${LIMIT_AUTO:-200}
 		# timeout signals its whole process group: mpirun and the ranks too
@@ -128,7 +147,7 @@ for step in ${STEPS:-contain ab}; do
 		tail -n 8 "$OUT/w8.txt"
 		;;
 	*)
-		echo "pending.sh: unknown step \"$step\" (contain, ab, heldout, own, auto, ncu, w8)" >&2
+		echo "pending.sh: unknown step \"$step\" (contain, ab, heldout, own, derived, auto, ncu, w8)" >&2
 		;;
 	esac
 	echo "== $step: $(($(date +%s) - start)) s (limit $lim)"
