@@ -17,7 +17,8 @@
 #            whose table `best --defaults --write` derived from the tuning
 #            stores (judged here on the held-out set before it lands)
 #   auto     issue 49: calibrate --fit on this store, then both sets with
-#            --config auto and their tables (heldout_table.py); needs the
+#            --config auto and their tables (heldout_table.py; AUTO_SETS
+#            "heldout" or "perrank" for one of them); needs the
 #            grids' runs from the same call (auto reads this host's runs
 #            and fit only)
 #   ncu      issue 49: Nsight Compute of fgobench's GEMM beside cuBLAS's
@@ -108,10 +109,11 @@ for step in ${STEPS:-contain ab}; do
 			here=$1
 			export FGOBENCH_BUILD=build/dev/head NP=1
 			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
-			sh "$here/run.sh" calibrate --fit &&
-				sh "$here/run.sh" sweep sweeps/heldout_auto.json --tag heldout-auto &&
-				sh "$here/run.sh" sweep sweeps/perrank_auto.json --tag perrank-auto
-		' sh "$here" >"$OUT/auto.txt" 2>&1
+			sh "$here/run.sh" calibrate --fit || exit 1
+			for set in ${AUTO_SETS:-heldout perrank}; do
+				sh "$here/run.sh" sweep "sweeps/${set}_auto.json" --tag "$set-auto" || exit 1
+			done
+		' sh "$here" >>"$OUT/auto.txt" 2>&1
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" >"$OUT/heldout_table.txt" 2>&1
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" perrank perrank-defaults perrank-auto \
 			>"$OUT/own_table.txt" 2>&1
