@@ -9,8 +9,12 @@
 # and the W=8 check (about 10 000 kernels, 45 minutes on two cores; kept
 # between runs in build/kfull) and packs them into build/dev/kcache.tar.xz
 # (about 15 MB), which pending.sh unpacks into head's cache.
+# DERIVED=1 also builds build/dev/derived: this checkout with the table
+# `best --defaults --write` derives from the tuning stores merged
+# (db/evidence perrank_h100_s13c_1127 and mgpu_w2w4_4xh100_s13_1127), for
+# pending.sh's derived step, and compiles both sets' defaults with it.
 #   sh tests/gpu/pending_prep.sh && du -sh build/dev
-#   FULL=1 sh tests/gpu/pending_prep.sh
+#   FULL=1 DERIVED=1 sh tests/gpu/pending_prep.sh
 set -eu
 base=${1:-c8e797b}
 cuda=${CUDA:-/usr/local/cuda}
@@ -34,6 +38,28 @@ for side in head base; do
 		sweeps/ab_winners.json --arch sm_90a --cache build/dev/$side/kcache --quiet --format csv \
 		-j "$(nproc)" >/dev/null
 done
+if [ "${DERIVED:-0}" = 1 ]; then
+	make -s -j"$(nproc)" >/dev/null
+	tmp=$(mktemp -d /tmp/fgobench-derive.XXXXXX)
+	for s in perrank_h100_s13c_1127 mgpu_w2w4_4xh100_s13_1127; do
+		xz -dc "db/evidence/$s.db.xz" >"$tmp/$s.db"
+	done
+	./fgobench merge "$tmp/perrank_h100_s13c_1127.db" "$tmp/mgpu_w2w4_4xh100_s13_1127.db" \
+		-o "$tmp/own_h100_s13.db" >/dev/null
+	git worktree add -q --detach "$tmp/tree" HEAD
+	./fgobench best --defaults --db "$tmp/own_h100_s13.db" --write "$tmp/tree/src/spec/defaults_rows.inc"
+	(cd "$tmp/tree" && git diff --stat && make -s GPU=cuda -j"$(nproc)")
+	mkdir -p build/dev/derived
+	cp "$tmp/tree/build/cuda/fgobench" build/dev/derived/
+	cp -a "$tmp/tree/build/cuda/lib" build/dev/derived/
+	git worktree remove --force "$tmp/tree"
+	rm -rf "$tmp"
+	for spec in heldout_defaults perrank_defaults; do
+		LD_LIBRARY_PATH=$repo/build/cuda/stub:$cuda/lib64 build/dev/derived/fgobench compile \
+			"sweeps/$spec.json" --arch sm_90a --cache build/kfull --quiet --format csv \
+			-j "$(nproc)" >/dev/null || true
+	done
+fi
 if [ "${FULL:-0}" = 1 ]; then
 	for spec in heldout_perrank heldout_defaults perrank perrank_defaults w8_check; do
 		LD_LIBRARY_PATH=$repo/build/cuda/stub:$cuda/lib64 build/dev/head/fgobench compile \
