@@ -43,6 +43,14 @@ if [ -f build/dev/kcache.tar.xz ]; then
 	tar xJf build/dev/kcache.tar.xz -C build/dev/head/kcache
 	echo "kernels unpacked: $(find build/dev/head/kcache -type f | wc -l)"
 fi
+# limited NAME BUILD SCRIPT: SCRIPT (sh, $here the scripts' folder) with
+# BUILD's binary and head's kernel cache, under the step's limit $lim;
+# its output to $OUT/NAME.txt. timeout signals its whole process group:
+# mpirun, ncu and the ranks stop with it.
+limited() {
+	FGOBENCH_BUILD=$2 FGOBENCH_CACHE=$PWD/build/dev/head/kcache NP=1 \
+		timeout "$lim" sh -c "here=\$1; $3" sh "$here" >>"$OUT/$1.txt" 2>&1
+}
 for step in ${STEPS:-contain ab}; do
 	start=$(date +%s)
 	case $step in
@@ -61,41 +69,29 @@ for step in ${STEPS:-contain ab}; do
 		;;
 	heldout)
 		lim=${LIMIT_HELDOUT:-420}
-		# timeout signals its whole process group: mpirun and the ranks too
-		timeout "$lim" sh -c '
-			here=$1
-			export FGOBENCH_BUILD=build/dev/head NP=1
-			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+		limited heldout build/dev/head '
 			sh "$here/run.sh" compile sweeps/heldout_perrank.json -j 16 --quiet &&
 				sh "$here/run.sh" sweep sweeps/heldout_perrank.json --tag heldout-perrank --quiet \
 					--timeout 10 &&
 				sh "$here/run.sh" sweep sweeps/heldout_defaults.json --tag heldout-defaults --quiet
-		' sh "$here" >"$OUT/heldout.txt" 2>&1
+		'
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" >"$OUT/heldout_table.txt" 2>&1
 		tail -n 12 "$OUT/heldout_table.txt"
 		;;
 	own)
 		lim=${LIMIT_OWN:-240}
-		# timeout signals its whole process group: mpirun and the ranks too
-		timeout "$lim" sh -c '
-			here=$1
-			export FGOBENCH_BUILD=build/dev/head NP=1
-			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+		limited own build/dev/head '
 			sh "$here/run.sh" compile sweeps/perrank.json -j 16 --quiet &&
 				sh "$here/run.sh" sweep sweeps/perrank.json --tag perrank --quiet --timeout 10 &&
 				sh "$here/run.sh" sweep sweeps/perrank_defaults.json --tag perrank-defaults --quiet
-		' sh "$here" >"$OUT/own.txt" 2>&1
+		'
 		;;
 	derived)
 		lim=${LIMIT_DERIVED:-120}
-		# timeout signals its whole process group: mpirun and the ranks too
-		timeout "$lim" sh -c '
-			here=$1
-			export FGOBENCH_BUILD=build/dev/derived NP=1
-			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+		limited derived build/dev/derived '
 			sh "$here/run.sh" sweep sweeps/heldout_defaults.json --tag heldout-defaults-derived --quiet &&
 				sh "$here/run.sh" sweep sweeps/perrank_defaults.json --tag perrank-defaults-derived --quiet
-		' sh "$here" >"$OUT/derived.txt" 2>&1
+		'
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" heldout-perrank heldout-defaults-derived \
 			>"$OUT/heldout_derived_table.txt" 2>&1
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" perrank perrank-defaults-derived \
@@ -104,16 +100,12 @@ for step in ${STEPS:-contain ab}; do
 		;;
 	auto)
 		lim=${LIMIT_AUTO:-200}
-		# timeout signals its whole process group: mpirun and the ranks too
-		timeout "$lim" sh -c '
-			here=$1
-			export FGOBENCH_BUILD=build/dev/head NP=1
-			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+		limited auto build/dev/head '
 			sh "$here/run.sh" calibrate --fit || exit 1
 			for set in ${AUTO_SETS:-heldout perrank}; do
 				sh "$here/run.sh" sweep "sweeps/${set}_auto.json" --tag "$set-auto" || exit 1
 			done
-		' sh "$here" >>"$OUT/auto.txt" 2>&1
+		'
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" >"$OUT/heldout_table.txt" 2>&1
 		python3 "$here/heldout_table.py" "$OUT/fgobench.db" perrank perrank-defaults perrank-auto \
 			>"$OUT/own_table.txt" 2>&1
@@ -121,34 +113,27 @@ for step in ${STEPS:-contain ab}; do
 		;;
 	ncu)
 		lim=${LIMIT_NCU:-240}
-		# timeout signals its whole process group: ncu and fgobench too
-		timeout "$lim" sh -c '
-			here=$1
-			export FGOBENCH_BUILD=build/dev/head
-			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+		limited ncu build/dev/head '
 			grep -v "^#" "$NCU_CASES" | while read -r name flags; do
 				[ -n "$name" ] || continue
 				echo "== ncu $name: $flags"
 				# shellcheck disable=SC2086
 				sh "$here/ncu_gemm.sh" "$name" $flags
 			done
-		' sh "$here" >"$OUT/ncu.txt" 2>&1
+		'
 		tail -n 60 "$OUT/ncu.txt"
 		;;
 	w8)
 		lim=${LIMIT_W8:-240}
-		# timeout signals its whole process group: mpirun and the ranks too
-		timeout "$lim" sh -c '
-			here=$1
-			export FGOBENCH_BUILD=build/dev/head
-			export FGOBENCH_CACHE="$PWD/build/dev/head/kcache"
+		limited w8 build/dev/head '
 			NP=1 sh "$here/run.sh" compile sweeps/w8_check.json -j 16 --quiet &&
 				NP=8 sh "$here/run.sh" sweep sweeps/w8_check.json --tag w8-check --timeout 30 \
 					--quiet
-		' sh "$here" >"$OUT/w8.txt" 2>&1
+		'
 		tail -n 8 "$OUT/w8.txt"
 		;;
 	*)
+		lim=0
 		echo "pending.sh: unknown step \"$step\" (contain, ab, heldout, own, derived, auto, ncu, w8)" >&2
 		;;
 	esac
