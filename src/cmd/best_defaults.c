@@ -224,24 +224,30 @@ static void add_ratio(struct fgo_table *t, double v)
 		table_add(t, "%s", "");
 }
 
+/* A pick as the table's tile column names it ("64x64x64 s12 w8 split 2"). */
+static void pick_text(const struct defaults_pick *p, char *text, size_t len)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	c.blk_m = p->blk_m;
+	c.blk_n = p->blk_n;
+	c.blk_k = p->blk_k;
+	c.num_stages = p->num_stages;
+	c.num_warps = p->num_warps;
+	c.split_k = p->split_k;
+	c.comm_blk_m = p->comm_blk_m;
+	defaults_tile_text(&c, text, len);
+}
+
 /* One row's line. */
 static void add_line(struct fgo_table *t, size_t i, const struct derive_row *dr,
 		     const struct store_data *d)
 {
 	const struct defaults_row *r = &defaults_table[i];
-	struct fgo_config c;
 	char text[256];
-	config_defaults(&c);
-	c.blk_m = dr->current.blk_m;
-	c.blk_n = dr->current.blk_n;
-	c.blk_k = dr->current.blk_k;
-	c.num_stages = dr->current.num_stages;
-	c.num_warps = dr->current.num_warps;
-	c.split_k = dr->current.split_k;
-	c.comm_blk_m = dr->current.comm_blk_m;
 	table_add(t, "%zu", i + 1);
 	table_add(t, "%s", r->family ? r->family : "any");
-	defaults_tile_text(&c, text, sizeof text);
+	pick_text(&dr->current, text, sizeof text);
 	table_add(t, "%s", text);
 	table_add(t, "%d", dr->problems);
 	table_add(t, "%d", dr->cur.measured);
@@ -255,14 +261,7 @@ static void add_line(struct fgo_table *t, size_t i, const struct derive_row *dr,
 		table_add(t, "%s", "");
 	}
 	if (dr->have_derived) {
-		c.blk_m = dr->derived.blk_m;
-		c.blk_n = dr->derived.blk_n;
-		c.blk_k = dr->derived.blk_k;
-		c.num_stages = dr->derived.num_stages;
-		c.num_warps = dr->derived.num_warps;
-		c.split_k = dr->derived.split_k;
-		c.comm_blk_m = dr->derived.comm_blk_m;
-		defaults_tile_text(&c, text, sizeof text);
+		pick_text(&dr->derived, text, sizeof text);
 		table_add(t, "%s", text);
 		table_add(t, "%d", dr->der.measured);
 	} else {
