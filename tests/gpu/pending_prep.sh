@@ -6,9 +6,11 @@
 # cache of sweeps/ab_winners.json (their cache formats differ). Carry
 # build/dev (about 9 MB; an ignored path) in the device call.
 # FULL=1 also compiles the held-out and own per-rank sets, their defaults
-# and the W=8 check (about 10 000 kernels, 45 minutes on two cores; kept
-# between runs in build/kfull) and packs them into build/dev/kcache.tar.xz
-# (about 15 MB), which pending.sh unpacks into head's cache.
+# and the W=8 check (about 7 200 kernels, 45 minutes on two cores: start
+# it first thing, in the background; kept between runs in build/kfull) and
+# packs them into build/dev/kcache.tar.xz (8 MB), which pending.sh unpacks
+# into head's cache. Without it the device compiles them (-j 16, minutes
+# of device time).
 # DERIVED=1 also builds build/dev/derived: this checkout with the table
 # `best --defaults --write` derives from the tuning stores merged
 # (db/evidence perrank_h100_s13c_1127 and mgpu_w2w4_4xh100_s13_1127), for
