@@ -183,8 +183,7 @@ static int load(struct fgo_store *store, const struct best_defaults_opts *o, str
 			if (!default_walk(c, units))
 				continue;
 			m->problem = (int)d->nproblems;
-			m->pick = (struct defaults_pick){ c->blk_m, c->blk_n, c->blk_k, c->num_stages,
-							  c->num_warps, c->split_k, c->comm_blk_m };
+			derive_pick_of(c, &m->pick);
 			m->ms = d->runs[j].ms;
 			d->nmeas++;
 		}
@@ -224,18 +223,15 @@ static void add_ratio(struct fgo_table *t, double v)
 		table_add(t, "%s", "");
 }
 
-/* A pick as the table's tile column names it ("64x64x64 s12 w8 split 2"). */
+/* A pick as the table's tile column names it ("64x64x64 s12 w8 split 2"):
+ * applied as a row to a configuration that gave nothing, as a run takes it. */
 static void pick_text(const struct defaults_pick *p, char *text, size_t len)
 {
+	struct defaults_row r = { 0 };
 	struct fgo_config c;
 	config_defaults(&c);
-	c.blk_m = p->blk_m;
-	c.blk_n = p->blk_n;
-	c.blk_k = p->blk_k;
-	c.num_stages = p->num_stages;
-	c.num_warps = p->num_warps;
-	c.split_k = p->split_k;
-	c.comm_blk_m = p->comm_blk_m;
+	derive_pick_to_row(p, &r);
+	defaults_apply(&c, &r);
 	defaults_tile_text(&c, text, len);
 }
 
@@ -328,13 +324,7 @@ static int write_table(const struct best_defaults_opts *o, const struct derive_r
 		rows[i] = defaults_table[i];
 		if (dr[i].verdict != DERIVE_REPLACE)
 			continue;
-		rows[i].blk_m = dr[i].derived.blk_m;
-		rows[i].blk_n = dr[i].derived.blk_n;
-		rows[i].blk_k = dr[i].derived.blk_k;
-		rows[i].num_stages = dr[i].derived.num_stages;
-		rows[i].num_warps = dr[i].derived.num_warps;
-		rows[i].split_k = dr[i].derived.split_k;
-		rows[i].comm_blk_m = dr[i].derived.comm_blk_m;
+		derive_pick_to_row(&dr[i].derived, &rows[i]);
 		derive_evidence(&dr[i], name, evidence[i], sizeof evidence[i]);
 		rows[i].evidence = evidence[i];
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%zu", replaced ? ", " : "",

@@ -22,6 +22,23 @@ void derive_row_pick(const struct defaults_row *r, int takes_units, struct defau
 	out->comm_blk_m = r->comm_blk_m;
 }
 
+void derive_pick_of(const struct fgo_config *c, struct defaults_pick *out)
+{
+	*out = (struct defaults_pick){ c->blk_m,     c->blk_n,   c->blk_k,     c->num_stages,
+				       c->num_warps, c->split_k, c->comm_blk_m };
+}
+
+void derive_pick_to_row(const struct defaults_pick *p, struct defaults_row *r)
+{
+	r->blk_m = p->blk_m;
+	r->blk_n = p->blk_n;
+	r->blk_k = p->blk_k;
+	r->num_stages = p->num_stages;
+	r->num_warps = p->num_warps;
+	r->split_k = p->split_k;
+	r->comm_blk_m = p->comm_blk_m;
+}
+
 int derive_pick_eq(const struct defaults_pick *a, const struct defaults_pick *b)
 {
 	return a->blk_m == b->blk_m && a->blk_n == b->blk_n && a->blk_k == b->blk_k &&

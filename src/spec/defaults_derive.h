@@ -79,6 +79,13 @@ struct derive_row {
  * takes_units nonzero). */
 void derive_row_pick(const struct defaults_row *r, int takes_units, struct defaults_pick *out);
 
+/* The pick a run's configuration is (its tile, split and gather chunk). */
+void derive_pick_of(const struct fgo_config *c, struct defaults_pick *out);
+
+/* Sets row r's tile, split and gather chunk to pick p (the rest of the
+ * row, its boundaries and evidence, stays). */
+void derive_pick_to_row(const struct defaults_pick *p, struct defaults_row *r);
+
 /* 1 when a and b are the same pick. */
 int derive_pick_eq(const struct defaults_pick *a, const struct defaults_pick *b);
 
