@@ -26,8 +26,9 @@
 #            $NCU_CASES: NAME RUN-FLAGS... (the losing shapes' best tiles)
 #   w8       issue 51: sweeps/w8_check.json, eight ranks sharing the GPU,
 #            every family validated (correctness only)
-# LIMIT_<STEP> overrides a step's seconds. Everything lands in $OUT; the
-# stores and logs also as $OUT/pending.tgz (a call brings back 8 files).
+# LIMIT_<STEP> overrides a step's seconds. Everything lands in $OUT as
+# $OUT/pending.tgz, the tables (*table.txt, ab_best.txt) also beside it (a
+# call brings back 8 files).
 #   OUT=/some/dir STEPS="contain ab" sh tests/gpu/pending.sh
 set -u
 OUT=${OUT:-$PWD/gpu-out}
@@ -139,7 +140,11 @@ for step in ${STEPS:-contain ab}; do
 	esac
 	echo "== $step: $(($(date +%s) - start)) s (limit $lim)"
 done
-# the stores and logs in one file; the tables stay beside it
-(cd "$OUT" && tar czf pending.tgz --exclude=pending.tgz --exclude='*.txt' . 2>/dev/null &&
-	find . -type f ! -name pending.tgz ! -name '*.txt' -delete)
+# everything in one file (a call brings back 8), written outside $OUT (tar
+# fails on a folder that changes as it reads it: the archive itself), and
+# the tables beside it
+packed=$(mktemp /tmp/pending.XXXXXX)
+(cd "$OUT" && tar czf "$packed" . && mv "$packed" pending.tgz &&
+	find . ! -name pending.tgz ! -name '*table.txt' ! -name ab_best.txt \( -type f -o -type l \) -delete &&
+	find . -mindepth 1 -type d -empty -delete)
 ls "$OUT"

@@ -28,9 +28,11 @@ extern "C" __global__ void hostile(struct fgo_user_args a)
 		*(volatile int *)0x10 = 1;
 	if (bad && FAULT == 2)
 		__trap();
+	/* a sleep in the loop: ptxas drops a loop that only spins on a
+	 * volatile local (it lives in a register), and the kernel then ends */
 	if (bad && FAULT == 3)
-		for (volatile int spin = 1; spin;) {
-		}
+		for (;;)
+			fgo_sleep();
 	const char *A = (const char *)FGO_USER_A(&a), *B = (const char *)FGO_USER_B(&a);
 	char *C = (char *)FGO_USER_C(&a);
 	for (long long e = threadIdx.x; e < rows * cols; e += blockDim.x) {
