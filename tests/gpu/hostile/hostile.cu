@@ -28,8 +28,9 @@ extern "C" __global__ void hostile(struct fgo_user_args a)
 		*(volatile int *)0x10 = 1;
 	if (bad && FAULT == 2)
 		__trap();
-	/* a sleep in the loop: ptxas drops a loop that only spins on a
-	 * volatile local (it lives in a register), and the kernel then ends */
+	/* a sleep in the loop: a spin on a volatile local compiled to a loop
+	 * over a register (NVRTC's PTX) and ended on an H100; a nanosleep
+	 * is an instruction no compiler may drop */
 	if (bad && FAULT == 3)
 		for (;;)
 			fgo_sleep();
