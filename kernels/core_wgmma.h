@@ -9,8 +9,9 @@
  *
  *   producer (one thread): for each BLK_K slice, wait until stage s is
  *     empty, announce its bytes on full[s], and issue the TMA loads of the
- *     A panel (BLK_M x 64, one box) and the B panel (64 x BLK_N, BLK_N/64
- *     boxes of 64 columns) into it. TMA swizzles 128-byte rows as it
+ *     A panel (BLK_M x 64, one box) and the B panel (64 x BLK_N, boxes
+ *     of 64 columns, or of 32 or 16 where BLK_N is not a multiple of 64)
+ *     into it. TMA swizzles the boxes' rows (128, 64 or 32 bytes) as it
  *     writes and fills out-of-range rows and columns with zeros, so edges
  *     cost nothing here and any M, N, K is exact.
  *   consumers: wait until stage s is full, issue 4 x WG_MI wgmma
@@ -42,8 +43,8 @@
  * (+ 8 for q >= 2), row j * 8 + (l % 4) * 2 + (q & 1).
  *
  * C leaves through shared memory: each consumer has its part of a staging
- * area (WG_ROWS x BLK_N, as BLK_N / 64 boxes of 64 columns with the
- * 128-byte swizzle), writes its accumulators there and goes on to its next
+ * area (WG_ROWS x BLK_N, as boxes of 64 columns with the 128-byte
+ * swizzle, or of 32 or 16 with the 64- or 32-byte one: wgmma_epilogue.h), writes its accumulators there and goes on to its next
  * tile. A storer thread (warp 1 of warpgroup 0) waits until every part of
  * the tile is staged, hands the boxes to TMA, which writes whole lines and
  * clips the M and N edges, to this rank's C or to every rank's (the
@@ -88,12 +89,19 @@
 #endif
 /* A stage's K: WG_KS slices of 64 elements (128 bytes, the swizzle's row).
  * The A panel is WG_KS boxes of BLK_M rows, one a slice, one after the
- * other; the B panel BLK_N / 64 boxes of 64 columns and all BLK_K rows. */
+ * other; the B panel BLK_N / WG_B_COLS boxes of WG_B_COLS columns and all
+ * BLK_K rows. */
 #define WG_KS (BLK_K / 64)
 #define WG_A_SLICE_BYTES FGO_WGMMA_PANEL_BYTES(BLK_M) /* one K slice of the A panel */
 #define WG_A_BYTES (WG_KS * WG_A_SLICE_BYTES)
 #define WG_B_BYTES (WG_KS * FGO_WGMMA_PANEL_BYTES(BLK_N))
-#define WG_B_BOX_BYTES (BLK_K * 128)    /* one 64-column box of the B panel */
+/* The B panel's boxes: WG_B_COLS columns (64, or 32 or 16 where BLK_N is
+ * not a multiple of 64: tile_shape.h), rows of WG_B_ROW_BYTES with the
+ * swizzle of that width, all BLK_K rows; one descriptor spans them (its
+ * leading-dimension offset is a box). */
+#define WG_B_COLS FGO_WGMMA_BOX_COLS(BLK_N)
+#define WG_B_ROW_BYTES (WG_B_COLS * 2)
+#define WG_B_BOX_BYTES (BLK_K * WG_B_ROW_BYTES) /* one box of the B panel */
 /* C staged a whole part at a time, or in halves (tile_shape.h) */
 #define WG_STAGE_SPLIT FGO_WGMMA_STAGE_SPLIT(BLK_M, BLK_N, BLK_K, NUM_STAGES)
 #define WG_STAGE_COLS (BLK_N / WG_STAGE_SPLIT) /* columns of C a consumer stages at once */
@@ -137,7 +145,8 @@ static_assert((BLK_M == 8 || BLK_M == 16 || BLK_M == 32) && WG_CONSUMERS == 1 &&
 #else
 static_assert(WG_ROWS % 64 == 0 && WG_ACC <= 128, "a consumer owns 64 or 128 rows, at most 128 accumulators");
 #endif
-static_assert(BLK_N == 64 || BLK_N == 128 || BLK_N == 256, "BLK_N is an instruction N: 64, 128 or 256");
+static_assert(BLK_N % 16 == 0 && BLK_N >= 16 && BLK_N <= 256,
+	      "BLK_N is an instruction N, whole boxes of 16 columns: a multiple of 16 up to 256");
 
 #include "wgmma_async.h"   /* mbarriers, TMA, wgmma's fences and descriptors */
 #include "wgmma_cluster.h" /* clusters: multicast loads, remote arrivals */
@@ -157,6 +166,11 @@ struct fgo_tmaps {
 	const __grid_constant__ struct fgo_tmaps maps_a, const __grid_constant__ struct fgo_tmap map_b, \
 		const __grid_constant__ struct fgo_tmaps maps_c
 
+/* The instruction of width BLK_N (wgmma_ops.h's wgmma_m64nN), its name
+ * pasted once BLK_N is expanded. */
+#define WG_CAT2(a, b) a##b
+#define WG_CAT(a, b) WG_CAT2(a, b)
+
 /* Keeps the compiler from touching acc across the asynchronous wgmma. */
 __device__ __forceinline__ void wg_fence_acc(float (&acc)[WG_ACC])
 {
@@ -173,12 +187,8 @@ __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long a, unsig
 	wgmma_t_m64n16(d, a, b, accumulate);
 #elif WG_SWAP
 	wgmma_t_m64n32(d, a, b, accumulate);
-#elif BLK_N == 64
-	wgmma_m64n64(d, a, b, accumulate);
-#elif BLK_N == 128
-	wgmma_m64n128(d, a, b, accumulate);
 #else
-	wgmma_m64n256(d, a, b, accumulate);
+	WG_CAT(wgmma_m64n, BLK_N)(d, a, b, accumulate);
 #endif
 }
 
@@ -525,15 +535,15 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 						tma_load_2d(sa + s * WG_A_BYTES + h * WG_A_SLICE_BYTES, map_a,
 							    k * BLK_K + h * 64, (int)(tm * BLK_M), bar);
 #pragma unroll
-				for (int j = 0; j < BLK_N / 64; j++)
+				for (int j = 0; j < BLK_N / WG_B_COLS; j++)
 #if WG_MULTICAST
 					if (j % CLUSTER == rank)
 						tma_load_2d_multicast(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
-								      (int)(tn * BLK_N + j * 64), k * BLK_K, bar,
+								      (int)(tn * BLK_N + j * WG_B_COLS), k * BLK_K, bar,
 								      (unsigned short)((1u << CLUSTER) - 1));
 #else
 					tma_load_2d(sb + s * WG_B_BYTES + j * WG_B_BOX_BYTES, map_b,
-						    (int)(tn * BLK_N + j * 64), k * BLK_K, bar);
+						    (int)(tn * BLK_N + j * WG_B_COLS), k * BLK_K, bar);
 #endif
 				wg_next_stage(&s, &phase);
 			}
@@ -562,7 +572,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		const unsigned long long desc_b = wg_desc(sa, 16, 1024);
 #else
 		const unsigned long long desc_a = wg_desc(sa + c * WG_ROWS * 128, 16, 1024);
-		const unsigned long long desc_b = wg_desc(sb, WG_B_BOX_BYTES, 1024);
+		const unsigned long long desc_b = wg_desc(sb, WG_B_BOX_BYTES, 8 * WG_B_ROW_BYTES, WG_B_ROW_BYTES);
 #endif
 		for (bool more = walk.first(sg); more; more = walk.next(sg)) {
 			long tm, tn;
@@ -599,7 +609,7 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 					for (int mi = 0; mi < WG_MI; mi++)
 						wgmma_tile(&acc[mi * (BLK_N / 2)],
 							   da + ((kk / 4 * WG_A_SLICE_BYTES + mi * 64 * 128 + kk % 4 * 32) >> 4),
-							   db + (kk * 16 * 128 >> 4), k > (int)sg.k0 || kk > 0);
+							   db + (kk * 16 * WG_B_ROW_BYTES >> 4), k > (int)sg.k0 || kk > 0);
 #endif
 				wgmma_commit();
 				wgmma_wait<1>();

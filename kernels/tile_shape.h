@@ -48,6 +48,13 @@
  * per consumer (room for two), and 1 KiB of slack to align the panels to
  * the swizzle's 1024-byte period. */
 #define FGO_WGMMA_PANEL_BYTES(rows) ((rows) * 128)
+/* The columns of a box of an N-major panel `cols` wide (B's panel, C's
+ * staging): 64 (128-byte rows, the 128-byte swizzle) where cols is a
+ * multiple of 64, else 32 (64-byte rows and swizzle) or 16 (32-byte rows
+ * and swizzle), so that a tile 80 or 96 wide (wave counts that 64, 128
+ * and 256 miss, issue 49) is whole boxes. A panel of one K slice is
+ * rows x 128 bytes whatever the box width. */
+#define FGO_WGMMA_BOX_COLS(cols) ((cols) % 64 == 0 ? 64 : (cols) % 32 == 0 ? 32 : 16)
 #define FGO_WGMMA_STAGING_BYTES(bm, bn) ((bm) * (bn) * 2)
 #define FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) \
 	((stages) * ((bk) / 64 * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn)) + 16))
@@ -56,9 +63,11 @@
 /* Where the ring and a whole tile of C would not fit together (128x256
  * with 4 stages, 64x256 with 5), C is staged half a tile at a time: each
  * consumer's part in two halves of BLK_N / 2 columns through one staging
- * area of half the size, so a ring one stage deeper fits. 1 or 2. */
+ * area of half the size, so a ring one stage deeper fits. 1 or 2 (2 only
+ * where a half is whole 16-column boxes: BLK_N a multiple of 32). */
 #define FGO_WGMMA_STAGE_SPLIT(bm, bn, bk, stages)                                                 \
-	((bn) >= 128 && FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) + FGO_WGMMA_STAGING_BYTES(bm, bn) + \
+	((bn) >= 128 && (bn) % 32 == 0 &&                                                          \
+			 FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) + FGO_WGMMA_STAGING_BYTES(bm, bn) + \
 				32 + 1024 > FGO_WGMMA_SMEM_LIMIT                                     \
 		 ? 2                                                                                \
 		 : 1)

@@ -134,16 +134,20 @@ __device__ __forceinline__ void tma_store_wait_all(void)
 }
 
 /* ---- wgmma ---- */
-/* Shared-memory matrix descriptor, 128-byte swizzle: start address, the
- * leading-dimension byte offset (B, N-major: from one 64-column box to the
- * next; unused for K-major A) and the stride-dimension byte offset (from
- * one group of 8 rows of 128 bytes to the next), all in 16-byte units. */
+/* Shared-memory matrix descriptor: start address, the leading-dimension
+ * byte offset (B, N-major: from one box of columns to the next; unused for
+ * K-major A) and the stride-dimension byte offset (from one group of 8
+ * rows to the next), all in 16-byte units, and the swizzle of rows of
+ * `row_bytes` (128, 64 or 32: layout type 1, 2 or 3; the panel's boxes
+ * are written by TMA with the same swizzle, kernels/tile_shape.h's
+ * FGO_WGMMA_BOX_COLS). */
 __device__ __forceinline__ unsigned long long wg_desc(unsigned int addr, unsigned int lbo,
-						      unsigned int sbo)
+						      unsigned int sbo, unsigned int row_bytes = 128)
 {
+	const unsigned long long layout = row_bytes == 128 ? 1 : row_bytes == 64 ? 2 : 3;
 	return (unsigned long long)((addr & 0x3FFFF) >> 4) |
 	       (unsigned long long)((lbo >> 4) & 0x3FFF) << 16 |
-	       (unsigned long long)((sbo >> 4) & 0x3FFF) << 32 | 1ull << 62;
+	       (unsigned long long)((sbo >> 4) & 0x3FFF) << 32 | layout << 62;
 }
 __device__ __forceinline__ void wgmma_fence(void)
 {

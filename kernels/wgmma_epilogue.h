@@ -6,6 +6,25 @@
 #ifndef FGO_WGMMA_EPILOGUE_H
 #define FGO_WGMMA_EPILOGUE_H
 
+/* The staging area's boxes: WG_C_COLS columns of WG_ROWS rows (64, or 32
+ * or 16 where a part is not a multiple of 64 columns wide: tile_shape.h),
+ * rows of WG_C_ROW_BYTES swizzled as TMA reads them. */
+#define WG_C_COLS FGO_WGMMA_BOX_COLS(WG_STAGE_COLS)
+#define WG_C_ROW_BYTES (WG_C_COLS * 2)
+#define WG_C_BOX_BYTES (WG_ROWS * WG_C_ROW_BYTES)
+
+/* Where TMA's swizzle of rows WG_C_ROW_BYTES wide puts 16-byte chunk c of
+ * row r of a box: the chunk's index xor'ed with the index of the 128-byte
+ * line that holds the row (r / (128 / row bytes)), over as many bits as a
+ * row has chunks (8, 4 or 2 chunks). With 128-byte rows this is c ^ r % 8,
+ * the expression the core had before the narrower boxes (the same code
+ * for widths that are multiples of 64). Boxes start on 1024 bytes, the
+ * patterns' period. */
+__device__ __forceinline__ unsigned int wg_swizzled(int r, int c)
+{
+	return r * WG_C_ROW_BYTES + ((c ^ (r / (128 / WG_C_ROW_BYTES) % (WG_C_ROW_BYTES / 16))) * 16);
+}
+
 /* One consumer's part of a tile, or half of it when C is staged in
  * halves (WG_STAGE_SPLIT): where its accumulators go. */
 struct wg_part {
@@ -29,14 +48,15 @@ __device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, un
 __device__ __forceinline__ void wg_store_boxes(const struct fgo_tmap *map, const struct wg_part &p)
 {
 #pragma unroll
-	for (int j = 0; j < WG_STAGE_COLS / 64; j++)
-		tma_store_2d(map, (int)(p.c0 + j * 64), (int)p.r0, p.staging + j * (WG_ROWS * 128));
+	for (int j = 0; j < WG_STAGE_COLS / WG_C_COLS; j++)
+		tma_store_2d(map, (int)(p.c0 + j * WG_C_COLS), (int)p.r0, p.staging + j * WG_C_BOX_BYTES);
 }
 
 /* One consumer's accumulators into its staging area, rounded to elem_t:
- * row r's 16-byte chunk q of a box lies at chunk q ^ (r % 8) (the 128-byte
- * swizzle TMA reads), so the 8 rows a warp writes at once fall on 32
- * different banks. The fence makes the writes visible to the TMA unit
+ * with 64-column boxes row r's 16-byte chunk q lies at chunk q ^ (r % 8)
+ * (the 128-byte swizzle TMA reads; the narrower boxes' swizzles likewise,
+ * wg_swizzled), so the 8 rows a warp writes at once fall on 32 different
+ * banks. The fence makes the writes visible to the TMA unit
  * (the async proxy). */
 __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const float (&acc)[WG_ACC],
 					      int half = 0)
@@ -67,8 +87,10 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 			for (int h = 0; h < 2; h++) {
 				const float *v = &acc[mi * (BLK_N / 2) + (half * (WG_STAGE_COLS / 8) + j) * 4 + h * 2];
 				const int r = mi * 64 + w * 16 + l / 4 + h * 8;
-				const unsigned int at = p.staging + (j / 8) * (WG_ROWS * 128) + r * 128 +
-							((j % 8) ^ (r % 8)) * 16 + (l % 4) * 4;
+				/* column j * 8 + (l % 4) * 2 of the part: box j / (WG_C_COLS / 8) */
+				const unsigned int at =
+					p.staging + (j / (WG_C_COLS / 8)) * WG_C_BOX_BYTES +
+					wg_swizzled(r, j % (WG_C_COLS / 8)) + (l % 4) * 4;
 				struct elem_pair e;
 				e.x = from_float(v[0]);
 				e.y = from_float(v[1]);

@@ -57,8 +57,12 @@ op() {
 	echo ' * WG_AB_TYPES (".bf16.bf16" or ".f16.f16") comes from the core. */'
 	echo '#ifndef FGO_WGMMA_OPS_H'
 	echo '#define FGO_WGMMA_OPS_H'
-	for n in 64 128 256; do
+	# every width the core takes: a multiple of 16 up to 256 (an N-major B
+	# panel is whole boxes of 16, 32 or 64 columns, kernels/tile_shape.h)
+	n=16
+	while [ $n -le 256 ]; do
 		op "wgmma_m64n$n" "$n" 0 1
+		n=$((n + 16))
 	done
 	for n in 8 16 32; do
 		op "wgmma_t_m64n$n" "$n" 1 0

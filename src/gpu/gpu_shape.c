@@ -17,7 +17,8 @@
 
 /* The wgmma core (kernels/core_wgmma.h): one producer and one or two
  * consumer warpgroups, each consumer 64 or 128 rows by BLK_N (an
- * instruction N) with at most 128 accumulators a thread; TMA needs rows of
+ * instruction N, a multiple of 16: kernels/tile_shape.h's boxes) with at
+ * most 128 accumulators a thread; TMA needs rows of
  * A, B and C that start on 16 bytes. Every family runs on this core; its
  * producer, storer and side warps are the communication, so there are no
  * communication CTAs but in the Stream-K forms (their CU split). */
@@ -59,8 +60,10 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 	} else if (cfg->blk_m % consumers || (rows != 64 && rows != 128))
 		REFUSE("BLK_M=%d over %d consumer warpgroups must give 64 or 128 rows each", cfg->blk_m,
 		       consumers);
-	if (cfg->blk_n != 64 && cfg->blk_n != 128 && cfg->blk_n != 256)
-		REFUSE("mma=wgmma needs BLK_N of 64, 128 or 256 (one instruction's N), not %d", cfg->blk_n);
+	if (cfg->blk_n % 16 || cfg->blk_n > 256)
+		REFUSE("mma=wgmma needs BLK_N a multiple of 16 up to 256 (one instruction's N, B's panel"
+		       " in whole boxes of 16, 32 or 64 columns), not %d",
+		       cfg->blk_n);
 	if (rows / 64 * cfg->blk_n / 2 > 128)
 		REFUSE("a consumer's %d x %d part needs %d accumulators a thread (at most 128): lower BLK_N or add a consumer",
 		       rows, cfg->blk_n, rows / 64 * cfg->blk_n / 2);

@@ -12,42 +12,50 @@
 #include "fgo.h"
 #include "hip_port.h"
 #include "schedule.h"
+#include "tile_shape.h"
 
 #if defined(FGO_GPU_CUDA)
 _Static_assert(sizeof(struct gpu_tma_map) == sizeof(CUtensorMap), "a tensor map is 128 bytes");
 
 int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, long rows,
-		     long cols, long pitch, int box_rows, char *err, size_t len)
+		     long cols, long pitch, int box_rows, int box_cols, char *err, size_t len)
 {
 	/* dimension 0 is the contiguous one: columns, then rows */
 	cuuint64_t dims[2] = { (cuuint64_t)cols, (cuuint64_t)rows };
 	cuuint64_t strides[1] = { (cuuint64_t)pitch * 2 };
-	cuuint32_t box[2] = { 64, (cuuint32_t)box_rows }, step[2] = { 1, 1 };
+	cuuint32_t box[2] = { (cuuint32_t)box_cols, (cuuint32_t)box_rows }, step[2] = { 1, 1 };
+	/* the swizzle as wide as a box's row, as the core's descriptors and
+	 * staging expect (kernels/wgmma_async.h's wg_desc, wgmma_epilogue.h) */
+	const CUtensorMapSwizzle swizzle = box_cols == 64   ? CU_TENSOR_MAP_SWIZZLE_128B
+					   : box_cols == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
+							    : CU_TENSOR_MAP_SWIZZLE_32B;
 	CUresult r;
 
 	if (dtype == FGO_FP32 || ((uintptr_t)base & 15) || (pitch * 2) % 16 || box_rows < 1 ||
-	    box_rows > 256) {
-		snprintf(err, len, "a tensor map needs 16-bit elements, 16-byte aligned rows and a box of 1 to 256 rows");
+	    box_rows > 256 || (box_cols != 16 && box_cols != 32 && box_cols != 64)) {
+		snprintf(err, len, "a tensor map needs 16-bit elements, 16-byte aligned rows and a box of 1 to 256 rows"
+			 " of 16, 32 or 64 columns");
 		return FGO_EUSAGE;
 	}
 	r = cuTensorMapEncodeTiled((CUtensorMap *)map,
 				   dtype == FGO_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
 						     : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
 				   2, base, dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
-				   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+				   swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
 				   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 	if (r != CUDA_SUCCESS) {
-		snprintf(err, len, "cuTensorMapEncodeTiled (%ld x %ld, pitch %ld, box %d x 64) failed: %s",
-			 rows, cols, pitch, box_rows, fgo_cu_text(r));
+		snprintf(err, len, "cuTensorMapEncodeTiled (%ld x %ld, pitch %ld, box %d x %d) failed: %s",
+			 rows, cols, pitch, box_rows, box_cols, fgo_cu_text(r));
 		return FGO_EUSAGE;
 	}
 	return FGO_OK;
 }
 #else
 int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, long rows,
-		     long cols, long pitch, int box_rows, char *err, size_t len)
+		     long cols, long pitch, int box_rows, int box_cols, char *err, size_t len)
 {
 	(void)map, (void)base, (void)dtype, (void)rows, (void)cols, (void)pitch, (void)box_rows;
+	(void)box_cols;
 	snprintf(err, len, "no tensor memory accelerator (TMA) on this GPU: mma=wgmma is Hopper's");
 	return FGO_EUSAGE;
 }
@@ -77,6 +85,10 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 		       struct gpu_tma_map **out, char *err, size_t len)
 {
 	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1);
+	/* the boxes of B's panel and of C's staged parts (kernels/tile_shape.h) */
+	const int b_cols = FGO_WGMMA_BOX_COLS(cfg->blk_n);
+	const int c_cols = FGO_WGMMA_BOX_COLS(
+		cfg->blk_n / FGO_WGMMA_STAGE_SPLIT(cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages));
 	const enum fgo_gemm_space space = algo->space;
 	char *const mine = bases[rank];
 	const size_t es = dtype_size(cfg->dtype);
@@ -92,7 +104,7 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 	maps_a = *out;
 	maps_c = *out + world + 1;
 	if (gpu_tma_map_rows(&(*out)[world], mine + lay->b.offset, cfg->dtype, d.k, d.n, d.ldb,
-			     cfg->blk_k, err, len) != FGO_OK)
+			     cfg->blk_k, b_cols, err, len) != FGO_OK)
 		return FGO_EUSAGE;
 	for (int r = 0; r < world; r++) {
 		char *a = mine + lay->a.offset, *c;
@@ -117,11 +129,11 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 			c = bases[r] + lay->c.offset + (size_t)(rank * d.n - lay->c.col0) * es;
 			break;
 		}
-		if (gpu_tma_map_rows(&maps_a[r], a, cfg->dtype, d.m, d.k, d.lda, cfg->blk_m, err, len) !=
+		if (gpu_tma_map_rows(&maps_a[r], a, cfg->dtype, d.m, d.k, d.lda, cfg->blk_m, 64, err, len) !=
 			    FGO_OK ||
 		    gpu_tma_map_rows(&maps_c[r], c, cfg->dtype, d.m, d.n,
 				     space == FGO_SPACE_K || space == FGO_SPACE_K_ROWS ? d.n : lay->c.ld,
-				     part_rows, err, len) != FGO_OK)
+				     part_rows, c_cols, err, len) != FGO_OK)
 			return FGO_EUSAGE;
 	}
 	return FGO_OK;

@@ -18,11 +18,12 @@ struct gpu_tma_map {
 
 /* Describes rows x cols elements of dtype at base (16-byte aligned), rows
  * `pitch` elements apart (pitch * element size a multiple of 16), copied in
- * boxes of box_rows x 64 columns (128 bytes of 16-bit elements) written to
- * shared memory with the 128-byte swizzle; parts of a box outside the
- * matrix read as zeros. FGO_OK, or FGO_EUSAGE with a reason. */
+ * boxes of box_rows x box_cols columns (64, 32 or 16: rows of 128, 64 or 32
+ * bytes of 16-bit elements) written to shared memory with the swizzle of
+ * that width; parts of a box outside the matrix read as zeros. FGO_OK, or
+ * FGO_EUSAGE with a reason. */
 int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, long rows,
-		     long cols, long pitch, int box_rows, char *err, size_t len);
+		     long cols, long pitch, int box_rows, int box_cols, char *err, size_t len);
 
 /* The wgmma core's tensor maps of one configuration on rank `rank` of
  * `world` (bases: every rank's heap as this rank addresses it), in kernel

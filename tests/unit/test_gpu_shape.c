@@ -120,7 +120,8 @@ static void check_wgmma(void)
 	WG_BAD("wgmma-blk-k-256", "BLK_K must be 64 or 128", b_.blk_k = 256);
 	WG_BAD("wgmma-warps", "num_warps=8 or 12", b_.num_warps = 4);
 	WG_BAD("wgmma-rows", "64 or 128 rows each", b_.blk_m = 512);
-	WG_BAD("wgmma-blk-n", "64, 128 or 256", b_.blk_n = 32);
+	WG_BAD("wgmma-blk-n-72", "a multiple of 16 up to 256", b_.blk_n = 72);
+	WG_BAD("wgmma-blk-n-272", "a multiple of 16 up to 256", b_.blk_n = 272);
 	WG_BAD("wgmma-accumulators", "at most 128", b_.num_warps = 8); /* 128 x 256 on one consumer */
 	WG_BAD("wgmma-unknown-family", "no algorithm named", snprintf(b_.algorithm, sizeof b_.algorithm, "all_reduce"));
 	WG_BAD("wgmma-comm-ctas", "comm_sms must be 0",
@@ -133,6 +134,33 @@ static void check_wgmma(void)
 	WG_BAD("wgmma-swap-warps", "num_warps=8, BLK_N=64", (b_.blk_m = 32, b_.blk_n = 64));
 	WG_BAD("wgmma-swap-cluster", "no cluster", (b_.blk_m = 8, b_.blk_n = 64, b_.num_warps = 8, b_.cluster = 2));
 #undef WG_BAD
+	/* Widths between the powers of two (issue 49): B's panel and C's
+	 * staging in boxes of 64, 32 or 16 columns, the shared memory of the
+	 * width itself (128 bytes a column of a K slice) */
+	c = gemm(FGO_BF16, 128, 80, 64, 4, 12);
+	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
+	c.world = 1;
+	c.mma = FGO_MMA_WGMMA;
+	T_EQ_INT("wgmma-n80-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-n80-smem", s.smem_bytes, 4 * (128 * 128 + 80 * 128 + 16) + 128 * 80 * 2 + 32 + 1024);
+	c.blk_n = 16;
+	T_EQ_INT("wgmma-n16-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	c.blk_n = 240; /* 2 consumers x 64 rows x 240 / 2: 120 accumulators a thread */
+	c.num_stages = 3;
+	T_EQ_INT("wgmma-n240-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-box-16", FGO_WGMMA_BOX_COLS(80), 16);
+	T_EQ_INT("wgmma-box-16-112", FGO_WGMMA_BOX_COLS(112), 16);
+	T_EQ_INT("wgmma-box-32", FGO_WGMMA_BOX_COLS(96), 32);
+	T_EQ_INT("wgmma-box-32-160", FGO_WGMMA_BOX_COLS(160), 32);
+	T_EQ_INT("wgmma-box-64", FGO_WGMMA_BOX_COLS(192), 64);
+	T_EQ_INT("wgmma-box-64-256", FGO_WGMMA_BOX_COLS(256), 64);
+	/* C in halves only where a half is whole boxes: 192 (halves of 96)
+	 * with 5 stages splits, 240 (halves of 120) never does */
+	T_EQ_INT("wgmma-split-192-s5", FGO_WGMMA_STAGE_SPLIT(128, 192, 64, 5), 2);
+	T_EQ_INT("wgmma-split-240-s4", FGO_WGMMA_STAGE_SPLIT(128, 240, 64, 4), 1);
+	c.num_stages = 4; /* 240 whole with 4 stages: past the limit, refused */
+	T_EQ_INT("wgmma-n240-s4-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	T_CONTAINS("wgmma-n240-s4-smem-reason", why, "shared memory");
 	for (int bm = 8; bm <= 32; bm *= 2) {
 		struct fgo_config sw = c;
 		char id[48];
