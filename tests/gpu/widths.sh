@@ -1,0 +1,75 @@
+#!/bin/sh
+# tests/gpu/widths.sh: issue 49's tile widths between the powers of two on
+# one Hopper GPU, each step under its own limit so that a device call (10
+# minutes) brings back what finished. Carry build/cuda/fgobench,
+# build/cuda/lib and build/cuda/kcache.tar.xz: the kernels of
+# sweeps/wgmma_widths.json, heldout_widths.json and perrank_widths.json
+# compiled here (`compile SPEC --cache build/cuda/kcache`) and packed
+# (`tar cJf build/cuda/kcache.tar.xz -C build/cuda/kcache .`: cubins pack
+# about 20 times, the carried tree is limited to 64 MiB); the grids'
+# kernels (one a configuration and shape: about 3 500 and 4 450) compile
+# there, -j 16. STEPS picks (default "check heldout own"):
+#   check    sweeps/wgmma_widths.json on two ranks sharing the GPU: every
+#            width form (one and two consumers, BLK_K 128, C in halves,
+#            split-K, clusters, Stream-K, the fused families at W=2)
+#            validated against cuBLAS (correctness only: a shared GPU)
+#   heldout  the held-out grid (sweeps/heldout_perrank.json), then its
+#            widths (heldout_widths.json), one rank, cuBLAS in the same run;
+#            the table by tests/gpu/widths_table.py
+#   own      the same on the project's set (perrank.json, perrank_widths.json)
+# The store and logs are written to $WORK (default /tmp/widths-work) and
+# packed into $OUT/widths.tgz after every step, the tables copied beside
+# it: a call brings back at most 8 files, and a call stopped at its limit
+# still brings back the steps that finished.
+#   OUT=/some/dir STEPS="check heldout" sh tests/gpu/widths.sh
+set -u
+final=${OUT:-$PWD/gpu-out}
+OUT=${WORK:-/tmp/widths-work}
+export OUT
+mkdir -p "$OUT" "$final"
+here=$(dirname "$0")
+nvidia-smi -L
+if [ -f build/cuda/kcache.tar.xz ] && [ ! -d build/cuda/kcache ]; then
+	mkdir -p build/cuda/kcache
+	tar xJf build/cuda/kcache.tar.xz -C build/cuda/kcache
+	echo "kernels unpacked: $(find build/cuda/kcache -type f | wc -l)"
+fi
+step() { # NAME SECONDS NP ARGS...: run.sh ARGS under a limit, output to $OUT/NAME.txt
+	name=$1 lim=$2 np=$3
+	shift 3
+	start=$(date +%s)
+	NP=$np timeout "$lim" sh "$here/run.sh" "$@" >"$OUT/$name.txt" 2>&1
+	echo "$name: exit $? in $(($(date +%s) - start)) s" | tee -a "$OUT/steps.txt"
+	tail -n 3 "$OUT/$name.txt"
+	tar czf "$final/widths.tgz.part" -C "$OUT" . && mv "$final/widths.tgz.part" "$final/widths.tgz"
+}
+# SET GRID_SPEC WIDTHS_SPEC GRID_TAG WIDTHS_TAG COMPILE_S GRID_S WIDTHS_S
+grid_and_widths() {
+	step "compile_$1" "$6" 1 compile "$2" -j 16 --quiet --format csv
+	step "compile_$1_widths" 60 1 compile "$3" -j 16 --quiet --format csv
+	step "$1_grid" "$7" 1 sweep "$2" --tag "$4" --quiet --timeout 10
+	step "$1_widths" "$8" 1 sweep "$3" --tag "$5" --quiet --timeout 10
+	python3 "$here/widths_table.py" "$OUT/fgobench.db" "$4" "$5" >"$OUT/$1_widths_table.txt" 2>&1
+	cp "$OUT/$1_widths_table.txt" "$final/"
+	tail -n 2 "$OUT/$1_widths_table.txt"
+}
+for s in ${STEPS:-check heldout own}; do
+	case $s in
+	check)
+		step compile_check 60 1 compile sweeps/wgmma_widths.json -j 16 --quiet --format csv
+		step check "${LIMIT_CHECK:-150}" 2 sweep sweeps/wgmma_widths.json --tag widths-check --timeout 10
+		;;
+	heldout)
+		grid_and_widths heldout sweeps/heldout_perrank.json sweeps/heldout_widths.json \
+			heldout-perrank heldout-widths "${LIMIT_COMPILE:-240}" 90 60
+		;;
+	own)
+		grid_and_widths own sweeps/perrank.json sweeps/perrank_widths.json \
+			perrank perrank-widths "${LIMIT_COMPILE:-300}" 100 70
+		;;
+	*)
+		echo "widths.sh: unknown step $s (check, heldout, own)" >&2
+		exit 2
+		;;
+	esac
+done
