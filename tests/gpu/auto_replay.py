@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""auto_replay.py FGOBENCH STORE GRID_TAG: `--config auto`'s ranking replayed
+"""auto_replay.py FGOBENCH STORE GRID_TAG [TOP]: `--config auto`'s ranking replayed
 on a stored grid, without a GPU. At each shape of the sweep tagged GRID_TAG
 (gemm, W=1), `best --predict` ranks the configurations from the other shapes'
 runs (the shape's own left out, as auto does); the first it ranks with
 coverage >= 50% that the grid measured is the pick, scored by the grid's
 time of it over the grid's best there. Prints a line a shape and the
 geomean, the share within 5% and the worst: what a change to the ranking
-or the cost model would give auto, before a GPU run confirms it. The
+or the cost model would give auto, before a GPU run confirms it. With
+TOP (> 1), the pick is the fastest of the first TOP ranked configurations
+the grid measured (what timing that many candidates at the shape would
+give). The
 grid's own run of the pick stands for auto's run (the same configuration,
 timed in the grid's sweep), so it differs from heldout_table.py's auto
 column by the run-to-run noise.
@@ -32,9 +35,10 @@ def csv_rows(argv):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__.strip().splitlines()[0])
     fgo, db, tag = sys.argv[1:4]
+    top = int(sys.argv[4]) if len(sys.argv) == 5 else 1
     con = sqlite3.connect(db)
     shapes = con.execute("select distinct r.m, r.n, r.k from runs r join sweeps s on s.id = r.sweep_id"
                          " where s.tag = ? and r.status = 'ok' and r.algorithm = 'gemm'"
@@ -49,8 +53,9 @@ def main():
                                    "--format", "csv"])}
         ranked = csv_rows([fgo, "best", "--predict", "--db", db, *shape, "--algorithm", "gemm",
                            "--world", "1", "--dtype", "bf16", "--top", "1000", "--format", "csv"])
-        pick = next((r for r in ranked
-                     if float(r["coverage"].rstrip("%")) >= 50 and flags(r["reproduce"]) in grid), None)
+        firsts = [r for r in ranked
+                  if float(r["coverage"].rstrip("%")) >= 50 and flags(r["reproduce"]) in grid][:top]
+        pick = min(firsts, key=lambda r: grid[flags(r["reproduce"])], default=None)
         if pick is None:
             print(f"{m} x {n} x {k}: no ranked configuration the grid measured")
             continue
