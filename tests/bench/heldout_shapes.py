@@ -73,7 +73,9 @@ MODELS = (
 )
 PROJECTIONS = ("qkv", "o", "up", "down")
 
-OWN = ("heldout_perrank.json", "heldout_defaults.json", "heldout_auto.json", "heldout_mgpu.json")
+# the held-out sets' own specs (heldout_widths.json measures the widths there, tunes nothing)
+OWN = ("heldout_perrank.json", "heldout_defaults.json", "heldout_auto.json", "heldout_mgpu.json",
+       "heldout_widths.json")
 
 # the fused set (issue 51): global shapes at W = 2 and 4, so M, N and K are
 # multiples of 4 (every family's divisibility at both W: all_scatter's N,

@@ -9,10 +9,9 @@ geomean, the share within 5% and the worst: what a change to the ranking
 or the cost model would give auto, before a GPU run confirms it. With
 TOP (> 1), the pick is the fastest of the first TOP ranked configurations
 the grid measured (what timing that many candidates at the shape would
-give). The
-grid's own run of the pick stands for auto's run (the same configuration,
-timed in the grid's sweep), so it differs from heldout_table.py's auto
-column by the run-to-run noise.
+give). The grid's own run of the pick stands for auto's run (the same
+configuration, timed in the grid's sweep), so it differs from
+heldout_table.py's auto column by the run-to-run noise.
   python3 tests/gpu/auto_replay.py ./fgobench heldout_own_h100_1207.db perrank
 """
 import csv

@@ -17,6 +17,9 @@
 #            widths (heldout_widths.json), one rank, cuBLAS in the same run;
 #            the table by tests/gpu/widths_table.py
 #   own      the same on the project's set (perrank.json, perrank_widths.json)
+#   probe    sweeps/widths_probe.json: the four profiled losing
+#            shapes, each width beside the powers of two in the same forms;
+#            `best` of it (one rank, cuBLAS in the same run)
 # The store and logs are written to $WORK (default /tmp/widths-work) and
 # packed into $OUT/widths.tgz after every step, the tables copied beside
 # it: a call brings back at most 8 files, and a call stopped at its limit
@@ -67,8 +70,14 @@ for s in ${STEPS:-check heldout own}; do
 		grid_and_widths own sweeps/perrank.json sweeps/perrank_widths.json \
 			perrank perrank-widths "${LIMIT_COMPILE:-300}" 100 70
 		;;
+	probe)
+		step compile_probe 60 1 compile sweeps/widths_probe.json -j 16 --quiet --format csv
+		step probe 90 1 sweep sweeps/widths_probe.json --tag widths-probe --quiet --timeout 10
+		step probe_best 20 1 best --tag widths-probe --top 8
+		cp "$OUT/probe_best.txt" "$final/"
+		;;
 	*)
-		echo "widths.sh: unknown step $s (check, heldout, own)" >&2
+		echo "widths.sh: unknown step $s (check, heldout, own, probe)" >&2
 		exit 2
 		;;
 	esac
