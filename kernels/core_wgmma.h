@@ -72,15 +72,19 @@
 
 #define WG_CONSUMERS (NUM_WARPS / 4 - 1)
 #define WG_ROWS (BLK_M / WG_CONSUMERS)  /* tile rows per consumer warpgroup */
-/* A and B swapped: a tile of 8, 16 or 32 rows (one consumer, BLK_N 64) is
- * computed as its transpose, C^T = B^T x A^T, with one m64nBLK_Mk16
- * instruction a k16: the 64 columns are the instruction's M and the few
- * rows its N, where a 64-row instruction would compute 56 to 63 padding
- * rows a slice for M = 1 (decode) and the A panel would take a 64-row box
- * of shared memory a stage. The accumulators are C's transpose (layout
- * below); the staging area, the walk's slots and everything after them
- * are C's as usual. */
-#define WG_SWAP (BLK_M < 64)
+/* A and B swapped: a tile of 8, 16 or 32 rows, or of any multiple of 16
+ * rows up to 240 that is no multiple of 64 (80, 96, 112, 160, ...: one
+ * consumer, BLK_N 64) is computed as its transpose, C^T = B^T x A^T, with
+ * one m64nBLK_Mk16 instruction a k16: the 64 columns are the instruction's
+ * M and the rows its N. For M = 1 (decode) a 64-row instruction would
+ * compute 56 to 63 padding rows a slice and the A panel would take a
+ * 64-row box of shared memory a stage; for a tile 80 rows high (cuBLAS's
+ * choice at mid M, issue 49) the rows are A's, K-major, loaded with the
+ * 128-byte swizzle whatever their count, where 80 columns of B would need
+ * narrow boxes. The accumulators are C's transpose (layout below); the
+ * staging area, the walk's slots and everything after them are C's as
+ * usual. */
+#define WG_SWAP (BLK_M < 64 || BLK_M % 64 != 0)
 #if WG_SWAP
 #define WG_ACC (BLK_M / 2)              /* m64nBLK_M: BLK_M / 2 fp32 per thread */
 #else
@@ -140,8 +144,9 @@ static_assert(BLK_K == 64 || BLK_K == 128,
 static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
 	      "one producer and one or two consumer warpgroups");
 #if WG_SWAP
-static_assert((BLK_M == 8 || BLK_M == 16 || BLK_M == 32) && WG_CONSUMERS == 1 && BLK_N == 64 && CLUSTER == 1,
-	      "A and B swapped: BLK_M 8, 16 or 32, one consumer, BLK_N 64, no cluster");
+static_assert((BLK_M == 8 || (BLK_M % 16 == 0 && BLK_M <= 240)) && WG_CONSUMERS == 1 && BLK_N == 64 &&
+		      CLUSTER == 1,
+	      "A and B swapped: BLK_M 8 or a multiple of 16 up to 240, one consumer, BLK_N 64, no cluster");
 #else
 static_assert(WG_ROWS % 64 == 0 && WG_ACC <= 128, "a consumer owns 64 or 128 rows, at most 128 accumulators");
 #endif
@@ -181,12 +186,8 @@ __device__ __forceinline__ void wg_fence_acc(float (&acc)[WG_ACC])
 __device__ __forceinline__ void wgmma_tile(float *d, unsigned long long a, unsigned long long b,
 					   int accumulate)
 {
-#if WG_SWAP && BLK_M == 8
-	wgmma_t_m64n8(d, a, b, accumulate);
-#elif WG_SWAP && BLK_M == 16
-	wgmma_t_m64n16(d, a, b, accumulate);
-#elif WG_SWAP
-	wgmma_t_m64n32(d, a, b, accumulate);
+#if WG_SWAP
+	WG_CAT(wgmma_t_m64n, BLK_M)(d, a, b, accumulate);
 #else
 	WG_CAT(wgmma_m64n, BLK_N)(d, a, b, accumulate);
 #endif

@@ -64,8 +64,13 @@ op() {
 		op "wgmma_m64n$n" "$n" 0 1
 		n=$((n + 16))
 	done
-	for n in 8 16 32; do
-		op "wgmma_t_m64n$n" "$n" 1 0
+	# swapped, N is the tile's rows (K-major, any count of 8): 8, then
+	# every multiple of 16 that is no multiple of 64 (those run unswapped)
+	op "wgmma_t_m64n8" 8 1 0
+	n=16
+	while [ $n -le 240 ]; do
+		[ $((n % 64)) -ne 0 ] && op "wgmma_t_m64n$n" "$n" 1 0
+		n=$((n + 16))
 	done
 	echo
 	echo '#endif'

@@ -120,13 +120,13 @@ int config_validate(const struct fgo_config *cfg, char *reason, size_t len)
 		INVALID("M=%ld N=%ld K=%ld: a matrix of more than 2^50 elements (M x N, M x K or K x N)"
 			" is beyond any machine's memory",
 			cfg->m, cfg->n, cfg->k);
-	/* the Hopper core also takes widths between the powers of two (80, 96,
+	/* the Hopper core also takes sizes between the powers of two (80, 96,
 	 * ...: tile counts that fill the machine's SMs where 64, 128 and 256
-	 * leave a third idle, issue 49) */
-	if (!is_pow2(cfg->blk_m) || !is_pow2(cfg->blk_k) ||
+	 * leave a third idle, issue 49; BLK_M as A and B swapped) */
+	if (!is_pow2(cfg->blk_k) || (!is_pow2(cfg->blk_m) && (cfg->mma != FGO_MMA_WGMMA || cfg->blk_m % 16)) ||
 	    (!is_pow2(cfg->blk_n) && (cfg->mma != FGO_MMA_WGMMA || cfg->blk_n % 16)))
-		INVALID("tile %dx%dx%d: BLK_M, BLK_N and BLK_K must be powers of two (BLK_N a multiple"
-			" of 16 with mma=wgmma)",
+		INVALID("tile %dx%dx%d: BLK_M, BLK_N and BLK_K must be powers of two (BLK_M and BLK_N"
+			" multiples of 16 with mma=wgmma)",
 			cfg->blk_m, cfg->blk_n, cfg->blk_k);
 	/* BLK_M 8 on the Hopper core: A and B swapped (kernels/core_wgmma.h) */
 	if (cfg->blk_m < (cfg->mma == FGO_MMA_WGMMA ? 8 : 16) || cfg->blk_n < 16 || cfg->blk_k < 16 ||

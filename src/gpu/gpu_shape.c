@@ -50,9 +50,11 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 		REFUSE("mma=wgmma needs num_warps=8 or 12 (a producer warpgroup and one or two consumers), not %d",
 		       cfg->num_warps);
 	rows = cfg->blk_m / consumers;
-	if (cfg->blk_m < 64) { /* A and B swapped (kernels/core_wgmma.h's WG_SWAP) */
-		if (cfg->blk_m != 8 && cfg->blk_m != 16 && cfg->blk_m != 32)
-			REFUSE("mma=wgmma takes BLK_M of 8, 16 or 32 (A and B swapped) or 64 and up, not %d",
+	if (cfg->blk_m < 64 || cfg->blk_m % 64) { /* A and B swapped (kernels/core_wgmma.h's WG_SWAP) */
+		if (cfg->blk_m != 8 && (cfg->blk_m % 16 || cfg->blk_m > 240))
+			REFUSE("mma=wgmma takes BLK_M of 8 or a multiple of 16 up to 240 (A and B swapped where"
+			       " it is no multiple of 64: 8, 16, 32, 48, 80, 96, ...) or 64, 128 or 256 (64 or 128 rows a"
+			       " consumer), not %d",
 			       cfg->blk_m);
 		if (consumers != 1 || cfg->blk_n != 64 || cfg->cluster > 1)
 			REFUSE("BLK_M=%d (A and B swapped) needs num_warps=8, BLK_N=64 and no cluster",

@@ -274,14 +274,16 @@ EOF2
 	expect_eq compile-2.wgmma.ci.5 "2 2 4 0" "$(csv_reason "$T/ci-wgmma.csv" 'takes fp16 or bf16') $(csv_reason "$T/ci-wgmma.csv" 'must be multiples of 8') $(csv_reason "$T/ci-wgmma.csv" 'BLK_N=256 exceeds N/W=88') $(csv_reason "$T/ci-wgmma.csv" 'BLK_M=128 exceeds M/W=50')"
 	# the widths between the powers of two (issue 49): 80, 96, 112, 192 in
 	# every form of the core (one and two consumers, 64 rows, BLK_K 128, C
-	# in halves, split-K, a cluster, Stream-K, two families on 2 ranks): 16
-	# compile, BLK_N 272 refused saying why; 128x80 with 4 stages holds
-	# 4 x (16 KiB of A + 80 x 128 bytes of B + 16) + 128 x 80 x 2 of C + 1056
+	# in halves, split-K, a cluster, Stream-K, two families on 2 ranks) and
+	# the swapped heights 48, 80, 240 (split-K, two families): 22 compile,
+	# BLK_N 272 and a swapped 80 x 128 refused saying why; 128x80 with 4
+	# stages holds 4 x (16 KiB of A + 80 x 128 bytes of B + 16) + 128 x 80 x 2
+	# of C + 1056
 	expect_exit compile-2.widths.1 0 "$GFGO" compile sweeps/ci_compile_widths.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/widths.csv"
-	expect_eq compile-2.widths.2 "16 0 1 0" "$(csv_counts "$T/widths.csv")"
-	expect_eq compile-2.widths.3 1 "$(csv_reason "$T/widths.csv" 'a multiple of 16 up to 256')"
+	expect_eq compile-2.widths.2 "22 0 2 0" "$(csv_counts "$T/widths.csv")"
+	expect_eq compile-2.widths.3 "1 1" "$(csv_reason "$T/widths.csv" 'a multiple of 16 up to 256') $(csv_reason "$T/widths.csv" 'needs num_warps=8, BLK_N=64')"
 	expect_eq compile-2.widths.4 128096 "$(awk -F, '$1 == 1 {print $13}' "$T/widths.csv")"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"
 	# shellcheck disable=SC2086

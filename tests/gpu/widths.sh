@@ -8,7 +8,9 @@
 # (`tar cJf build/cuda/kcache.tar.xz -C build/cuda/kcache .`: cubins pack
 # about 20 times, the carried tree is limited to 64 MiB); the grids'
 # kernels (one a configuration and shape: about 3 500 and 4 450) compile
-# there, -j 16. STEPS picks (default "check heldout own"):
+# there, -j 16. SET=swap runs the swapped tile heights instead (BLK_M 48,
+# 80, 96, ... with A and B swapped: sweeps/wgmma_swap_rows.json, heldout_swap.json,
+# perrank_swap.json, swap_probe.json). STEPS picks (default "check heldout own"):
 #   check    sweeps/wgmma_widths.json on two ranks sharing the GPU: every
 #            width form (one and two consumers, BLK_K 128, C in halves,
 #            split-K, clusters, Stream-K, the fused families at W=2)
@@ -21,11 +23,20 @@
 #            shapes, each width beside the powers of two in the same forms;
 #            `best` of it (one rank, cuBLAS in the same run)
 # The store and logs are written to $WORK (default /tmp/widths-work) and
-# packed into $OUT/widths.tgz after every step, the tables copied beside
+# packed into $OUT/$SET.tgz (widths.tgz) after every step, the tables copied beside
 # it: a call brings back at most 8 files, and a call stopped at its limit
 # still brings back the steps that finished.
 #   OUT=/some/dir STEPS="check heldout" sh tests/gpu/widths.sh
 set -u
+set=${SET:-widths}
+case $set in
+widths) check_spec=wgmma_widths probe_spec=widths_probe ;;
+swap) check_spec=wgmma_swap_rows probe_spec=swap_probe ;;
+*)
+	echo "widths.sh: unknown SET $set (widths or swap)" >&2
+	exit 2
+	;;
+esac
 final=${OUT:-$PWD/gpu-out}
 OUT=${WORK:-/tmp/widths-work}
 export OUT
@@ -44,37 +55,37 @@ step() { # NAME SECONDS NP ARGS...: run.sh ARGS under a limit, output to $OUT/NA
 	NP=$np timeout "$lim" sh "$here/run.sh" "$@" >"$OUT/$name.txt" 2>&1
 	echo "$name: exit $? in $(($(date +%s) - start)) s" | tee -a "$OUT/steps.txt"
 	tail -n 3 "$OUT/$name.txt"
-	tar czf "$final/widths.tgz.part" -C "$OUT" . && mv "$final/widths.tgz.part" "$final/widths.tgz"
+	tar czf "$final/$set.tgz.part" -C "$OUT" . && mv "$final/$set.tgz.part" "$final/$set.tgz"
 }
 # SET GRID_SPEC WIDTHS_SPEC GRID_TAG WIDTHS_TAG COMPILE_S GRID_S WIDTHS_S
 grid_and_widths() {
 	step "compile_$1" "$6" 1 compile "$2" -j 16 --quiet --format csv
-	step "compile_$1_widths" 60 1 compile "$3" -j 16 --quiet --format csv
+	step "compile_$1_$set" 120 1 compile "$3" -j 16 --quiet --format csv
 	step "$1_grid" "$7" 1 sweep "$2" --tag "$4" --quiet --timeout 10
-	step "$1_widths" "$8" 1 sweep "$3" --tag "$5" --quiet --timeout 10
-	python3 "$here/widths_table.py" "$OUT/fgobench.db" "$4" "$5" >"$OUT/$1_widths_table.txt" 2>&1
-	cp "$OUT/$1_widths_table.txt" "$final/"
-	tail -n 2 "$OUT/$1_widths_table.txt"
+	step "$1_$set" "$8" 1 sweep "$3" --tag "$5" --quiet --timeout 10
+	python3 "$here/widths_table.py" "$OUT/fgobench.db" "$4" "$5" >"$OUT/$1_${set}_table.txt" 2>&1
+	cp "$OUT/$1_${set}_table.txt" "$final/"
+	tail -n 2 "$OUT/$1_${set}_table.txt"
 }
 for s in ${STEPS:-check heldout own}; do
 	case $s in
 	check)
-		step compile_check 60 1 compile sweeps/wgmma_widths.json -j 16 --quiet --format csv
-		step check "${LIMIT_CHECK:-150}" 2 sweep sweeps/wgmma_widths.json --tag widths-check --timeout 10
+		step "compile_check_$set" 60 1 compile "sweeps/$check_spec.json" -j 16 --quiet --format csv
+		step "check_$set" "${LIMIT_CHECK:-150}" 2 sweep "sweeps/$check_spec.json" --tag "$set-check" --timeout 10
 		;;
 	heldout)
-		grid_and_widths heldout sweeps/heldout_perrank.json sweeps/heldout_widths.json \
-			heldout-perrank heldout-widths "${LIMIT_COMPILE:-240}" 90 60
+		grid_and_widths heldout sweeps/heldout_perrank.json "sweeps/heldout_$set.json" \
+			heldout-perrank "heldout-$set" "${LIMIT_COMPILE:-240}" 90 60
 		;;
 	own)
-		grid_and_widths own sweeps/perrank.json sweeps/perrank_widths.json \
-			perrank perrank-widths "${LIMIT_COMPILE:-300}" 100 70
+		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$set.json" \
+			perrank "perrank-$set" "${LIMIT_COMPILE:-300}" 100 70
 		;;
 	probe)
-		step compile_probe 60 1 compile sweeps/widths_probe.json -j 16 --quiet --format csv
-		step probe 90 1 sweep sweeps/widths_probe.json --tag widths-probe --quiet --timeout 10
-		step probe_best 20 1 best --tag widths-probe --top 8
-		cp "$OUT/probe_best.txt" "$final/"
+		step "compile_probe_$set" 60 1 compile "sweeps/$probe_spec.json" -j 16 --quiet --format csv
+		step "probe_$set" 90 1 sweep "sweeps/$probe_spec.json" --tag "$set-probe" --quiet --timeout 10
+		step "probe_best_$set" 20 1 best --tag "$set-probe" --top 8
+		cp "$OUT/probe_best_$set.txt" "$final/"
 		;;
 	*)
 		echo "widths.sh: unknown step $s (check, heldout, own, probe)" >&2

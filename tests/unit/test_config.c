@@ -222,6 +222,10 @@ static void check_validate_good(void)
 	c.blk_n = 80;
 	c.mma = FGO_MMA_WGMMA;
 	expect_valid("valid-blk-n-80-wgmma", &c);
+	c.blk_m = 80; /* A and B swapped */
+	c.blk_n = 64;
+	expect_valid("valid-blk-m-80-wgmma", &c);
+	c.blk_m = 128;
 	c.n = 512; /* all_scatter's N/W = 256 */
 	c.blk_n = 240;
 	expect_valid("valid-blk-n-240-wgmma", &c);
@@ -251,10 +255,10 @@ static void check_validate_bad(void)
 	BAD("bad-blk-not-pow2", "tile 48x64x32: BLK_M, BLK_N and BLK_K must be powers of two",
 	    c.blk_m = 48);
 	BAD("bad-blk-zero", "must be powers of two", c.blk_n = 0);
-	BAD("bad-blk-n-80-mma16", "tile 64x80x32: BLK_M, BLK_N and BLK_K must be powers of two (BLK_N a"
-	    " multiple of 16 with mma=wgmma)", c.blk_n = 80);
-	BAD("bad-blk-n-72-wgmma", "BLK_N a multiple of 16 with mma=wgmma", (c.blk_n = 72, c.mma = FGO_MMA_WGMMA));
-	BAD("bad-blk-m-80-wgmma", "must be powers of two", (c.blk_m = 80, c.mma = FGO_MMA_WGMMA));
+	BAD("bad-blk-n-80-mma16", "tile 64x80x32: BLK_M, BLK_N and BLK_K must be powers of two (BLK_M and"
+	    " BLK_N multiples of 16 with mma=wgmma)", c.blk_n = 80);
+	BAD("bad-blk-n-72-wgmma", "BLK_N multiples of 16 with mma=wgmma", (c.blk_n = 72, c.mma = FGO_MMA_WGMMA));
+	BAD("bad-blk-m-72-wgmma", "BLK_M and BLK_N multiples of 16 with mma=wgmma", (c.blk_m = 72, c.mma = FGO_MMA_WGMMA));
 	BAD("bad-blk-small", "tile 64x64x8: each side must be between 16 and 512", c.blk_k = 8);
 	BAD("bad-blk-m-8", "tile 8x64x32: each side must be between 16 and 512 (BLK_M 8 with mma=wgmma)",
 	    c.blk_m = 8); /* mma.sync's 16-row instructions */

@@ -129,7 +129,11 @@ static void check_wgmma(void)
 	WG_BAD("wgmma-tma-rows", "multiples of 8", b_.k = 4100);
 	/* A and B swapped (BLK_M 8, 16, 32): one consumer, BLK_N 64, no
 	 * cluster, every family; other small BLK_M refused with the sizes */
-	WG_BAD("wgmma-swap-rows", "BLK_M of 8, 16 or 32", (b_.blk_m = 24, b_.blk_n = 64, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-rows", "BLK_M of 8 or a multiple of 16 up to 240", (b_.blk_m = 24, b_.blk_n = 64, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-rows-272", "BLK_M of 8 or a multiple of 16 up to 240", (b_.blk_m = 272, b_.blk_n = 64, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-80-n", "num_warps=8, BLK_N=64 and no cluster", (b_.blk_m = 80, b_.blk_n = 128, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-80-warps", "num_warps=8, BLK_N=64", (b_.blk_m = 80, b_.blk_n = 64));
+	WG_BAD("wgmma-192-rows", "64 or 128 rows each", (b_.blk_m = 192, b_.blk_n = 64));
 	WG_BAD("wgmma-swap-n", "num_warps=8, BLK_N=64 and no cluster", (b_.blk_m = 16, b_.blk_n = 128, b_.num_warps = 8));
 	WG_BAD("wgmma-swap-warps", "num_warps=8, BLK_N=64", (b_.blk_m = 32, b_.blk_n = 64));
 	WG_BAD("wgmma-swap-cluster", "no cluster", (b_.blk_m = 8, b_.blk_n = 64, b_.num_warps = 8, b_.cluster = 2));
@@ -159,6 +163,22 @@ static void check_wgmma(void)
 	T_EQ_INT("wgmma-split-192-s5", FGO_WGMMA_STAGE_SPLIT(128, 192, 64, 5), 2);
 	T_EQ_INT("wgmma-split-240-s4", FGO_WGMMA_STAGE_SPLIT(128, 240, 64, 4), 1);
 	c.num_stages = 4; /* 240 whole with 4 stages: past the limit, refused */
+	/* swapped, 80 rows (issue 49: cuBLAS's tile height at mid M): one
+	 * m64n80 a k16, the A panel 80 rows of 128 bytes a stage */
+	c = gemm(FGO_BF16, 80, 64, 64, 6, 8);
+	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
+	c.world = 1;
+	c.mma = FGO_MMA_WGMMA;
+	T_EQ_INT("wgmma-swap-80-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-swap-80-smem", s.smem_bytes, 6 * (80 * 128 + 64 * 128 + 16) + 80 * 64 * 2 + 32 + 1024);
+	c.blk_m = 240; /* 6 stages of 240 + 64 rows are past the limit, 4 fit */
+	T_EQ_INT("wgmma-swap-240-s6-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	c.num_stages = 4;
+	T_EQ_INT("wgmma-swap-240-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	c = gemm(FGO_BF16, 128, 240, 64, 4, 12);
+	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
+	c.world = 1;
+	c.mma = FGO_MMA_WGMMA;
 	T_EQ_INT("wgmma-n240-s4-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-n240-s4-smem-reason", why, "shared memory");
 	for (int bm = 8; bm <= 32; bm *= 2) {
