@@ -23,6 +23,16 @@ static struct fgo_config gemm(enum fgo_dtype t, int bm, int bn, int bk, int stag
 	return c;
 }
 
+/* A bf16 gemm at W=1 on the Hopper core: the tile rules' subject. */
+static struct fgo_config wgmma_gemm(int bm, int bn, int stages, int warps)
+{
+	struct fgo_config c = gemm(FGO_BF16, bm, bn, 64, stages, warps);
+	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
+	c.world = 1;
+	c.mma = FGO_MMA_WGMMA;
+	return c;
+}
+
 static void check_warp_split(void)
 {
 	T_EQ_INT("warps-4", FGO_WARPS_M(4, 128, 128), 2);
@@ -67,10 +77,7 @@ static void check_wgmma(void)
 {
 	char why[256] = "";
 	struct gpu_shape s;
-	struct fgo_config c = gemm(FGO_BF16, 128, 256, 64, 3, 12);
-	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
-	c.world = 1;
-	c.mma = FGO_MMA_WGMMA;
+	struct fgo_config c = wgmma_gemm(128, 256, 3, 12);
 	T_EQ_INT("wgmma-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-core", s.core, GPU_CORE_WGMMA);
 	T_EQ_INT("wgmma-threads", s.threads, 384);
@@ -141,10 +148,7 @@ static void check_wgmma(void)
 	/* Widths between the powers of two (issue 49): B's panel and C's
 	 * staging in boxes of 64, 32 or 16 columns, the shared memory of the
 	 * width itself (128 bytes a column of a K slice) */
-	c = gemm(FGO_BF16, 128, 80, 64, 4, 12);
-	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
-	c.world = 1;
-	c.mma = FGO_MMA_WGMMA;
+	c = wgmma_gemm(128, 80, 4, 12);
 	T_EQ_INT("wgmma-n80-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-n80-smem", s.smem_bytes, 4 * (128 * 128 + 80 * 128 + 16) + 128 * 80 * 2 + 32 + 1024);
 	c.blk_n = 16;
@@ -165,20 +169,14 @@ static void check_wgmma(void)
 	c.num_stages = 4; /* 240 whole with 4 stages: past the limit, refused */
 	/* swapped, 80 rows (issue 49: cuBLAS's tile height at mid M): one
 	 * m64n80 a k16, the A panel 80 rows of 128 bytes a stage */
-	c = gemm(FGO_BF16, 80, 64, 64, 6, 8);
-	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
-	c.world = 1;
-	c.mma = FGO_MMA_WGMMA;
+	c = wgmma_gemm(80, 64, 6, 8);
 	T_EQ_INT("wgmma-swap-80-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
 	T_EQ_INT("wgmma-swap-80-smem", s.smem_bytes, 6 * (80 * 128 + 64 * 128 + 16) + 80 * 64 * 2 + 32 + 1024);
 	c.blk_m = 240; /* 6 stages of 240 + 64 rows are past the limit, 4 fit */
 	T_EQ_INT("wgmma-swap-240-s6-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	c.num_stages = 4;
 	T_EQ_INT("wgmma-swap-240-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
-	c = gemm(FGO_BF16, 128, 240, 64, 4, 12);
-	snprintf(c.algorithm, sizeof c.algorithm, "gemm");
-	c.world = 1;
-	c.mma = FGO_MMA_WGMMA;
+	c = wgmma_gemm(128, 240, 4, 12);
 	T_EQ_INT("wgmma-n240-s4-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-n240-s4-smem-reason", why, "shared memory");
 	for (int bm = 8; bm <= 32; bm *= 2) {
