@@ -44,8 +44,8 @@
  *
  * C leaves through shared memory: each consumer has its part of a staging
  * area (WG_ROWS x BLK_N, as boxes of 64 columns with the 128-byte
- * swizzle, or of 32 or 16 with the 64- or 32-byte one: wgmma_epilogue.h), writes its accumulators there and goes on to its next
- * tile. A storer thread (warp 1 of warpgroup 0) waits until every part of
+ * swizzle, or of 32 or 16 with the 64- or 32-byte one: wgmma_epilogue.h),
+ * writes its accumulators there and goes on to its next tile. A storer thread (warp 1 of warpgroup 0) waits until every part of
  * the tile is staged, hands the boxes to TMA, which writes whole lines and
  * clips the M and N edges, to this rank's C or to every rank's (the
  * caller's `out` says where), frees the staging area once the stores have
