@@ -7,6 +7,7 @@
 # measures; the grid is perrank.json's, its blocks unchanged and each
 # block's own shapes the held-out ones of its M range; fgobench plans all
 # three specs; tests/gpu/heldout_table.py reads the three sweeps right;
+# tests/gpu/widths_table.py gives the stored widths' numbers docs quote;
 # the fused set of issue 51 (heldout_mgpu.json): W = 2 and 4 divide its
 # shapes, decode and prefill, none nor its per-rank GEMMs in another spec,
 # mgpu.json's blocks, every family planned valid on every shape at both W.
@@ -130,6 +131,24 @@ check heldout-6.8 "auto's count within 5% is the store's ($within): $(grep '^aut
 check heldout-6.9 "the three summary lines" sh -c "[ \$(grep -c '^\(best / cuBLAS\|defaults / best\|auto / best\)' '$T/out') = 3 ]"
 expect_exit heldout-6.10 2 python3 tests/gpu/heldout_table.py "$FGOBENCH_DB" no-such-tag
 expect_err heldout-6.11 "no sweep tagged no-such-tag"
+
+# tests/gpu/widths_table.py on the stores the issue's widths were measured
+# into (db/evidence, 2026-12-07): the summary lines docs/heldout.md quotes,
+# one row's ratio as the store has it, a missing tag refused
+xz -dc db/evidence/widths_h100_1207.db.xz >"$T/widths.db"
+expect_exit heldout-8.1 0 python3 tests/gpu/widths_table.py "$T/widths.db" heldout-perrank heldout-widths
+expect_eq heldout-8.2 "16 shapes both swept: cuBLAS / best, grid alone geomean 0.912 (3 at >= 1.0, worst 0.737); grid + new sizes 0.920 (3 at >= 1.0, worst 0.737)
+32 shapes of the grid: cuBLAS / best, grid alone geomean 0.963 (12 at >= 1.0, worst 0.737); grid + new sizes 0.967 (12 at >= 1.0, worst 0.737)
+a new size the fastest on 4 shapes" "$(tail -n 3 "$T/out")"
+# 2048 x 3072 x 4096: cuBLAS's fastest call of both sweeps over the fastest run of both
+want=$(sql "select printf('%.3f', (select min(t_baseline_ms) from runs r join sweeps s on s.id = r.sweep_id where s.tag in ('heldout-perrank', 'heldout-widths') and m = 2048 and n = 3072 and k = 4096 and r.status = 'ok' and t_baseline_ms > 0) / min(t_fused_ms)) from runs r join sweeps s on s.id = r.sweep_id where s.tag in ('heldout-perrank', 'heldout-widths') and m = 2048 and n = 3072 and k = 4096 and r.status = 'ok'" "$T/widths.db")
+expect_eq heldout-8.3 "$want (new size)" "$(grep '^| 2048 x 3072 x 4096 ' "$T/out" | cut -d'|' -f9 | sed 's/^ *//; s/ *$//')"
+expect_eq heldout-8.4 "- -" "$(grep '^| 16 x 7168 x 5120 ' "$T/out" | cut -d'|' -f5,6 | tr -d ' ' | tr '|' ' ')"
+expect_exit heldout-8.5 2 python3 tests/gpu/widths_table.py "$T/widths.db" heldout-perrank no-such-tag
+expect_err heldout-8.6 "no sweep tagged no-such-tag"
+xz -dc db/evidence/widths_own_probe_h100_1207.db.xz >"$T/own.db"
+expect_exit heldout-8.7 0 python3 tests/gpu/widths_table.py "$T/own.db" perrank perrank-widths
+expect_eq heldout-8.8 "a new size the fastest on 0 shapes" "$(tail -n 1 "$T/out")"
 
 # the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
 # K of 32), decode and prefill; none in another spec as fgobench plans it,

@@ -57,7 +57,8 @@ step() { # NAME SECONDS NP ARGS...: run.sh ARGS under a limit, output to $OUT/NA
 	tail -n 3 "$OUT/$name.txt"
 	tar czf "$final/$set.tgz.part" -C "$OUT" . && mv "$final/$set.tgz.part" "$final/$set.tgz"
 }
-# SET GRID_SPEC WIDTHS_SPEC GRID_TAG WIDTHS_TAG COMPILE_S GRID_S WIDTHS_S
+# NAME GRID_SPEC SIZES_SPEC GRID_TAG SIZES_TAG COMPILE_S GRID_S SIZES_S: the grid
+# and the new sizes (SET) at its shapes, compiled and swept, and their table
 grid_and_widths() {
 	step "compile_$1" "$6" 1 compile "$2" -j 16 --quiet --format csv
 	step "compile_$1_$set" 120 1 compile "$3" -j 16 --quiet --format csv

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""tests/gpu/widths_table.py STORE GRID_TAG WIDTHS_TAG: what the tile widths
-between the powers of two add to a grid (issue 49). Per shape of the newest
-sweep tagged GRID_TAG (sweeps/heldout_perrank.json or perrank.json) and the
-newest tagged WIDTHS_TAG (sweeps/heldout_widths.json or perrank_widths.json,
-swept in the same call: tests/gpu/widths.sh): the grid's best ok time, the
-widths' best, cuBLAS's fastest call of the two sweeps, cuBLAS / best for the
-grid alone and for the grid with the widths, and which width won. Then the
-summary: geomean and count at >= 1.0 of both, over the shapes both swept.
-Markdown on stdout; exit 2 when a tag has no sweep."""
+"""tests/gpu/widths_table.py STORE GRID_TAG SIZES_TAG: what new tile sizes
+(issue 49: the widths between the powers of two, sweeps/heldout_widths.json
+or perrank_widths.json, or the swapped heights, heldout_swap.json or
+perrank_swap.json, swept in the same call: tests/gpu/widths.sh) add to a
+grid (the newest sweep tagged GRID_TAG: sweeps/heldout_perrank.json or
+perrank.json). Per shape of the grid: its best ok time, the new sizes'
+best where they were swept there, cuBLAS's fastest call of the two
+sweeps, and cuBLAS / best for the grid alone and for the grid with the
+new sizes. Then two summary lines, geomean, count at >= 1.0 and worst of
+both: over the shapes both swept, and over all the grid's shapes (where
+the sizes were not swept, the grid's best stands). Markdown on stdout;
+exit 2 when a tag has no sweep."""
 import math
 import sqlite3
 import sys
@@ -41,27 +44,26 @@ def main():
         return "/".join(key.split("/")[4:])
 
     shapes = db.execute("select distinct m, n, k from runs where sweep_id = ? and status = 'ok'"
-                        " order by m, n, k", (widths,)).fetchall()
-    print("| M x N x K | grid us | grid's best | widths us | widths' best | cuBLAS us |"
-          " cuBLAS / grid | cuBLAS / (grid + widths) |")
+                        " order by m, n, k", (grid,)).fetchall()
+    print("| M x N x K | grid us | grid's best | new sizes us | their best | cuBLAS us |"
+          " cuBLAS / grid | cuBLAS / (grid + new sizes) |")
     print("|---|---|---|---|---|---|---|---|")
-    before, after, won = [], [], 0
+    both_swept, every, won = ([], []), ([], []), 0
     for s in shapes:
         g, w = fastest(grid, s), fastest(widths, s)
-        if g is None or w is None:
-            continue
         cubs = [c for c in (cublas(grid, s), cublas(widths, s)) if c]
         if not cubs:
             continue
         cub = min(cubs)
-        both = min(g[0], w[0])
-        won += w[0] < g[0]
-        before.append(cub / g[0])
-        after.append(cub / both)
-        print("| %d x %d x %d | %.1f | %s | %.1f | %s | %.1f | %.3f | %.3f%s |" % (
-            s + (g[0], config(g[1]), w[0], config(w[1]), cub, cub / g[0], cub / both,
-                 " (width)" if w[0] < g[0] else "")))
-    if not before:
+        best = min(g[0], w[0]) if w else g[0]
+        won += bool(w) and w[0] < g[0]
+        for into in (every,) + ((both_swept,) if w else ()):
+            into[0].append(cub / g[0])
+            into[1].append(cub / best)
+        print("| %d x %d x %d | %.1f | %s | %s | %s | %.1f | %.3f | %.3f%s |" % (
+            s + (g[0], config(g[1]), "%.1f" % w[0] if w else "-", config(w[1]) if w else "-", cub,
+                 cub / g[0], cub / best, " (new size)" if w and w[0] < g[0] else "")))
+    if not both_swept[0]:
         print("widths_table: no shape swept by both", file=sys.stderr)
         return 2
 
@@ -69,10 +71,12 @@ def main():
         return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
     print()
-    print("%d shapes: cuBLAS / best, grid alone geomean %.3f (%d at >= 1.0, worst %.3f);"
-          " grid + widths %.3f (%d at >= 1.0, worst %.3f); a width the fastest on %d" % (
-              len(before), geo(before), sum(r >= 1.0 for r in before), min(before), geo(after),
-              sum(r >= 1.0 for r in after), min(after), won))
+    for what, (before, after) in (("shapes both swept", both_swept), ("shapes of the grid", every)):
+        print("%d %s: cuBLAS / best, grid alone geomean %.3f (%d at >= 1.0, worst %.3f);"
+              " grid + new sizes %.3f (%d at >= 1.0, worst %.3f)" % (
+                  len(before), what, geo(before), sum(r >= 1.0 for r in before), min(before),
+                  geo(after), sum(r >= 1.0 for r in after), min(after)))
+    print("a new size the fastest on %d shapes" % won)
     return 0
 
 
