@@ -135,7 +135,9 @@ expect_err heldout-6.11 "no sweep tagged no-such-tag"
 # tests/gpu/widths_table.py on the stores the issue's widths were measured
 # into (db/evidence, 2026-12-07): the summary lines docs/heldout.md quotes,
 # one row's ratio as the store has it, a missing tag refused
-xz -dc db/evidence/widths_h100_1207.db.xz >"$T/widths.db"
+# (Python's lzma, as tests/bench/shot_choice.sh: no xz program needed)
+unxz_to() { python3 -c 'import lzma, sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$1" >"$2"; }
+unxz_to db/evidence/widths_h100_1207.db.xz "$T/widths.db"
 expect_exit heldout-8.1 0 python3 tests/gpu/widths_table.py "$T/widths.db" heldout-perrank heldout-widths
 expect_eq heldout-8.2 "16 shapes both swept: cuBLAS / best, grid alone geomean 0.912 (3 at >= 1.0, worst 0.737); grid + new sizes 0.920 (3 at >= 1.0, worst 0.737)
 32 shapes of the grid: cuBLAS / best, grid alone geomean 0.963 (12 at >= 1.0, worst 0.737); grid + new sizes 0.967 (12 at >= 1.0, worst 0.737)
@@ -146,7 +148,7 @@ expect_eq heldout-8.3 "$want (new size)" "$(grep '^| 2048 x 3072 x 4096 ' "$T/ou
 expect_eq heldout-8.4 "- -" "$(grep '^| 16 x 7168 x 5120 ' "$T/out" | cut -d'|' -f5,6 | tr -d ' ' | tr '|' ' ')"
 expect_exit heldout-8.5 2 python3 tests/gpu/widths_table.py "$T/widths.db" heldout-perrank no-such-tag
 expect_err heldout-8.6 "no sweep tagged no-such-tag"
-xz -dc db/evidence/widths_own_probe_h100_1207.db.xz >"$T/own.db"
+unxz_to db/evidence/widths_own_probe_h100_1207.db.xz "$T/own.db"
 expect_exit heldout-8.7 0 python3 tests/gpu/widths_table.py "$T/own.db" perrank perrank-widths
 expect_eq heldout-8.8 "a new size the fastest on 0 shapes" "$(tail -n 1 "$T/out")"
 
