@@ -18,7 +18,8 @@
  *     m64nBLK_Nk16 with both operands in shared memory (A K-major, B
  *     N-major), wait for those of the slice before, and free that
  *     slice's stage (one arrival per consumer warpgroup on empty[]). Consumer c owns rows
- *     [c * WG_ROWS, (c + 1) * WG_ROWS) of the tile.
+ *     [c * WG_ROWS, (c + 1) * WG_ROWS) of the tile (swapped, its columns
+ *     [c * 64, (c + 1) * 64) and every row).
  *
  * The stages are a ring of NUM_STAGES guarded by mbarriers with parity
  * waits: stage s is used for the i-th time in phase i & 1 of its barriers.
@@ -40,10 +41,11 @@
  * (+ 8 for q >= 2), column j * 8 + (l % 4) * 2 + (q & 1) of the consumer's
  * WG_ROWS x BLK_N part. With A and B swapped (WG_SWAP) the instruction's
  * rows are the tile's columns: acc[j * 4 + q] is column w * 16 + l / 4
- * (+ 8 for q >= 2), row j * 8 + (l % 4) * 2 + (q & 1).
+ * (+ 8 for q >= 2), row j * 8 + (l % 4) * 2 + (q & 1) of the consumer's
+ * BLK_M x 64 part.
  *
  * C leaves through shared memory: each consumer has its part of a staging
- * area (WG_ROWS x BLK_N, as boxes of 64 columns with the 128-byte
+ * area (WG_ROWS x WG_COLS, or half of it, as boxes of 64 columns with the 128-byte
  * swizzle, or of 32 or 16 with the 64- or 32-byte one: wgmma_epilogue.h),
  * writes its accumulators there and goes on to its next tile. A storer thread (warp 1 of warpgroup 0) waits until every part of
  * the tile is staged, hands the boxes to TMA, which writes whole lines and
@@ -71,12 +73,14 @@
 #include "trace.h" /* FGO_TRACE_*: nothing unless the kernel is traced */
 
 #define WG_CONSUMERS (NUM_WARPS / 4 - 1)
-#define WG_ROWS (BLK_M / WG_CONSUMERS)  /* tile rows per consumer warpgroup */
 /* A and B swapped: a tile of 8, 16 or 32 rows, or of any multiple of 16
- * rows up to 240 that is no multiple of 64 (80, 96, 112, 160, ...: one
- * consumer, BLK_N 64) is computed as its transpose, C^T = B^T x A^T, with
- * one m64nBLK_Mk16 instruction a k16: the 64 columns are the instruction's
- * M and the rows its N. For M = 1 (decode) a 64-row instruction would
+ * rows up to 240 that is no multiple of 64 (80, 96, 112, 160, ...; BLK_N
+ * 64 a consumer: 64 with one, 128 with two) is computed as its transpose,
+ * C^T = B^T x A^T, with one m64nBLK_Mk16 instruction a k16 and consumer:
+ * its 64 columns are the instruction's M and the rows its N (with two
+ * consumers each has 64 of the 128 columns and every row: the form of
+ * cuBLAS's kernels at 2194 x 1600 x 1968, 224 rows by 128 columns, and
+ * 640 x 1024 x 12288, 80 by 128, issue 49). For M = 1 (decode) a 64-row instruction would
  * compute 56 to 63 padding rows a slice and the A panel would take a
  * 64-row box of shared memory a stage; for a tile 80 rows high (cuBLAS's
  * choice at mid M, issue 49) the rows are A's, K-major, loaded with the
@@ -84,7 +88,12 @@
  * narrow boxes. The accumulators are C's transpose (layout below); the
  * staging area, the walk's slots and everything after them are C's as
  * usual. */
-#define WG_SWAP (BLK_M < 64 || BLK_M % 64 != 0)
+#define WG_SWAP FGO_WGMMA_SWAPPED(BLK_M)
+/* A consumer's part of the tile (tile_shape.h): WG_ROWS rows by WG_COLS
+ * columns, all BLK_N columns of its rows, or swapped 64 columns of every
+ * row */
+#define WG_ROWS FGO_WGMMA_PART_ROWS(BLK_M, WG_CONSUMERS)
+#define WG_COLS FGO_WGMMA_PART_COLS(BLK_M, BLK_N, WG_CONSUMERS)
 #if WG_SWAP
 #define WG_ACC (BLK_M / 2)              /* m64nBLK_M: BLK_M / 2 fp32 per thread */
 #else
@@ -106,10 +115,12 @@
 #define WG_B_COLS FGO_WGMMA_BOX_COLS(BLK_N)
 #define WG_B_ROW_BYTES (WG_B_COLS * 2)
 #define WG_B_BOX_BYTES (BLK_K * WG_B_ROW_BYTES) /* one box of the B panel */
-/* C staged a whole part at a time, or in halves (tile_shape.h) */
+/* C staged a whole part at a time, or in halves (tile_shape.h): halves of
+ * its columns, or swapped of its rows */
 #define WG_STAGE_SPLIT FGO_WGMMA_STAGE_SPLIT(BLK_M, BLK_N, BLK_K, NUM_STAGES)
-#define WG_STAGE_COLS (BLK_N / WG_STAGE_SPLIT) /* columns of C a consumer stages at once */
-#define WG_PART_BYTES FGO_WGMMA_STAGING_BYTES(WG_ROWS, WG_STAGE_COLS) /* a consumer's C staging */
+#define WG_STAGE_ROWS FGO_WGMMA_STAGED_ROWS(BLK_M, BLK_N, BLK_K, NUM_STAGES, WG_CONSUMERS)
+#define WG_STAGE_COLS FGO_WGMMA_STAGED_COLS(BLK_M, BLK_N, BLK_K, NUM_STAGES, WG_CONSUMERS)
+#define WG_PART_BYTES FGO_WGMMA_STAGING_BYTES(WG_STAGE_ROWS, WG_STAGE_COLS) /* a consumer's C staging */
 
 /* Thread block clusters (CLUSTER CTAs stacked along M, kernels/schedule.h's
  * clustered walk): the CTAs of a cluster compute tiles of one column in
@@ -144,9 +155,8 @@ static_assert(BLK_K == 64 || BLK_K == 128,
 static_assert(NUM_WARPS % 4 == 0 && WG_CONSUMERS >= 1 && WG_CONSUMERS <= 2,
 	      "one producer and one or two consumer warpgroups");
 #if WG_SWAP
-static_assert((BLK_M == 8 || (BLK_M % 16 == 0 && BLK_M <= 240)) && WG_CONSUMERS == 1 && BLK_N == 64 &&
-		      CLUSTER == 1,
-	      "A and B swapped: BLK_M 8 or a multiple of 16 up to 240, one consumer, BLK_N 64, no cluster");
+static_assert((BLK_M == 8 || (BLK_M % 16 == 0 && BLK_M <= 240)) && BLK_N == 64 * WG_CONSUMERS && CLUSTER == 1,
+	      "A and B swapped: BLK_M 8 or a multiple of 16 up to 240, BLK_N 64 a consumer, no cluster");
 #else
 static_assert(WG_ROWS % 64 == 0 && WG_ACC <= 128, "a consumer owns 64 or 128 rows, at most 128 accumulators");
 #endif
@@ -566,10 +576,12 @@ __device__ __forceinline__ void wgmma_gemm_walk(const In &in, const struct fgo_t
 		int s = 0;
 		unsigned int phase = 0, tile_phase = 0;
 		/* stage 0's operand descriptors of this consumer's rows; swapped
-		 * (WG_SWAP), the B panel (N-major, 64 columns) is the
-		 * instruction's A and the A panel (K-major, BLK_M rows) its B */
+		 * (WG_SWAP), the consumer's box of the B panel (N-major, 64
+		 * columns) is the instruction's A and the A panel (K-major,
+		 * BLK_M rows) its B */
 #if WG_SWAP
-		const unsigned long long desc_a = wg_desc(sb, WG_B_BOX_BYTES, 1024);
+		const unsigned long long desc_a =
+			wg_desc(sb + (WG_CONSUMERS > 1 ? c : 0) * WG_B_BOX_BYTES, WG_B_BOX_BYTES, 1024);
 		const unsigned long long desc_b = wg_desc(sa, 16, 1024);
 #else
 		const unsigned long long desc_a = wg_desc(sa + c * WG_ROWS * 128, 16, 1024);

@@ -60,17 +60,35 @@
 	((stages) * ((bk) / 64 * (FGO_WGMMA_PANEL_BYTES(bm) + FGO_WGMMA_PANEL_BYTES(bn)) + 16))
 /* Hopper's dynamic shared memory a block may have (227 KiB). */
 #define FGO_WGMMA_SMEM_LIMIT 232448
+/* A tile whose height is no multiple of 64 (8, 16, 32, 48, 80, ...) runs
+ * with A and B swapped (core_wgmma.h's WG_SWAP): the instruction's 64 rows
+ * are 64 of the tile's columns, a consumer's, and its N the tile's rows. */
+#define FGO_WGMMA_SWAPPED(bm) ((bm) < 64 || (bm) % 64 != 0)
+/* A consumer warpgroup's part of the tile: BLK_M / consumers rows by all
+ * BLK_N columns, or swapped all BLK_M rows by 64 columns (BLK_N is 64 a
+ * consumer there). */
+#define FGO_WGMMA_PART_ROWS(bm, consumers) (FGO_WGMMA_SWAPPED(bm) ? (bm) : (bm) / (consumers))
+#define FGO_WGMMA_PART_COLS(bm, bn, consumers) (FGO_WGMMA_SWAPPED(bm) ? (bn) / (consumers) : (bn))
 /* Where the ring and a whole tile of C would not fit together (128x256
- * with 4 stages, 64x256 with 5), C is staged half a tile at a time: each
- * consumer's part in two halves of BLK_N / 2 columns through one staging
- * area of half the size, so a ring one stage deeper fits. 1 or 2 (2 only
- * where a half is whole 16-column boxes: BLK_N a multiple of 32). */
+ * with 4 stages, 64x256 with 5, swapped 224x128 with 4), C is staged half
+ * a part at a time through one staging area of half the size, so a ring
+ * one stage deeper fits: halves of BLK_N / 2 columns (only where a half
+ * is whole 16-column boxes: BLK_N a multiple of 32), swapped halves of
+ * BLK_M / 2 rows (the accumulators' rows come in eights: BLK_M a multiple
+ * of 16). 1 or 2. */
+#define FGO_WGMMA_HALVES(bm, bn) (FGO_WGMMA_SWAPPED(bm) ? (bm) % 16 == 0 : (bn) >= 128 && (bn) % 32 == 0)
 #define FGO_WGMMA_STAGE_SPLIT(bm, bn, bk, stages)                                                 \
-	((bn) >= 128 && (bn) % 32 == 0 &&                                                          \
+	(FGO_WGMMA_HALVES(bm, bn) &&                                                               \
 			 FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) + FGO_WGMMA_STAGING_BYTES(bm, bn) + \
 				32 + 1024 > FGO_WGMMA_SMEM_LIMIT                                     \
 		 ? 2                                                                                \
 		 : 1)
+/* The rows and columns of C a consumer stages at once: its part, or half
+ * of it (columns, or swapped rows), as the TMA stores' boxes take it. */
+#define FGO_WGMMA_STAGED_ROWS(bm, bn, bk, stages, consumers) \
+	(FGO_WGMMA_PART_ROWS(bm, consumers) / (FGO_WGMMA_SWAPPED(bm) ? FGO_WGMMA_STAGE_SPLIT(bm, bn, bk, stages) : 1))
+#define FGO_WGMMA_STAGED_COLS(bm, bn, bk, stages, consumers) \
+	(FGO_WGMMA_PART_COLS(bm, bn, consumers) / (FGO_WGMMA_SWAPPED(bm) ? 1 : FGO_WGMMA_STAGE_SPLIT(bm, bn, bk, stages)))
 #define FGO_WGMMA_SMEM_BYTES(bm, bn, bk, stages)                                                  \
 	(FGO_WGMMA_RING_BYTES(bm, bn, bk, stages) +                                               \
 	 FGO_WGMMA_STAGING_BYTES(bm, bn) / FGO_WGMMA_STAGE_SPLIT(bm, bn, bk, stages) + 32 + 1024)

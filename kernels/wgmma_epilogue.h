@@ -6,12 +6,12 @@
 #ifndef FGO_WGMMA_EPILOGUE_H
 #define FGO_WGMMA_EPILOGUE_H
 
-/* The staging area's boxes: WG_C_COLS columns of WG_ROWS rows (64, or 32
- * or 16 where a part is not a multiple of 64 columns wide: tile_shape.h),
- * rows of WG_C_ROW_BYTES swizzled as TMA reads them. */
+/* The staging area's boxes: WG_C_COLS columns of WG_STAGE_ROWS rows (64,
+ * or 32 or 16 where a part is not a multiple of 64 columns wide:
+ * tile_shape.h), rows of WG_C_ROW_BYTES swizzled as TMA reads them. */
 #define WG_C_COLS FGO_WGMMA_BOX_COLS(WG_STAGE_COLS)
 #define WG_C_ROW_BYTES (WG_C_COLS * 2)
-#define WG_C_BOX_BYTES (WG_ROWS * WG_C_ROW_BYTES)
+#define WG_C_BOX_BYTES (WG_STAGE_ROWS * WG_C_ROW_BYTES)
 
 /* Where TMA's swizzle of rows WG_C_ROW_BYTES wide puts 16-byte chunk c of
  * row r of a box: the chunk's index xor'ed with the index of the 128-byte
@@ -26,7 +26,8 @@ __device__ __forceinline__ unsigned int wg_swizzled(int r, int c)
 }
 
 /* One consumer's part of a tile, or half of it when C is staged in
- * halves (WG_STAGE_SPLIT): where its accumulators go. */
+ * halves (WG_STAGE_SPLIT: halves of its columns, swapped of its rows):
+ * where its accumulators go. */
 struct wg_part {
 	long r0, c0;          /* the part's first row and column in the tile space */
 	unsigned int staging; /* the consumer's C staging area (shared, WG_PART_BYTES) */
@@ -37,8 +38,13 @@ __device__ __forceinline__ struct wg_part wg_part_of(long tm, long tn, int c, un
 						     int half = 0)
 {
 	struct wg_part p;
+#if WG_SWAP
+	p.r0 = tm * BLK_M + half * WG_STAGE_ROWS;
+	p.c0 = tn * BLK_N + c * WG_COLS;
+#else
 	p.r0 = tm * BLK_M + c * WG_ROWS;
 	p.c0 = tn * BLK_N + half * WG_STAGE_COLS;
+#endif
 	p.staging = sc + c * WG_PART_BYTES;
 	return p;
 }
@@ -63,18 +69,18 @@ __device__ __forceinline__ void wg_stage_part(const struct wg_part &p, const flo
 {
 	const int t = threadIdx.x % 128, w = t / 32, l = t % 32;
 #if WG_SWAP
-	/* C's transpose (core_wgmma.h): acc[j * 4 + q] is row r = j * 8 +
+	/* C's transpose (core_wgmma.h): acc[j * 4 + q] is row j * 8 +
 	 * (l % 4) * 2 + (q & 1), column n = w * 16 + l / 4 + (q >= 2) * 8 of
-	 * the one 64-column box; the two values of a 32-bit pair are two rows,
-	 * so each goes alone, into 16-byte chunk n / 8 ^ r % 8 of row r */
-	(void)half;
+	 * the consumer's one 64-column box; the half's rows are staged, row r
+	 * of the half; the two values of a 32-bit pair are two rows, so each
+	 * goes alone, into 16-byte chunk n / 8 ^ r % 8 of row r */
 #pragma unroll
-	for (int j = 0; j < BLK_M / 8; j++)
+	for (int j = 0; j < WG_STAGE_ROWS / 8; j++)
 #pragma unroll
 		for (int q = 0; q < 4; q++) {
 			const int r = j * 8 + (l % 4) * 2 + (q & 1), n = w * 16 + l / 4 + (q >> 1) * 8;
 			const unsigned int at = p.staging + r * 128 + (((n / 8) ^ (r % 8)) * 16) + (n % 8) * 2;
-			const elem_t e = from_float(acc[j * 4 + q]);
+			const elem_t e = from_float(acc[(half * (WG_STAGE_ROWS / 8) + j) * 4 + q]);
 			asm volatile("st.shared.b16 [%0], %1;" ::"r"(at), "h"(*(const unsigned short *)&e)
 				     : "memory");
 		}

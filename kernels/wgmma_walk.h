@@ -167,13 +167,15 @@ struct wg_walk {
 	__device__ bool ends(const struct sched_seg &s) const { return sched_seg_ends(&w, &s) != 0; }
 
 	/* Rows of consumer c's part of tile v inside M (WG_ROWS or fewer; 0 or
-	 * less: none, as in the padding rows of a tile past M). */
+	 * less: none, as in the padding rows of a tile past M); swapped on two
+	 * consumers, each consumer's part has all the tile's rows (on one, c
+	 * is 0). */
 	__device__ long rows_in(long v, int c) const
 	{
 		const struct sched_grid g = sched_grid_make(M_, N_, K_, BLK_M, BLK_N, BLK_K);
 		long tm, tn;
 		sched_tile_coords(&g, GSIZE_M, v % g.tiles, &tm, &tn);
-		return (long)M_ - tm * BLK_M - (long)c * WG_ROWS;
+		return (long)M_ - tm * BLK_M - (WG_SWAP && WG_CONSUMERS > 1 ? 0 : (long)c * WG_ROWS);
 	}
 
 #if !WG_CLUSTER_K

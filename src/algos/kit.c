@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "tile_shape.h"
+
 void kit_matrix(struct fgo_matrix *m, long row0, long rows, long col0, long cols,
 		enum fgo_dtype t, size_t *cursor)
 {
@@ -155,9 +157,12 @@ int kit_fit_core(struct fgo_config *cfg, const char *arch)
 		cfg->blk_n = 64;
 	if (!(cfg->given & FGO_GIVEN_BLK_K))
 		cfg->blk_k = 64; /* the core's K slice: 64 16-bit elements, one 128-byte TMA row */
-	/* one consumer warpgroup up to 128 x 128 accumulators, two beyond */
+	/* one consumer warpgroup up to 128 x 128 accumulators, two beyond;
+	 * swapped (a height no multiple of 64), one consumer per 64 columns */
 	if (!(cfg->given & FGO_GIVEN_WARPS))
-		cfg->num_warps = cfg->blk_m > 128 || (cfg->blk_m == 128 && cfg->blk_n > 128) ? 12 : 8;
+		cfg->num_warps = FGO_WGMMA_SWAPPED(cfg->blk_m)
+					 ? (cfg->blk_n > 64 ? 12 : 8)
+					 : cfg->blk_m > 128 || (cfg->blk_m == 128 && cfg->blk_n > 128) ? 12 : 8;
 	/* 128 x 256 with its staged tile fits 3 stages in shared memory */
 	if (!(cfg->given & FGO_GIVEN_STAGES))
 		cfg->num_stages = cfg->blk_m * cfg->blk_n >= 128 * 256 ? 3 : 4;

@@ -18,7 +18,8 @@
 /* The wgmma core (kernels/core_wgmma.h): one producer and one or two
  * consumer warpgroups, each consumer 64 or 128 rows by BLK_N (an
  * instruction N, a multiple of 16: kernels/tile_shape.h's boxes) with at
- * most 128 accumulators a thread; TMA needs rows of
+ * most 128 accumulators a thread, or with A and B swapped every row by 64
+ * columns (BLK_M the instruction's N: at most 120); TMA needs rows of
  * A, B and C that start on 16 bytes. Every family runs on this core; its
  * producer, storer and side warps are the communication, so there are no
  * communication CTAs but in the Stream-K forms (their CU split). */
@@ -50,15 +51,16 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 		REFUSE("mma=wgmma needs num_warps=8 or 12 (a producer warpgroup and one or two consumers), not %d",
 		       cfg->num_warps);
 	rows = cfg->blk_m / consumers;
-	if (cfg->blk_m < 64 || cfg->blk_m % 64) { /* A and B swapped (kernels/core_wgmma.h's WG_SWAP) */
+	if (FGO_WGMMA_SWAPPED(cfg->blk_m)) { /* A and B swapped (kernels/core_wgmma.h's WG_SWAP) */
 		if (cfg->blk_m != 8 && (cfg->blk_m % 16 || cfg->blk_m > 240))
 			REFUSE("mma=wgmma takes BLK_M of 8 or a multiple of 16 up to 240 (A and B swapped where"
 			       " it is no multiple of 64: 8, 16, 32, 48, 80, 96, ...) or 64, 128 or 256 (64 or 128 rows a"
 			       " consumer), not %d",
 			       cfg->blk_m);
-		if (consumers != 1 || cfg->blk_n != 64 || cfg->cluster > 1)
-			REFUSE("BLK_M=%d (A and B swapped) needs num_warps=8, BLK_N=64 and no cluster",
-			       cfg->blk_m);
+		if (cfg->blk_n != 64 * consumers || cfg->cluster > 1)
+			REFUSE("BLK_M=%d (A and B swapped) takes 64 columns a consumer warpgroup and no cluster:"
+			       " BLK_N=64 with num_warps=8 or BLK_N=128 with num_warps=12, not BLK_N=%d with %d",
+			       cfg->blk_m, cfg->blk_n, cfg->num_warps);
 	} else if (cfg->blk_m % consumers || (rows != 64 && rows != 128))
 		REFUSE("BLK_M=%d over %d consumer warpgroups must give 64 or 128 rows each", cfg->blk_m,
 		       consumers);
@@ -66,7 +68,7 @@ static int wgmma_shape_check(const struct fgo_config *cfg, struct gpu_shape *sha
 		REFUSE("mma=wgmma needs BLK_N a multiple of 16 up to 256 (one instruction's N, B's panel"
 		       " in whole boxes of 16, 32 or 64 columns), not %d",
 		       cfg->blk_n);
-	if (rows / 64 * cfg->blk_n / 2 > 128)
+	if (!FGO_WGMMA_SWAPPED(cfg->blk_m) && rows / 64 * cfg->blk_n / 2 > 128)
 		REFUSE("a consumer's %d x %d part needs %d accumulators a thread (at most 128): lower BLK_N or add a consumer",
 		       rows, cfg->blk_n, rows / 64 * cfg->blk_n / 2);
 	algo_gemm_dims(algo, cfg, &d);

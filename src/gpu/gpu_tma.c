@@ -63,8 +63,9 @@ int gpu_tma_map_rows(struct gpu_tma_map *map, void *base, enum fgo_dtype dtype, 
 
 /* The tensor maps of the wgmma core (kernels/core_wgmma.h, FGO_TMAP_PARAMS),
  * in parameter order (*out, malloc'd: free it): maps_a (one per rank or block of tiles), map_b,
- * maps_c (the same). A in BLK_M-row boxes, B in BLK_K-row boxes, C in parts
- * of BLK_M over the consumer warpgroups rows.
+ * maps_c (the same). A in BLK_M-row boxes, B in BLK_K-row boxes, C in the
+ * consumer warpgroups' staged parts (BLK_M over the consumers' rows, or
+ * swapped all BLK_M rows of 64 columns, or half of that).
  *   gemm, all_scatter: A is this rank's for every entry; C entry r is the
  *     block of rank r's C this rank writes (its own columns).
  *   all_gather_gemm: entry g is the rows of source group g (G sources a
@@ -84,11 +85,13 @@ int gpu_tma_wgmma_maps(const struct fgo_algo *algo, const struct fgo_config *cfg
 		       const struct fgo_layout *lay, char *const *bases, int rank, int world,
 		       struct gpu_tma_map **out, char *err, size_t len)
 {
-	const int part_rows = cfg->blk_m / (cfg->num_warps / 4 - 1);
-	/* the boxes of B's panel and of C's staged parts (kernels/tile_shape.h) */
+	/* the boxes of B's panel and of C's staged parts, a consumer's part or
+	 * half of it (kernels/tile_shape.h) */
+	const int consumers = cfg->num_warps / 4 - 1;
+	const int part_rows = FGO_WGMMA_STAGED_ROWS(cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages, consumers);
 	const int b_cols = FGO_WGMMA_BOX_COLS(cfg->blk_n);
 	const int c_cols = FGO_WGMMA_BOX_COLS(
-		cfg->blk_n / FGO_WGMMA_STAGE_SPLIT(cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages));
+		FGO_WGMMA_STAGED_COLS(cfg->blk_m, cfg->blk_n, cfg->blk_k, cfg->num_stages, consumers));
 	const enum fgo_gemm_space space = algo->space;
 	char *const mine = bases[rank];
 	const size_t es = dtype_size(cfg->dtype);

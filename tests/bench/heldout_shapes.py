@@ -73,10 +73,10 @@ MODELS = (
 )
 PROJECTIONS = ("qkv", "o", "up", "down")
 
-# the held-out sets' own specs (heldout_widths.json and heldout_swap.json
-# measure new tile sizes there and tune nothing)
+# the held-out sets' own specs (heldout_widths.json, heldout_swap.json and
+# heldout_swap_pairs.json measure new tile sizes there and tune nothing)
 OWN = ("heldout_perrank.json", "heldout_defaults.json", "heldout_auto.json", "heldout_mgpu.json",
-       "heldout_widths.json", "heldout_swap.json")
+       "heldout_widths.json", "heldout_swap.json", "heldout_swap_pairs.json")
 
 # the fused set (issue 51): global shapes at W = 2 and 4, so M, N and K are
 # multiples of 4 (every family's divisibility at both W: all_scatter's N,

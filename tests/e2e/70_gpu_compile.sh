@@ -275,16 +275,20 @@ EOF2
 	# the widths between the powers of two (issue 49): 80, 96, 112, 192 in
 	# every form of the core (one and two consumers, 64 rows, BLK_K 128, C
 	# in halves, split-K, a cluster, Stream-K, two families on 2 ranks) and
-	# the swapped heights 48, 80, 240 (split-K, two families): 22 compile,
-	# BLK_N 272 and a swapped 80 x 128 refused saying why; 128x80 with 4
-	# stages holds 4 x (16 KiB of A + 80 x 128 bytes of B + 16) + 128 x 80 x 2
-	# of C + 1056
+	# the swapped heights 48, 80, 240 (split-K, two families) and on two
+	# consumers 80 x 128, 224 x 128 (and all_scatter at W=2): 25 compile,
+	# BLK_N 272 and a swapped 80 x 128 on one consumer refused saying why;
+	# 128x80 with 4 stages holds 4 x (16 KiB of A + 80 x 128 bytes of B +
+	# 16) + 128 x 80 x 2 of C + 1056; the swapped 224 x 128 with 4 stages
+	# stages C in halves of 112 rows: 4 x (224 + 128 rows of 128 bytes +
+	# 16) + 224 x 128 + 1056
 	expect_exit compile-2.widths.1 0 "$GFGO" compile sweeps/ci_compile_widths.json --arch sm_90a \
 		--cache build/kernel-cache --quiet --format csv
 	cp "$T/out" "$T/widths.csv"
-	expect_eq compile-2.widths.2 "22 0 2 0" "$(csv_counts "$T/widths.csv")"
-	expect_eq compile-2.widths.3 "1 1" "$(csv_reason "$T/widths.csv" 'a multiple of 16 up to 256') $(csv_reason "$T/widths.csv" 'needs num_warps=8, BLK_N=64')"
+	expect_eq compile-2.widths.2 "25 0 2 0" "$(csv_counts "$T/widths.csv")"
+	expect_eq compile-2.widths.3 "1 1" "$(csv_reason "$T/widths.csv" 'a multiple of 16 up to 256') $(csv_reason "$T/widths.csv" '64 columns a consumer warpgroup')"
 	expect_eq compile-2.widths.4 128096 "$(awk -F, '$1 == 1 {print $13}' "$T/widths.csv")"
+	expect_eq compile-2.widths.5 210016 "$(awk -F, '$8 == "224x128x64" && $4 == 1 {print $13}' "$T/widths.csv")"
 	wg="--algorithm gemm --world 1 -m 256 -n 256 -k 256 --dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 128 --BLK_K 64 --num_warps 12 --num_stages 4"
 	# shellcheck disable=SC2086
 	expect_exit compile-2.wgmma.3 0 "$GFGO" compile sweeps/gpu_smoke.json $wg --arch sm_80 \

@@ -10,7 +10,9 @@
 # kernels (one a configuration and shape: about 3 500 and 4 450) compile
 # there, -j 16. SET=swap runs the swapped tile heights instead (BLK_M 48,
 # 80, 96, ... with A and B swapped: sweeps/wgmma_swap_rows.json, heldout_swap.json,
-# perrank_swap.json, swap_probe.json). STEPS picks (default "check heldout own"):
+# perrank_swap.json, swap_probe.json); SET=pairs the swapped heights on
+# two consumers, BLK_N 128 (wgmma_swap_pairs.json, heldout_swap_pairs.json,
+# perrank_swap_pairs.json, swap_pairs_probe.json). STEPS picks (default "check heldout own"):
 #   check    sweeps/wgmma_widths.json on two ranks sharing the GPU: every
 #            width form (one and two consumers, BLK_K 128, C in halves,
 #            split-K, clusters, Stream-K, the fused families at W=2)
@@ -32,8 +34,9 @@ set=${SET:-widths}
 case $set in
 widths) check_spec=wgmma_widths probe_spec=widths_probe ;;
 swap) check_spec=wgmma_swap_rows probe_spec=swap_probe ;;
+pairs) check_spec=wgmma_swap_pairs probe_spec=swap_pairs_probe ;;
 *)
-	echo "widths.sh: unknown SET $set (widths or swap)" >&2
+	echo "widths.sh: unknown SET $set (widths, swap or pairs)" >&2
 	exit 2
 	;;
 esac
@@ -76,11 +79,11 @@ for s in ${STEPS:-check heldout own}; do
 		;;
 	heldout)
 		grid_and_widths heldout sweeps/heldout_perrank.json "sweeps/heldout_$set.json" \
-			heldout-perrank "heldout-$set" "${LIMIT_COMPILE:-240}" 90 60
+			heldout-perrank "heldout-$set" "${LIMIT_COMPILE:-240}" "${LIMIT_GRID:-110}" "${LIMIT_SIZES:-100}"
 		;;
 	own)
 		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$set.json" \
-			perrank "perrank-$set" "${LIMIT_COMPILE:-300}" 100 70
+			perrank "perrank-$set" "${LIMIT_COMPILE:-300}" "${LIMIT_GRID:-120}" "${LIMIT_SIZES:-100}"
 		;;
 	probe)
 		step "compile_probe_$set" 60 1 compile "sweeps/$probe_spec.json" -j 16 --quiet --format csv

@@ -134,15 +134,17 @@ static void check_wgmma(void)
 	WG_BAD("wgmma-comm-ctas", "comm_sms must be 0",
 	       (snprintf(b_.algorithm, sizeof b_.algorithm, "all_scatter"), b_.comm_sms = 4));
 	WG_BAD("wgmma-tma-rows", "multiples of 8", b_.k = 4100);
-	/* A and B swapped (BLK_M 8, 16, 32): one consumer, BLK_N 64, no
-	 * cluster, every family; other small BLK_M refused with the sizes */
+	/* A and B swapped (BLK_M 8, 16, 32, 48, 80, ...): BLK_N 64 a consumer
+	 * (64 on one, 128 on two), no cluster, every family; other small
+	 * BLK_M refused with the sizes */
 	WG_BAD("wgmma-swap-rows", "BLK_M of 8 or a multiple of 16 up to 240", (b_.blk_m = 24, b_.blk_n = 64, b_.num_warps = 8));
 	WG_BAD("wgmma-swap-rows-272", "BLK_M of 8 or a multiple of 16 up to 240", (b_.blk_m = 272, b_.blk_n = 64, b_.num_warps = 8));
-	WG_BAD("wgmma-swap-80-n", "num_warps=8, BLK_N=64 and no cluster", (b_.blk_m = 80, b_.blk_n = 128, b_.num_warps = 8));
-	WG_BAD("wgmma-swap-80-warps", "num_warps=8, BLK_N=64", (b_.blk_m = 80, b_.blk_n = 64));
+	WG_BAD("wgmma-swap-80-n", "64 columns a consumer warpgroup and no cluster", (b_.blk_m = 80, b_.blk_n = 128, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-80-warps", "not BLK_N=64 with 12", (b_.blk_m = 80, b_.blk_n = 64));
+	WG_BAD("wgmma-swap-80-n192", "not BLK_N=192 with 12", (b_.blk_m = 80, b_.blk_n = 192));
 	WG_BAD("wgmma-192-rows", "64 or 128 rows each", (b_.blk_m = 192, b_.blk_n = 64));
-	WG_BAD("wgmma-swap-n", "num_warps=8, BLK_N=64 and no cluster", (b_.blk_m = 16, b_.blk_n = 128, b_.num_warps = 8));
-	WG_BAD("wgmma-swap-warps", "num_warps=8, BLK_N=64", (b_.blk_m = 32, b_.blk_n = 64));
+	WG_BAD("wgmma-swap-n", "BLK_N=128 with num_warps=12, not BLK_N=128 with 8", (b_.blk_m = 16, b_.blk_n = 128, b_.num_warps = 8));
+	WG_BAD("wgmma-swap-warps", "BLK_N=64 with num_warps=8", (b_.blk_m = 32, b_.blk_n = 64));
 	WG_BAD("wgmma-swap-cluster", "no cluster", (b_.blk_m = 8, b_.blk_n = 64, b_.num_warps = 8, b_.cluster = 2));
 #undef WG_BAD
 	/* Widths between the powers of two (issue 49): B's panel and C's
@@ -176,6 +178,34 @@ static void check_wgmma(void)
 	T_EQ_INT("wgmma-swap-240-s6-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	c.num_stages = 4;
 	T_EQ_INT("wgmma-swap-240-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	/* swapped on two consumers (BLK_N 128: each 64 of the columns and
+	 * every row, one m64nBLK_Mk16 a k16 each; cuBLAS's 224 x 128 at
+	 * 2194 x 1600 x 1968, issue 49) */
+	c = wgmma_gemm(80, 128, 4, 12);
+	T_EQ_INT("wgmma-swap2-80-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-swap2-80-smem", s.smem_bytes, 4 * (80 * 128 + 128 * 128 + 16) + 80 * 128 * 2 + 32 + 1024);
+	T_EQ_INT("wgmma-part-rows-swap2", FGO_WGMMA_PART_ROWS(80, 2), 80);
+	T_EQ_INT("wgmma-part-cols-swap2", FGO_WGMMA_PART_COLS(80, 128, 2), 64);
+	T_EQ_INT("wgmma-part-rows-swap1", FGO_WGMMA_PART_ROWS(80, 1), 80);
+	T_EQ_INT("wgmma-part-cols-swap1", FGO_WGMMA_PART_COLS(80, 64, 1), 64);
+	T_EQ_INT("wgmma-part-rows", FGO_WGMMA_PART_ROWS(128, 2), 64);
+	T_EQ_INT("wgmma-part-cols", FGO_WGMMA_PART_COLS(128, 256, 2), 256);
+	/* 224 x 128 with 4 stages and the whole C is past the limit: C is
+	 * staged in halves of 112 rows (swapped halves are rows) */
+	c.blk_m = 224;
+	T_EQ_INT("wgmma-swap2-224-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-swap2-224-split", FGO_WGMMA_STAGE_SPLIT(224, 128, 64, 4), 2);
+	T_EQ_INT("wgmma-swap2-224-staged-rows", FGO_WGMMA_STAGED_ROWS(224, 128, 64, 4, 2), 112);
+	T_EQ_INT("wgmma-swap2-224-staged-cols", FGO_WGMMA_STAGED_COLS(224, 128, 64, 4, 2), 64);
+	T_EQ_INT("wgmma-swap2-224-smem", s.smem_bytes, 4 * (224 * 128 + 128 * 128 + 16) + 224 * 128 + 32 + 1024);
+	T_EQ_INT("wgmma-swap2-224-s3-split", FGO_WGMMA_STAGE_SPLIT(224, 128, 64, 3), 1);
+	c.num_stages = 5; /* five stages of 240 + 128 rows alone are past it */
+	c.blk_m = 240;
+	T_EQ_INT("wgmma-swap2-240-s5-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
+	/* decode rows on two consumers; 8 rows never split (rows come in 8s) */
+	c = wgmma_gemm(8, 128, 8, 12);
+	T_EQ_INT("wgmma-swap2-8-ok", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_OK);
+	T_EQ_INT("wgmma-swap2-8-halves", FGO_WGMMA_HALVES(8, 128), 0);
 	c = wgmma_gemm(128, 240, 4, 12);
 	T_EQ_INT("wgmma-n240-s4-smem-limit", gpu_shape_check(&c, NULL, 232448, &s, why, sizeof why), FGO_EUSAGE);
 	T_CONTAINS("wgmma-n240-s4-smem-reason", why, "shared memory");
