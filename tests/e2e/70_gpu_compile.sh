@@ -117,6 +117,29 @@ else
 	expect_err compile-2.shot.2 "1 configuration name all_reduce: compiled as one-shot and two-shot"
 	expect_eq compile-2.shot.3 "all_reduce_one_shot compiled all_reduce_two_shot compiled" \
 		"$(awk -F, 'NR > 1 {printf "%s%s %s", (NR > 2 ? " " : ""), $2, $11}' "$T/out")"
+	# tests/bench/same_code.py, the check that a kernel change leaves the
+	# existing tiles' machine code alone: those two kernels against a copy
+	# are the same code; with one byte of a kernel's .text changed they
+	# differ, and the tool says which
+	cp -rp "$T/shotcache" "$T/shotcopy"
+	expect_exit compile-2.same.1 0 python3 tests/bench/same_code.py "$T/shotcache" "$T/shotcopy"
+	check compile-2.same.2 "a cache and its copy: every kernel the same" grep -q '2 of 2 kernels the same machine code' "$T/out"
+	python3 - "$(find "$T/shotcopy" -name '*.bin' | head -n 1)" <<'PY'
+import os
+import sys
+sys.path.insert(0, "tests/bench")
+import same_code
+path = sys.argv[1]
+times = os.stat(path)
+data = bytearray(open(path, "rb").read())
+code = same_code.text_sections(path)[".text.fgo_main"]
+at = data.find(code) + len(code) // 2
+data[at] ^= 0xff
+open(path, "wb").write(bytes(data))
+os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))  # the kernels pair by time
+PY
+	expect_exit compile-2.same.3 1 python3 tests/bench/same_code.py "$T/shotcache" "$T/shotcopy"
+	check compile-2.same.4 "one kernel changed: named, 1 of 2 the same" grep -q '1 of 2 kernels the same machine code' "$T/out"
 
 	# traced kernels (`run --trace`, compile --trace): their own cache
 	# entries, with the trace hooks (kernels/trace.h) in; the plain ones
