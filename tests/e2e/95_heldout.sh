@@ -151,6 +151,13 @@ expect_err heldout-8.6 "no sweep tagged no-such-tag"
 unxz_to db/evidence/widths_own_probe_h100_1207.db.xz "$T/own.db"
 expect_exit heldout-8.7 0 python3 tests/gpu/widths_table.py "$T/own.db" perrank perrank-widths
 expect_eq heldout-8.8 "a new size the fastest on 0 shapes" "$(tail -n 1 "$T/out")"
+# the swapped heights on one consumer (BLK_N 64) beside the held-out grid,
+# the lines docs/heldout.md quotes
+unxz_to db/evidence/swap_heldout_h100_1207.db.xz "$T/swap.db"
+expect_exit heldout-8.9 0 python3 tests/gpu/widths_table.py "$T/swap.db" heldout-perrank heldout-swap
+expect_eq heldout-8.10 "16 shapes both swept: cuBLAS / best, grid alone geomean 0.918 (4 at >= 1.0, worst 0.735); grid + new sizes 0.923 (5 at >= 1.0, worst 0.735)
+32 shapes of the grid: cuBLAS / best, grid alone geomean 0.967 (13 at >= 1.0, worst 0.735); grid + new sizes 0.970 (14 at >= 1.0, worst 0.735)
+a new size the fastest on 3 shapes" "$(tail -n 3 "$T/out")"
 
 # the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
 # K of 32), decode and prefill; none in another spec as fgobench plans it,
