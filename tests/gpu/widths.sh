@@ -21,6 +21,7 @@
 #            widths (heldout_widths.json), one rank, cuBLAS in the same run;
 #            the table by tests/gpu/widths_table.py
 #   own      the same on the project's set (perrank.json, perrank_widths.json)
+#   sizes    the held-out step's new sizes alone (no grid beside them)
 #   probe    sweeps/widths_probe.json: the four profiled losing
 #            shapes, each width beside the powers of two in the same forms;
 #            `best` of it (one rank, cuBLAS in the same run)
@@ -81,6 +82,13 @@ for s in ${STEPS:-check heldout own}; do
 		grid_and_widths heldout sweeps/heldout_perrank.json "sweeps/heldout_$set.json" \
 			heldout-perrank "heldout-$set" "${LIMIT_COMPILE:-240}" "${LIMIT_GRID:-110}" "${LIMIT_SIZES:-100}"
 		;;
+	sizes)
+		# the new sizes at the held-out shapes alone, when a call has no
+		# time for the grid beside them: compare them with an earlier
+		# call's grid by each sweep's own cuBLAS (widths_table.py --each)
+		step "compile_heldout_$set" 120 1 compile "sweeps/heldout_$set.json" -j 16 --quiet --format csv
+		step "heldout_$set" "${LIMIT_SIZES:-100}" 1 sweep "sweeps/heldout_$set.json" --tag "heldout-$set" --quiet --timeout 10
+		;;
 	own)
 		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$set.json" \
 			perrank "perrank-$set" "${LIMIT_COMPILE:-300}" "${LIMIT_GRID:-120}" "${LIMIT_SIZES:-100}"
@@ -92,7 +100,7 @@ for s in ${STEPS:-check heldout own}; do
 		cp "$OUT/probe_best_$set.txt" "$final/"
 		;;
 	*)
-		echo "widths.sh: unknown step $s (check, heldout, own, probe)" >&2
+		echo "widths.sh: unknown step $s (check, heldout, sizes, own, probe)" >&2
 		exit 2
 		;;
 	esac
