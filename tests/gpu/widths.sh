@@ -84,8 +84,9 @@ for s in ${STEPS:-check heldout own}; do
 		;;
 	sizes)
 		# the new sizes at the held-out shapes alone, when a call has no
-		# time for the grid beside them: compare them with an earlier
-		# call's grid by each sweep's own cuBLAS (widths_table.py --each)
+		# time for the grid beside them: their best / cuBLAS in this call
+		# against an earlier call's grid / its own cuBLAS (two machines,
+		# so only by each one's ratio to the cuBLAS it ran beside)
 		step "compile_heldout_$set" 120 1 compile "sweeps/heldout_$set.json" -j 16 --quiet --format csv
 		step "heldout_$set" "${LIMIT_SIZES:-100}" 1 sweep "sweeps/heldout_$set.json" --tag "heldout-$set" --quiet --timeout 10
 		;;
