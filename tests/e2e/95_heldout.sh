@@ -158,6 +158,14 @@ expect_exit heldout-8.9 0 python3 tests/gpu/widths_table.py "$T/swap.db" heldout
 expect_eq heldout-8.10 "16 shapes both swept: cuBLAS / best, grid alone geomean 0.918 (4 at >= 1.0, worst 0.735); grid + new sizes 0.923 (5 at >= 1.0, worst 0.735)
 32 shapes of the grid: cuBLAS / best, grid alone geomean 0.967 (13 at >= 1.0, worst 0.735); grid + new sizes 0.970 (14 at >= 1.0, worst 0.735)
 a new size the fastest on 3 shapes" "$(tail -n 3 "$T/out")"
+# the swapped heights on two consumers (BLK_N 128) beside the held-out grid
+unxz_to db/evidence/swap_pairs_h100_1207.db.xz "$T/pairs.db"
+expect_exit heldout-8.11 0 python3 tests/gpu/widths_table.py "$T/pairs.db" heldout-perrank heldout-pairs
+expect_eq heldout-8.12 "16 shapes both swept: cuBLAS / best, grid alone geomean 0.905 (3 at >= 1.0, worst 0.729); grid + new sizes 0.916 (3 at >= 1.0, worst 0.739)
+32 shapes of the grid: cuBLAS / best, grid alone geomean 0.959 (11 at >= 1.0, worst 0.729); grid + new sizes 0.964 (11 at >= 1.0, worst 0.739)
+a new size the fastest on 5 shapes" "$(tail -n 3 "$T/out")"
+expect_eq heldout-8.13 "0.838 (new size)" "$(grep '^| 2194 x 1600 x 1968 ' "$T/out" | cut -d'|' -f9 | sed 's/^ *//; s/ *$//')"
+expect_eq heldout-8.14 "106 106" "$(sql "select count(*), sum(r.validated) from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'pairs-check' and r.status = 'ok'" "$T/pairs.db" | tr '|' ' ')"
 
 # the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
 # K of 32), decode and prefill; none in another spec as fgobench plans it,

@@ -33,9 +33,9 @@
 set -u
 set=${SET:-widths}
 case $set in
-widths) check_spec=wgmma_widths probe_spec=widths_probe ;;
-swap) check_spec=wgmma_swap_rows probe_spec=swap_probe ;;
-pairs) check_spec=wgmma_swap_pairs probe_spec=swap_pairs_probe ;;
+widths) check_spec=wgmma_widths probe_spec=widths_probe sizes=widths ;;
+swap) check_spec=wgmma_swap_rows probe_spec=swap_probe sizes=swap ;;
+pairs) check_spec=wgmma_swap_pairs probe_spec=swap_pairs_probe sizes=swap_pairs ;;
 *)
 	echo "widths.sh: unknown SET $set (widths, swap or pairs)" >&2
 	exit 2
@@ -79,7 +79,7 @@ for s in ${STEPS:-check heldout own}; do
 		step "check_$set" "${LIMIT_CHECK:-150}" 2 sweep "sweeps/$check_spec.json" --tag "$set-check" --timeout 10
 		;;
 	heldout)
-		grid_and_widths heldout sweeps/heldout_perrank.json "sweeps/heldout_$set.json" \
+		grid_and_widths heldout sweeps/heldout_perrank.json "sweeps/heldout_$sizes.json" \
 			heldout-perrank "heldout-$set" "${LIMIT_COMPILE:-240}" "${LIMIT_GRID:-110}" "${LIMIT_SIZES:-100}"
 		;;
 	sizes)
@@ -87,11 +87,11 @@ for s in ${STEPS:-check heldout own}; do
 		# time for the grid beside them: their best / cuBLAS in this call
 		# against an earlier call's grid / its own cuBLAS (two machines,
 		# so only by each one's ratio to the cuBLAS it ran beside)
-		step "compile_heldout_$set" 120 1 compile "sweeps/heldout_$set.json" -j 16 --quiet --format csv
-		step "heldout_$set" "${LIMIT_SIZES:-100}" 1 sweep "sweeps/heldout_$set.json" --tag "heldout-$set" --quiet --timeout 10
+		step "compile_heldout_$set" 120 1 compile "sweeps/heldout_$sizes.json" -j 16 --quiet --format csv
+		step "heldout_$set" "${LIMIT_SIZES:-100}" 1 sweep "sweeps/heldout_$sizes.json" --tag "heldout-$set" --quiet --timeout 10
 		;;
 	own)
-		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$set.json" \
+		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$sizes.json" \
 			perrank "perrank-$set" "${LIMIT_COMPILE:-300}" "${LIMIT_GRID:-120}" "${LIMIT_SIZES:-100}"
 		;;
 	probe)
