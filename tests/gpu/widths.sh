@@ -22,6 +22,8 @@
 #            the table by tests/gpu/widths_table.py
 #   own      the same on the project's set (perrank.json, perrank_widths.json)
 #   sizes    the held-out step's new sizes alone (no grid beside them)
+#   trace    `run --trace` at 2194 x 1600 x 1968 with 128x256 and the
+#            swapped 224x128 (3 stages): timelines, summaries by `show`
 #   probe    sweeps/widths_probe.json: the four profiled losing
 #            shapes, each width beside the powers of two in the same forms;
 #            `best` of it (one rank, cuBLAS in the same run)
@@ -90,6 +92,18 @@ for s in ${STEPS:-check heldout own}; do
 		step "compile_heldout_$set" 120 1 compile "sweeps/heldout_$sizes.json" -j 16 --quiet --format csv
 		step "heldout_$set" "${LIMIT_SIZES:-100}" 1 sweep "sweeps/heldout_$sizes.json" --tag "heldout-$set" --quiet --timeout 10
 		;;
+	trace)
+		# a timeline of the held-out set's worst shape, the grid's tile
+		# beside cuBLAS's (swapped 224 x 128): where a CTA's time goes
+		# when K is short (31 steps) and one wave holds every tile
+		for t in "128 256 12" "224 128 12"; do
+			# shellcheck disable=SC2086 # the words of the tile
+			set -- $t
+			step "trace_$1x$2" 120 1 run --algorithm gemm --world 1 -m 2194 -n 1600 -k 1968 \
+				--dtype bf16 --mma wgmma --BLK_M "$1" --BLK_N "$2" --BLK_K 64 --num_warps "$3" \
+				--num_stages 3 --iterations 20 --warmup 3 --trace "$OUT/trace_$1x$2.json"
+		done
+		;;
 	own)
 		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$sizes.json" \
 			perrank "perrank-$set" "${LIMIT_COMPILE:-300}" "${LIMIT_GRID:-120}" "${LIMIT_SIZES:-100}"
@@ -101,7 +115,7 @@ for s in ${STEPS:-check heldout own}; do
 		cp "$OUT/probe_best_$set.txt" "$final/"
 		;;
 	*)
-		echo "widths.sh: unknown step $s (check, heldout, sizes, own, probe)" >&2
+		echo "widths.sh: unknown step $s (check, heldout, sizes, trace, own, probe)" >&2
 		exit 2
 		;;
 	esac
