@@ -25,7 +25,8 @@ const char cmd_best_usage[] =
 	"       [--dtype D] [--tag T] [--top T] [--reproduce] [--wide]\n"
 	"       [--format table|md|csv|json] [--db F]\n"
 	"       fgobench best --predict --m M --n N --k K --algorithm A [--world W]\n"
-	"       [--dtype D] [--tag T] [--top T] [--cus N] [--wide] [--format F] [--db F]\n"
+	"       [--dtype D] [--tag T] [--top T] [--cus N] [--no-model] [--wide] [--format F]\n"
+	"       [--db F]\n"
 	"       fgobench best --predict --m M --n N --k K --world W [--algorithm A]\n"
 	"       [--dtype D] [--wide] [--format F] [--db F]\n"
 	"       fgobench best --defaults [--algorithm A] [--world W] [--dtype D] [--tag T]\n"
@@ -151,6 +152,9 @@ const char cmd_best_usage[] =
 	"  --write FILE          with --defaults: the table's rows written to FILE\n"
 	"  --cus N               compute units for --predict's wave correction (default: the\n"
 	"                        SMs the store's GPU runs name, else 1 as on the CPU)\n"
+	"  --no-model            with --predict: rank from the nearest shapes' measurements\n"
+	"                        alone, as where the store has no cost model (the model's\n"
+	"                        ranking is what --config auto takes)\n"
 	"  --format F            table, md, csv or json (default table)\n"
 	"  --db F                the store (default $FGOBENCH_DB or ./fgobench.db)\n";
 
@@ -215,7 +219,7 @@ static void floor_note_machine(struct floor_note *untold, struct fgo_store *stor
 
 struct best_opts {
 	long m, n, k; /* 0: any */
-	int world, top, cus, predict, reproduce, wide, defaults;
+	int world, top, cus, predict, reproduce, wide, defaults, no_model;
 	const char *algorithm, *dtype, *tag, *db, *write;
 	const char *choice_text; /* --algorithm all_reduce as typed (--predict only) */
 	enum fgo_format format;
@@ -249,6 +253,10 @@ static int parse(int argc, char **argv, struct best_opts *o)
 			}
 			if (!strcmp(argv[i], "--defaults")) {
 				o->defaults = 1;
+				continue;
+			}
+			if (!strcmp(argv[i], "--no-model")) {
+				o->no_model = 1;
 				continue;
 			}
 			return cmd_usage_error("best", cmd_best_usage, "unknown option \"%s\"", argv[i]);
@@ -461,10 +469,16 @@ static int predict(const struct best_opts *o)
 	struct predict_view_opts p = {
 		.db = o->db, .algorithm = o->algorithm, .dtype = o->dtype, .tag = o->tag,
 		.m = o->m, .n = o->n, .k = o->k, .world = o->world, .top = o->top ? o->top : 3,
-		.cus = o->cus, .format = o->format, .wide = o->wide,
+		.cus = o->cus, .format = o->format, .wide = o->wide, .no_model = o->no_model,
 	};
-	if (!o->algorithm || (o->world > 1 && !predict_has_runs(&p)))
+	if (!o->algorithm || (o->world > 1 && !predict_has_runs(&p))) {
+		if (o->no_model)
+			return cmd_usage_error("best", cmd_best_usage,
+					       "--no-model goes with the ranking of measured configurations"
+					       " (--predict --algorithm A with runs at its W); the fused"
+					       " families' prediction at W is the model's");
 		return predict_world_view(&p);
+	}
 	return predict_view(&p);
 }
 
@@ -474,6 +488,7 @@ static int defaults(const struct best_opts *o)
 {
 	const char *bad = o->predict ? "--predict" : o->m ? "--m" : o->n ? "--n" : o->k ? "--k"
 			: o->top ? "--top" : o->reproduce ? "--reproduce" : o->cus ? "--cus"
+			: o->no_model ? "--no-model"
 			: o->choice_text ? "--algorithm all_reduce" : NULL;
 	if (bad)
 		return cmd_usage_error("best", cmd_best_usage,
@@ -511,8 +526,9 @@ int cmd_best(int argc, char **argv)
 		return cmd_algorithm_filter("best", o.choice_text) ? FGO_OK : FGO_EUSAGE;
 	if (!o.top)
 		o.top = 1;
-	if (o.cus)
-		return cmd_usage_error("best", cmd_best_usage, "--cus goes with --predict");
+	if (o.cus || o.no_model)
+		return cmd_usage_error("best", cmd_best_usage, "%s goes with --predict",
+				       o.cus ? "--cus" : "--no-model");
 	if (o.reproduce && (o.format != FGO_FMT_TABLE || o.wide))
 		return cmd_usage_error("best", cmd_best_usage,
 				       "--reproduce goes with the table (--wide, md, csv and json have a"

@@ -254,8 +254,11 @@ int predict_view(const struct predict_view_opts *o)
 		 dtype_name(q.dtype), q.world, q.m, q.n, q.k);
 	int cus = o->cus ? o->cus : l.cus ? l.cus : 1;
 	struct predict_model pm;
-	model_for(store, &l, o->cus, &pm);
-	if (pm.ncores == 0)
+	if (o->no_model)
+		memset(&pm, 0, sizeof pm);
+	else
+		model_for(store, &l, o->cus, &pm);
+	if (pm.ncores == 0 && !o->no_model)
 		note("no cost model of %s (%s backend) yet (it needs %d ok runs of a core;"
 		     " `fgobench calibrate` fits it): ranked from the nearest shapes' measurements",
 		     l.host, l.backend, MODEL_MIN_RUNS);

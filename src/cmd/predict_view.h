@@ -17,6 +17,7 @@ struct predict_view_opts {
 	int cus;                /* compute units; 0: from the stored devices, else 1 */
 	enum fgo_format format;
 	int wide;               /* the table with every column (else it fits 120) */
+	int no_model;           /* rank from the near shapes' measurements alone */
 };
 
 /* Returns the exit status: 0, FGO_EUSAGE when there is nothing to predict

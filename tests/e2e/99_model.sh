@@ -33,6 +33,17 @@ check model-3.2 "ranked by the model: predicted_us, model_us, correction" \
 	grep -q '^#,config,predicted_us,vs_first,model_us,correction,coverage,measured near,reproduce$' "$T/out"
 expect_err model-3.3 "cost model mma16 of"
 expect_eq model-3.4 3 "$(tail -n +2 "$T/out" | wc -l)"
+# --no-model: the ranking from the nearest shapes' measurements alone (as
+# where the store has no model), to set beside the model's; not for the
+# fused families' prediction at W, which is the model's
+expect_exit model-3.10 0 "$FGO" best --predict --algorithm gemm -m 192 -n 384 -k 384 --no-model --format csv
+check model-3.11 "--no-model: ranked by the near shapes' measurements" \
+	grep -q '^#,config,predicted,coverage,support,reproduce$' "$T/out"
+check model-3.12 "--no-model names no cost model" sh -c "! grep -q 'cost model' '$T/err'"
+expect_exit model-3.13 2 "$FGO" best --no-model
+expect_err model-3.14 "--no-model goes with --predict"
+expect_exit model-3.15 2 "$FGO" best --predict -m 256 -n 512 -k 512 --world 2 --no-model
+expect_err model-3.16 "--no-model goes with the ranking of measured configurations"
 
 # the terminal table fits 120 columns (issue 35): the config brief, the
 # reproduce lines under it, shell-continued; --wide has the reproduce column

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""auto_replay.py FGOBENCH STORE GRID_TAG [TOP]: `--config auto`'s ranking replayed
+"""auto_replay.py FGOBENCH STORE GRID_TAG [TOP] [--no-model]: `--config auto`'s ranking replayed
 on a stored grid, without a GPU. At each shape of the sweep tagged GRID_TAG
 (gemm, W=1), `best --predict` ranks the configurations from the other shapes'
 runs (the shape's own left out, as auto does); the first it ranks with
@@ -11,7 +11,10 @@ TOP (> 1), the pick is the fastest of the first TOP ranked configurations
 the grid measured (what timing that many candidates at the shape would
 give). The grid's own run of the pick stands for auto's run (the same
 configuration, timed in the grid's sweep), so it differs from
-heldout_table.py's auto column by the run-to-run noise.
+heldout_table.py's auto column by the run-to-run noise. With --no-model
+the ranking is `best --predict --no-model`'s (the nearest shapes'
+measurements alone), to set a ranking without the cost model beside
+auto's.
   python3 tests/gpu/auto_replay.py ./fgobench heldout_own_h100_1207.db perrank
 """
 import csv
@@ -34,10 +37,12 @@ def csv_rows(argv):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    args = [a for a in sys.argv[1:] if a != "--no-model"]
+    no_model = ["--no-model"] if len(args) < len(sys.argv) - 1 else []
+    if len(args) not in (3, 4):
         sys.exit(__doc__.strip().splitlines()[0])
-    fgo, db, tag = sys.argv[1:4]
-    top = int(sys.argv[4]) if len(sys.argv) == 5 else 1
+    fgo, db, tag = args[:3]
+    top = int(args[3]) if len(args) == 4 else 1
     con = sqlite3.connect(db)
     shapes = con.execute("select distinct r.m, r.n, r.k from runs r join sweeps s on s.id = r.sweep_id"
                          " where s.tag = ? and r.status = 'ok' and r.algorithm = 'gemm'"
@@ -51,7 +56,8 @@ def main():
                 for r in csv_rows([fgo, "best", "--db", db, "--tag", tag, *shape, "--top", "5000",
                                    "--format", "csv"])}
         ranked = csv_rows([fgo, "best", "--predict", "--db", db, *shape, "--algorithm", "gemm",
-                           "--world", "1", "--dtype", "bf16", "--top", "1000", "--format", "csv"])
+                           "--world", "1", "--dtype", "bf16", "--top", "1000", "--format", "csv",
+                           *no_model])
         firsts = [r for r in ranked
                   if float(r["coverage"].rstrip("%")) >= 50 and flags(r["reproduce"]) in grid][:top]
         pick = min(firsts, key=lambda r: grid[flags(r["reproduce"])], default=None)
