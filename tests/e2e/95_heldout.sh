@@ -158,6 +158,17 @@ expect_exit heldout-8.9 0 python3 tests/gpu/widths_table.py "$T/swap.db" heldout
 expect_eq heldout-8.10 "16 shapes both swept: cuBLAS / best, grid alone geomean 0.918 (4 at >= 1.0, worst 0.735); grid + new sizes 0.923 (5 at >= 1.0, worst 0.735)
 32 shapes of the grid: cuBLAS / best, grid alone geomean 0.967 (13 at >= 1.0, worst 0.735); grid + new sizes 0.970 (14 at >= 1.0, worst 0.735)
 a new size the fastest on 3 shapes" "$(tail -n 3 "$T/out")"
+# tests/gpu/widths.sh finds every spec of each set before a GPU call
+# spends time (a set once named a spec that was not there)
+for set in widths swap pairs; do
+	expect_exit "heldout-9.$set" 0 env SPECS_ONLY=1 SET=$set sh tests/gpu/widths.sh
+done
+mkdir -p "$T/wsh/tests/gpu" "$T/wsh/sweeps"
+cp tests/gpu/widths.sh "$T/wsh/tests/gpu/"
+cp sweeps/wgmma_swap_pairs.json sweeps/swap_pairs_probe.json sweeps/perrank_swap_pairs.json "$T/wsh/sweeps/"
+(cd "$T/wsh" && SPECS_ONLY=1 SET=pairs sh tests/gpu/widths.sh) >"$T/out" 2>"$T/err"
+rc=$?
+expect_eq heldout-9.missing "2 widths.sh: SET=pairs needs sweeps/heldout_swap_pairs.json, which is missing" "$rc $(cat "$T/err")"
 # the swapped heights on two consumers (BLK_N 128) beside the held-out grid
 unxz_to db/evidence/swap_pairs_h100_1207.db.xz "$T/pairs.db"
 expect_exit heldout-8.11 0 python3 tests/gpu/widths_table.py "$T/pairs.db" heldout-perrank heldout-pairs

@@ -43,6 +43,15 @@ pairs) check_spec=wgmma_swap_pairs probe_spec=swap_pairs_probe sizes=swap_pairs 
 	exit 2
 	;;
 esac
+# every spec the set names is here before any device time is spent
+# (SPECS_ONLY=1: this check alone, for the CPU tests)
+for f in "$check_spec" "$probe_spec" "heldout_$sizes" "perrank_$sizes"; do
+	[ -f "sweeps/$f.json" ] || {
+		echo "widths.sh: SET=$set needs sweeps/$f.json, which is missing" >&2
+		exit 2
+	}
+done
+[ "${SPECS_ONLY:-0}" = 1 ] && exit 0
 final=${OUT:-$PWD/gpu-out}
 OUT=${WORK:-/tmp/widths-work}
 export OUT
