@@ -27,6 +27,8 @@
 #   probe    sweeps/widths_probe.json: the four profiled losing
 #            shapes, each width beside the powers of two in the same forms;
 #            `best` of it (one rank, cuBLAS in the same run)
+# LIMIT_CHECK, LIMIT_COMPILE, LIMIT_GRID and LIMIT_SIZES override a step's
+# limit in seconds (a slower machine, a larger grid).
 # The store and logs are written to $WORK (default /tmp/widths-work) and
 # packed into $OUT/$SET.tgz (widths.tgz) after every step, the tables copied beside
 # it: a call brings back at most 8 files, and a call stopped at its limit
