@@ -516,7 +516,7 @@ static void check_default_tile_fit(void)
 /* The best core of the target (plan_fit_target, kit_fit_core): on sm_90a
  * the items that left the core to the default run on wgmma (the defaults
  * table's tile where none is given; 12 warps and 3 stages for a given
- * 128 x 256), fp32 and an
+ * 128 x 256; a swapped height a consumer per 64 columns), fp32 and an
  * explicit mma stay, and on the CPU nothing changes. */
 static void check_core_fit(void)
 {
@@ -525,9 +525,11 @@ static void check_core_fit(void)
 		     "{\"algorithm\": \"gemm\", \"world\": 1, \"M\": 4096, \"N\": 4096, \"K\": 4096,"
 		     " \"blocks\": [{\"dtype\": [\"bf16\", \"fp32\"]},"
 		     " {\"dtype\": \"fp16\", \"mma\": 16},"
-		     " {\"dtype\": \"bf16\", \"BLK_M\": 128, \"BLK_N\": 256}]}",
+		     " {\"dtype\": \"bf16\", \"BLK_M\": 128, \"BLK_N\": 256},"
+		     " {\"dtype\": \"bf16\", \"BLK_M\": 80, \"BLK_N\": 128},"
+		     " {\"dtype\": \"bf16\", \"BLK_M\": 144, \"BLK_N\": 64}]}",
 		     NULL, NULL, &p)) {
-		T_EQ_INT("core-count", p.count, 4);
+		T_EQ_INT("core-count", p.count, 6);
 		plan_fit_target(&p, "x86_64");
 		T_EQ_INT("core-cpu-unchanged", p.items[0].cfg.mma, 16);
 		plan_fit_target(&p, "sm_90a");
@@ -545,6 +547,15 @@ static void check_core_fit(void)
 						p.items[3].valid,
 			"mma %d warps %d stages %d valid %d (%s)", big->mma, big->num_warps, big->num_stages,
 			p.items[3].valid, p.items[3].reason);
+		/* swapped heights (no multiple of 64): a consumer per 64 columns,
+		 * whatever the height (two for 80 x 128, one for 144 x 64, where
+		 * the rule for the other tiles would give 8 and 12 warps) */
+		const struct fgo_config *pair = &p.items[4].cfg, *one = &p.items[5].cfg;
+		T_CHECK("core-swap-80x128", pair->mma == FGO_MMA_WGMMA && pair->num_warps == 12 && p.items[4].valid,
+			"mma %d warps %d valid %d (%s)", pair->mma, pair->num_warps, p.items[4].valid,
+			p.items[4].reason);
+		T_CHECK("core-swap-144x64", one->mma == FGO_MMA_WGMMA && one->num_warps == 8 && p.items[5].valid,
+			"mma %d warps %d valid %d (%s)", one->mma, one->num_warps, p.items[5].valid, p.items[5].reason);
 		plan_free(&p);
 	}
 }
