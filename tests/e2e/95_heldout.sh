@@ -178,6 +178,36 @@ a new size the fastest on 5 shapes" "$(tail -n 3 "$T/out")"
 expect_eq heldout-8.13 "0.838 (new size)" "$(grep '^| 2194 x 1600 x 1968 ' "$T/out" | cut -d'|' -f9 | sed 's/^ *//; s/ *$//')"
 expect_eq heldout-8.14 "106 106" "$(sql "select count(*), sum(r.validated) from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'pairs-check' and r.status = 'ok'" "$T/pairs.db" | tr '|' ' ')"
 
+# tests/gpu/trace_phases.py: two timelines of two CTAs whose phases are
+# set by hand (us): CTA 0 starts at 0, its MAC span 1..7 (4 slices), its
+# store 8..9, its end 10; CTA 1 starts at 0.5, MACs 2..10, store 10.5..12,
+# end 12.5; the second file the same with 8 slices and MAC spans 4 us
+# longer. Medians: start 0.25, setup 1.25, main loop 7 (then 11), stage
+# 0.75, store 1.25, exit 0.75; the slope 1 us a slice, the fill 4 us.
+cat >"$T/tp.py" <<'PY'
+import json, sys
+def doc(extra, slices):
+    ev = []
+    for cta, (k0, kd, g0, gd, p0, pd) in enumerate([(0, 10, 1, 6, 8, 1), (0.5, 12, 2, 8, 10.5, 1.5)]):
+        gd += extra
+        p0 += extra
+        kd += extra
+        ev.append({"name": "kernel", "ph": "X", "pid": 0, "tid": cta, "ts": k0, "dur": kd, "args": {"cta": cta}})
+        ev.append({"name": "gemm", "ph": "X", "pid": 0, "tid": cta, "ts": g0, "dur": gd, "args": {"cta": cta, "k0": 0, "k1": slices}})
+        ev.append({"name": "put", "ph": "X", "pid": 0, "tid": cta, "ts": p0, "dur": pd, "args": {"cta": cta}})
+        ev.append({"name": "gemm", "ph": "X", "pid": 1, "tid": cta, "ts": 0, "dur": 99, "args": {"cta": cta, "k0": 0, "k1": 1}})
+    return {"traceEvents": ev}
+json.dump(doc(0, 4), open(sys.argv[1], "w"))
+json.dump(doc(4, 8), open(sys.argv[2], "w"))
+PY
+python3 "$T/tp.py" "$T/tp1.json" "$T/tp2.json"
+expect_exit heldout-10.1 0 python3 tests/gpu/trace_phases.py "$T/tp1.json" "$T/tp2.json"
+expect_eq heldout-10.2 "0.25 1.25 7.00 0.75 1.25 0.75" "$(grep -m 1 "median over the CTAs" "$T/out" | awk '{ print $1, $2, $3, $4, $5, $6 }')"
+expect_eq heldout-10.3 "0.50 1.50 8.00 1.00 1.50 1.00" "$(grep -m 1 "   max$" "$T/out" | awk '{ print $1, $2, $3, $4, $5, $6 }')"
+check heldout-10.4 "two CTAs of rank 0, the launch 12.5 us" grep -q "tp1.json: 2 CTAs, launch span 12.50 us, 4 K slices" "$T/out"
+check heldout-10.5 "the slope and the fill" grep -q "steady main loop 1000 ns a K slice, fill and first slice 4.00 us" "$T/out"
+expect_exit heldout-10.6 0 python3 -m py_compile tests/gpu/trace_phases.py
+
 # the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
 # K of 32), decode and prefill; none in another spec as fgobench plans it,
 # nor in the per-rank set, nor its per-rank GEMMs at W = 2, 4

@@ -22,8 +22,10 @@
 #            the table by tests/gpu/widths_table.py
 #   own      the same on the project's set (perrank.json, perrank_widths.json)
 #   sizes    the held-out step's new sizes alone (no grid beside them)
-#   trace    `run --trace` at 2194 x 1600 x 1968 with 128x256 and the
-#            swapped 224x128 (3 stages): timelines, summaries by `show`
+#   trace    `run --trace` at 2194 x 1600 x 1968 and 3936 with 128x256
+#            and the swapped 224x128 (3 stages), and at N 256 (a few
+#            CTAs): timelines, and where a CTA's time goes by
+#            tests/gpu/trace_phases.py
 #   probe    sweeps/widths_probe.json: the four profiled losing
 #            shapes, each width beside the powers of two in the same forms;
 #            `best` of it (one rank, cuBLAS in the same run)
@@ -106,14 +108,30 @@ for s in ${STEPS:-check heldout own}; do
 	trace)
 		# a timeline of the held-out set's worst shape, the grid's tile
 		# beside cuBLAS's (swapped 224 x 128): where a CTA's time goes
-		# when K is short (31 steps) and one wave holds every tile
-		for t in "128 256 12" "224 128 12"; do
-			# shellcheck disable=SC2086 # the words of the tile
+		# when K is short (31 steps) and one wave holds every tile; each
+		# at K 1968 and twice that, so that trace_phases.py separates the
+		# steady main loop from the ring's fill; then the same tiles with
+		# N cut to one or two tile columns (18 and 20 CTAs): a slice as
+		# fast there as at 126 CTAs is the SM's own pace, a faster one
+		# says that what the SMs share (L2, its bandwidth) holds them
+		step compile_trace 90 1 compile tests/gpu/trace_short_k.json -j 16 --quiet --format csv
+		step compile_trace_traced 90 1 compile tests/gpu/trace_short_k.json --trace -j 16 --quiet --format csv
+		names=""
+		for t in "1600 128 256" "1600 224 128" "256 128 256" "256 224 128"; do
+			# shellcheck disable=SC2086 # the words of the case
 			set -- $t
-			step "trace_$1x$2" 120 1 run --algorithm gemm --world 1 -m 2194 -n 1600 -k 1968 \
-				--dtype bf16 --mma wgmma --BLK_M "$1" --BLK_N "$2" --BLK_K 64 --num_warps "$3" \
-				--num_stages 3 --iterations 20 --warmup 3 --trace "$OUT/trace_$1x$2.json"
+			for k in 1968 3936; do
+				name="trace_n$1_$2x$3_k$k"
+				step "$name" 120 1 run --algorithm gemm --world 1 -m 2194 -n "$1" -k "$k" \
+					--dtype bf16 --mma wgmma --BLK_M "$2" --BLK_N "$3" --BLK_K 64 --num_warps 12 \
+					--num_stages 3 --iterations 20 --warmup 3 --trace "$OUT/$name.json"
+				names="$names $OUT/$name.json"
+			done
 		done
+		# shellcheck disable=SC2086 # the files, in pairs of K
+		python3 "$here/trace_phases.py" $names >"$OUT/trace_phases.txt" 2>&1
+		cp "$OUT/trace_phases.txt" "$final/"
+		cat "$OUT/trace_phases.txt"
 		;;
 	own)
 		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$sizes.json" \
