@@ -12,6 +12,7 @@ every CTA of rank 0 into its phases, from the launch's first CTA start:
   stage    a tile's MAC end to its store's start (C into shared memory)
   store    the storer's span (TMA stores, their completion)
   exit     the last store's end to the CTA's end
+  end      the CTA's end (from the launch's first start, as start)
 and prints the median and the maximum of each over the CTAs, the launch's
 span, and the MAC span per K slice. Given two timelines of one tile at two
 K (the same M and N; the files in such pairs, the shorter K first), the slope between them is the steady main loop's
@@ -23,7 +24,7 @@ import json
 import statistics
 import sys
 
-PHASES = ("start", "setup", "mainloop", "stage", "store", "exit")
+PHASES = ("start", "setup", "mainloop", "stage", "store", "exit", "end")
 
 
 def spans(path):
@@ -59,7 +60,10 @@ def phases(ctas):
             "stage": sum(max(0.0, p[0] - (g[0] + g[1])) for g, p in zip(gemm, put)),
             "store": sum(d for _, d, _ in put),
             "exit": k0 + kd - ((put[-1][0] + put[-1][1]) if put else gemm[-1][0] + gemm[-1][1]),
+            "end": k0 + kd - t0,
             "slices": slices,
+            "who": "SM %s tile (%s, %s)" % (c["kernel"][0][2].get("sm", "?"), gemm[0][2].get("tm", "?"),
+                                           gemm[0][2].get("tn", "?")),
         }
         rows.append(row)
     return rows, t1 - t0
@@ -78,6 +82,9 @@ def summary(path):
     print("  " + " ".join(f"{med[p]:9.2f}" for p in PHASES) + "   median over the CTAs")
     print("  " + " ".join(f"{top[p]:9.2f}" for p in PHASES) + "   max")
     print(f"  main loop per K slice: {med['mainloop'] / slices * 1e3:.0f} ns (median CTA)")
+    by_loop = sorted(rows, key=lambda r: r["mainloop"])
+    for label, pick in (("fastest", by_loop[:3]), ("slowest", by_loop[-3:][::-1])):
+        print(f"  {label} main loops: " + "; ".join(f"{r['who']} {r['mainloop']:.2f}" for r in pick))
     return slices, med["mainloop"], span
 
 
