@@ -208,6 +208,19 @@ check heldout-10.4 "two CTAs of rank 0, the launch 12.5 us" grep -q "tp1.json: 2
 check heldout-10.5 "the slope and the fill" grep -q "steady main loop 1000 ns a K slice, fill and first slice 4.00 us" "$T/out"
 expect_exit heldout-10.6 0 python3 -m py_compile tests/gpu/trace_phases.py
 
+# tests/gpu/ncu_budget.py on the stored Nsight Compute pages of the
+# held-out set's worst shape: a CTA's tensor cycles are 31 slices of
+# 128 x 256 x 64 at 2048 MACs a cycle (31 744; cuBLAS's 224 x 128: 27 776),
+# its life the SMs' mean active cycles over its share of the SMs
+# (44 628.81 x 132 / 126 = 46 754; the lines docs/heldout.md quotes)
+E=db/evidence/ncu_issue49_h100_1207
+expect_exit heldout-11.1 0 python3 tests/gpu/ncu_budget.py "$E/m2194n1600k1968.fgo.csv" 2194 1600 1968 128 256 \
+	"$E/m2194n1600k1968.cublas.csv" 2194 1600 1968 224 128
+expect_eq heldout-11.2 "126 57565 31744 15010 10811" "$(grep -m 1 'fgo.csv' "$T/out" | awk -F'|' '{ print $3 + 0, $4 + 0, $5 + 0, $6 + 0, $7 + 0 }')"
+expect_eq heldout-11.3 "130 39745 27776 6948 5021" "$(grep -m 1 'cublas.csv' "$T/out" | awk -F'|' '{ print $3 + 0, $4 + 0, $5 + 0, $6 + 0, $7 + 0 }')"
+expect_eq heldout-11.4 "elapsed cycles 1.448x = tensor work 1.143x * in-CTA 1.178x * outside 1.076x" "$(tail -n 1 "$T/out")"
+expect_exit heldout-11.5 2 python3 tests/gpu/ncu_budget.py "$E/m2194n1600k1968.fgo.csv" 2194 1600
+
 # the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
 # K of 32), decode and prefill; none in another spec as fgobench plans it,
 # nor in the per-rank set, nor its per-rank GEMMs at W = 2, 4
