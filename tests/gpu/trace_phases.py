@@ -14,10 +14,10 @@ every CTA of rank 0 into its phases, from the launch's first CTA start:
   exit     the last store's end to the CTA's end
   end      the CTA's end (from the launch's first start, as start)
 and prints the median and the maximum of each over the CTAs, the launch's
-span, and the MAC span per K slice. Given two timelines of one tile at two
-K (the same M and N; the files in such pairs, the shorter K first), the slope between them is the steady main loop's
-time per slice and its intercept the ring's fill: what no single timeline
-separates.
+span, and the MAC span per K slice. Given two timelines of one command at
+two K (the files in such pairs, the shorter K first), the slope between
+them is the steady main loop's time per slice and its intercept the
+ring's fill: what no single timeline separates.
   python3 tests/gpu/trace_phases.py trace_128x256_k1968.json trace_128x256_k3936.json
 """
 import json
@@ -41,6 +41,12 @@ def spans(path):
     return ctas, about
 
 
+def staging(gemm, put_ts):
+    """A store's wait for its tile: from the last MAC span ended before it."""
+    ends = [g[0] + g[1] for g in gemm if g[0] + g[1] <= put_ts]
+    return put_ts - max(ends) if ends else 0.0
+
+
 def phases(ctas):
     """Per CTA, the phases in microseconds; and the launch's span."""
     t0 = min(c["kernel"][0][0] for c in ctas.values() if "kernel" in c)
@@ -57,7 +63,7 @@ def phases(ctas):
             "start": k0 - t0,
             "setup": gemm[0][0] - k0,
             "mainloop": sum(d for _, d, _ in gemm),
-            "stage": sum(max(0.0, p[0] - (g[0] + g[1])) for g, p in zip(gemm, put)),
+            "stage": sum(staging(gemm, p[0]) for p in put),
             "store": sum(d for _, d, _ in put),
             "exit": k0 + kd - ((put[-1][0] + put[-1][1]) if put else gemm[-1][0] + gemm[-1][1]),
             "end": k0 + kd - t0,
@@ -67,6 +73,14 @@ def phases(ctas):
         }
         rows.append(row)
     return rows, t1 - t0
+
+
+def same_but_k(a, b):
+    """Whether two runs' commands differ in their -k alone."""
+    def drop_k(about):
+        words = about.split()
+        return [w for i, w in enumerate(words) if w != "-k" and (i == 0 or words[i - 1] != "-k")]
+    return drop_k(a) == drop_k(b)
 
 
 def summary(path):
@@ -85,7 +99,7 @@ def summary(path):
     by_loop = sorted(rows, key=lambda r: r["mainloop"])
     for label, pick in (("fastest", by_loop[:3]), ("slowest", by_loop[-3:][::-1])):
         print(f"  {label} main loops: " + "; ".join(f"{r['who']} {r['mainloop']:.2f}" for r in pick))
-    return slices, med["mainloop"], span
+    return slices, med["mainloop"], about
 
 
 def main():
@@ -95,8 +109,8 @@ def main():
     # the files in pairs, one tile at two K: the steady slice and the fill
     paths = sys.argv[1:]
     for i in range(0, len(got) - 1, 2):
-        (s1, m1, _), (s2, m2, _), p1, p2 = got[i], got[i + 1], paths[i], paths[i + 1]
-        if s2 != s1:
+        (s1, m1, a1), (s2, m2, a2), p1, p2 = got[i], got[i + 1], paths[i], paths[i + 1]
+        if s2 != s1 and same_but_k(a1, a2):
             slope = (m2 - m1) / (s2 - s1)
             print(f"{p1} -> {p2}: steady main loop {slope * 1e3:.0f} ns a K slice,"
                   f" fill and first slice {m1 - slope * (s1 - 1):.2f} us")

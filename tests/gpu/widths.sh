@@ -24,7 +24,8 @@
 #   sizes    the held-out step's new sizes alone (no grid beside them)
 #   trace    `run --trace` at 2194 x 1600 x 1968 and 3936 with 128x256
 #            and the swapped 224x128 (3 stages), and at N 256 (a few
-#            CTAs): timelines, and where a CTA's time goes by
+#            CTAs); 6091 x 1520 x 2416 with 128x256, data-parallel and
+#            Stream-K: timelines, and where a CTA's time goes by
 #            tests/gpu/trace_phases.py
 #   probe    sweeps/widths_probe.json: the four profiled losing
 #            shapes, each width beside the powers of two in the same forms;
@@ -128,8 +129,20 @@ for s in ${STEPS:-check heldout own}; do
 				names="$names $OUT/$name.json"
 			done
 		done
+		# 6091 x 1520 x 2416: 288 tiles of 128x256 on 132 CTAs, a third
+		# round for 24; data-parallel, and the Stream-K walk over the 132
+		# SMs that evens the rounds (measured slower: where its time goes)
+		for t in "1 0" "1 132" "8 132"; do
+			# shellcheck disable=SC2086 # the words of the case
+			set -- $t
+			name="trace_m6091_g$1_sm$2"
+			step "$name" 120 1 run --algorithm gemm --world 1 -m 6091 -n 1520 -k 2416 \
+				--dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 256 --BLK_K 64 --num_warps 12 \
+				--num_stages 3 --gsize_m "$1" --gemm_sms "$2" --iterations 20 --warmup 3 --trace "$OUT/$name.json"
+		done
 		# shellcheck disable=SC2086 # the files, in pairs of K
 		python3 "$here/trace_phases.py" $names >"$OUT/trace_phases.txt" 2>&1
+		python3 "$here/trace_phases.py" "$OUT"/trace_m6091_*.json >>"$OUT/trace_phases.txt" 2>&1
 		cp "$OUT/trace_phases.txt" "$final/"
 		cat "$OUT/trace_phases.txt"
 		;;
