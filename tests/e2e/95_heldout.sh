@@ -221,6 +221,32 @@ expect_eq heldout-11.3 "130 39745 27776 6948 5021" "$(grep -m 1 'cublas.csv' "$T
 expect_eq heldout-11.4 "elapsed cycles 1.448x = tensor work 1.143x * in-CTA 1.178x * outside 1.076x" "$(tail -n 1 "$T/out")"
 expect_exit heldout-11.5 2 python3 tests/gpu/ncu_budget.py "$E/m2194n1600k1968.fgo.csv" 2194 1600
 
+# the timelines and the probe docs/heldout.md quotes (one H100, the trace
+# step of widths.sh and swap_pairs_probe.json): trace_phases.py on the
+# stored timelines gives the steady slice and the fill of each pair of K
+mkdir -p "$T/tr"
+python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' db/evidence/trace_issue49_h100_1207.tar.xz "$T/tr"
+expect_exit heldout-12.1 0 python3 tests/gpu/trace_phases.py "$T"/tr/trace_n1600_128x256_k1968.json "$T"/tr/trace_n1600_128x256_k3936.json \
+	"$T"/tr/trace_n1600_224x128_k1968.json "$T"/tr/trace_n1600_224x128_k3936.json \
+	"$T"/tr/trace_n256_128x256_k1968.json "$T"/tr/trace_n256_128x256_k3936.json \
+	"$T"/tr/trace_n256_224x128_k1968.json "$T"/tr/trace_n256_224x128_k3936.json
+expect_eq heldout-12.2 "603 4.70
+628 3.19
+611 1.89
+595 2.90" "$(grep 'steady main loop' "$T/out" | sed 's/.*loop \([0-9]*\) ns.*slice \([0-9.]*\) us$/\1 \2/')"
+check heldout-12.3 "128x256 at N 1600: 126 CTAs, launch 28.67 us" grep -q "trace_n1600_128x256_k1968.json: 126 CTAs, launch span 28.67 us" "$T/out"
+expect_exit heldout-12.4 0 python3 tests/gpu/trace_phases.py "$T"/tr/trace_m6091_g1_sm0.json "$T"/tr/trace_m6091_g1_sm132.json
+check heldout-12.5 "6091: data-parallel 84.99 us, Stream-K 84.48" sh -c "grep -q 'g1_sm0.json: 132 CTAs, launch span 84.99 us' '$T/out' && grep -q 'g1_sm132.json: 132 CTAs, launch span 84.48 us' '$T/out'"
+unxz_to db/evidence/pairs_probe_own_h100_1207.db.xz "$T/pp.db"
+probe_best() { # M N K: the probe's best us and cuBLAS's fastest call there
+	sql "select round(min(case when s.tag = 'pairs-probe' then r.t_fused_ms end) * 1000, 1) || ' ' || round(min(r.t_baseline_ms) * 1000, 1) from runs r join sweeps s on s.id = r.sweep_id where r.status = 'ok' and s.tag like 'pairs%probe' and r.m = $1 and r.n = $2 and r.k = $3" "$T/pp.db"
+}
+expect_eq heldout-12.6 "36.6 38.1" "$(probe_best 640 1024 12288)"
+expect_eq heldout-12.7 "72.2 79.5" "$(probe_best 2048 768 14336)"
+expect_eq heldout-12.8 "40.7 35.1" "$(probe_best 768 1536 8192)"
+expect_eq heldout-12.9 "35.6 21.8" "$(probe_best 200 768 14336)"
+expect_eq heldout-12.10 "216 216 1140 1140" "$(sql "select sum(s.tag = 'pairs-probe' and r.status = 'ok'), sum(s.tag = 'pairs-probe' and r.validated), sum(s.tag = 'perrank-pairs' and r.status = 'ok'), sum(s.tag = 'perrank-pairs' and r.validated) from runs r join sweeps s on s.id = r.sweep_id" "$T/pp.db" | tr '|' ' ')"
+
 # the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
 # K of 32), decode and prefill; none in another spec as fgobench plans it,
 # nor in the per-rank set, nor its per-rank GEMMs at W = 2, 4
