@@ -199,13 +199,21 @@ def doc(extra, slices):
     return {"traceEvents": ev}
 json.dump(doc(0, 4), open(sys.argv[1], "w"))
 json.dump(doc(4, 8), open(sys.argv[2], "w"))
+# the first again, CTA 1 taking over a split tile for 0.3 us before its store
+d = doc(0, 4)
+d["traceEvents"].append({"name": "takeover", "ph": "X", "pid": 0, "tid": 1, "ts": 10.0, "dur": 0.3, "args": {"cta": 1}})
+json.dump(d, open(sys.argv[3], "w"))
 PY
-python3 "$T/tp.py" "$T/tp1.json" "$T/tp2.json"
+python3 "$T/tp.py" "$T/tp1.json" "$T/tp2.json" "$T/tp3.json"
 expect_exit heldout-10.1 0 python3 tests/gpu/trace_phases.py "$T/tp1.json" "$T/tp2.json"
 expect_eq heldout-10.2 "0.25 1.25 7.00 0.75 1.25 0.75 11.25" "$(grep -m 1 "median over the CTAs" "$T/out" | awk '{ print $1, $2, $3, $4, $5, $6, $7 }')"
 expect_eq heldout-10.3 "0.50 1.50 8.00 1.00 1.50 1.00 12.50" "$(grep -m 1 "   max$" "$T/out" | awk '{ print $1, $2, $3, $4, $5, $6, $7 }')"
 check heldout-10.4 "two CTAs of rank 0, the launch 12.5 us" grep -q "tp1.json: 2 CTAs, launch span 12.50 us, 4 K slices" "$T/out"
 check heldout-10.5 "the slope and the fill" grep -q "steady main loop 1000 ns a K slice, fill and first slice 4.00 us" "$T/out"
+# the take-over counts as exchange, not as staging (1.0 and 0.2; 0 and 0.3)
+expect_exit heldout-10.7 0 python3 tests/gpu/trace_phases.py "$T/tp3.json"
+expect_eq heldout-10.8 "0.60 0.15" "$(grep -m 1 "median over the CTAs" "$T/out" | awk '{ print $4, $8 }')"
+expect_eq heldout-10.9 "1.00 0.30" "$(grep -m 1 "   max$" "$T/out" | awk '{ print $4, $8 }')"
 expect_exit heldout-10.6 0 python3 -m py_compile tests/gpu/trace_phases.py
 
 # tests/gpu/ncu_budget.py on the stored Nsight Compute pages of the

@@ -11,8 +11,12 @@ every CTA of rank 0 into its phases, from the launch's first CTA start:
            the ring's fill, and the K slices)
   stage    a tile's MAC end to its store's start (C into shared memory)
   store    the storer's span (TMA stores, their completion)
-  exit     the last store's end to the CTA's end
+  exit     the last span's end (a store, a MAC span, an exchange) to
+           the CTA's end
   end      the CTA's end (from the launch's first start, as start)
+  xchg     its split tiles' exchange (split-K, Stream-K): the partials
+           handed over and the take-overs (their waits for the other
+           pieces included)
 and prints the median and the maximum of each over the CTAs, the launch's
 span, and the MAC span per K slice. Given two timelines of one command at
 two K (the files in such pairs, the shorter K first), the slope between
@@ -24,7 +28,7 @@ import json
 import statistics
 import sys
 
-PHASES = ("start", "setup", "mainloop", "stage", "store", "exit", "end")
+PHASES = ("start", "setup", "mainloop", "stage", "store", "exit", "end", "xchg")
 
 
 def spans(path):
@@ -41,9 +45,10 @@ def spans(path):
     return ctas, about
 
 
-def staging(gemm, put_ts):
-    """A store's wait for its tile: from the last MAC span ended before it."""
-    ends = [g[0] + g[1] for g in gemm if g[0] + g[1] <= put_ts]
+def staging(spans_, put_ts):
+    """A store's wait for its tile: from the last MAC span or take-over
+    ended before it."""
+    ends = [g[0] + g[1] for g in spans_ if g[0] + g[1] <= put_ts]
     return put_ts - max(ends) if ends else 0.0
 
 
@@ -63,10 +68,12 @@ def phases(ctas):
             "start": k0 - t0,
             "setup": gemm[0][0] - k0,
             "mainloop": sum(d for _, d, _ in gemm),
-            "stage": sum(staging(gemm, p[0]) for p in put),
+            "stage": sum(staging(gemm + c.get("takeover", []), p[0]) for p in put),
             "store": sum(d for _, d, _ in put),
-            "exit": k0 + kd - ((put[-1][0] + put[-1][1]) if put else gemm[-1][0] + gemm[-1][1]),
+            "exit": k0 + kd - max(ts + d for kind, spans_ in c.items() if kind != "kernel"
+                                  for ts, d, _ in spans_),
             "end": k0 + kd - t0,
+            "xchg": sum(d for kind in ("handover", "takeover") for _, d, _ in c.get(kind, [])),
             "slices": slices,
             "who": "SM %s tile (%s, %s)" % (c["kernel"][0][2].get("sm", "?"), gemm[0][2].get("tm", "?"),
                                            gemm[0][2].get("tn", "?")),
