@@ -27,6 +27,9 @@
 #            CTAs); 6091 x 1520 x 2416 with 128x256, data-parallel and
 #            Stream-K: timelines, and where a CTA's time goes by
 #            tests/gpu/trace_phases.py
+#   exchange tests/gpu/sk_exchange.json: 6091 x 1520 x 2416 on the
+#            Stream-K walk with the partials in one atomic sum or in
+#            slots, beside data-parallel, two rounds and a timeline each
 #   probe    sweeps/widths_probe.json: the four profiled losing
 #            shapes, each width beside the powers of two in the same forms;
 #            `best` of it (one rank, cuBLAS in the same run)
@@ -146,6 +149,26 @@ for s in ${STEPS:-check heldout own}; do
 		cp "$OUT/trace_phases.txt" "$final/"
 		cat "$OUT/trace_phases.txt"
 		;;
+	exchange)
+		# 6091 x 1520 x 2416 on the Stream-K walk: the partials summed by
+		# 16-byte atomics into one fp32 sum (deterministic 0), or stored in
+		# slots and read in order (1), beside the data-parallel walk; two
+		# rounds, then a timeline of each Stream-K form
+		step compile_exchange 60 1 compile tests/gpu/sk_exchange.json -j 16 --quiet --format csv
+		step compile_exchange_traced 60 1 compile tests/gpu/sk_exchange.json --trace -j 16 --quiet --format csv
+		step exchange_1 60 1 sweep tests/gpu/sk_exchange.json --tag sk-exchange-1 --timeout 10
+		step exchange_2 60 1 sweep tests/gpu/sk_exchange.json --tag sk-exchange-2 --timeout 10
+		for d in 0 1; do
+			step "trace_exchange_d$d" 120 1 run --algorithm gemm --world 1 -m 6091 -n 1520 -k 2416 \
+				--dtype bf16 --mma wgmma --BLK_M 128 --BLK_N 256 --BLK_K 64 --num_warps 12 \
+				--num_stages 3 --gsize_m 1 --gemm_sms 132 --deterministic "$d" --iterations 20 --warmup 3 \
+				--trace "$OUT/trace_exchange_d$d.json"
+		done
+		python3 "$here/trace_phases.py" "$OUT"/trace_exchange_d0.json "$OUT"/trace_exchange_d1.json \
+			>"$OUT/exchange_phases.txt" 2>&1
+		cp "$OUT/exchange_phases.txt" "$final/"
+		cat "$OUT/exchange_phases.txt"
+		;;
 	own)
 		grid_and_widths own sweeps/perrank.json "sweeps/perrank_$sizes.json" \
 			perrank "perrank-$set" "${LIMIT_COMPILE:-300}" "${LIMIT_GRID:-120}" "${LIMIT_SIZES:-100}"
@@ -157,7 +180,7 @@ for s in ${STEPS:-check heldout own}; do
 		cp "$OUT/probe_best_$set.txt" "$final/"
 		;;
 	*)
-		echo "widths.sh: unknown step $s (check, heldout, sizes, trace, own, probe)" >&2
+		echo "widths.sh: unknown step $s (check, heldout, sizes, trace, exchange, own, probe)" >&2
 		exit 2
 		;;
 	esac
