@@ -10,9 +10,11 @@ every CTA of rank 0 into its phases, from the launch's first CTA start:
   mainloop its tiles' MAC spans (consumer 0: the first stage's wait, so
            the ring's fill, and the K slices)
   stage    a tile's MAC end to its store's start (C into shared memory)
-  store    the storer's span (TMA stores, their completion)
+  store    the storer's span (its TMA stores issued and read out of
+           shared memory; their completion too where the family
+           publishes the tile)
   exit     the last span's end (a store, a MAC span, an exchange) to
-           the CTA's end
+           the CTA's end (a GEMM's: its stores' writes completing)
   end      the CTA's end (from the launch's first start, as start)
   xchg     its split tiles' exchange (split-K, Stream-K): the partials
            handed over and the take-overs (their waits for the other
@@ -111,7 +113,8 @@ def summary(path):
 
 def main():
     if len(sys.argv) < 2:
-        sys.exit(__doc__.strip().splitlines()[0])
+        print("usage: " + __doc__.strip().splitlines()[0], file=sys.stderr)
+        sys.exit(2)
     got = [summary(p) for p in sys.argv[1:]]
     # the files in pairs, one tile at two K: the steady slice and the fill
     paths = sys.argv[1:]
