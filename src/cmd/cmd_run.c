@@ -21,6 +21,7 @@ const char cmd_run_usage[] =
 	"       [--comm_blk_m B] [--comm_blk_n B] [--validate] [--benchmark]\n"
 	"       [--iterations N] [--warmup N] [--backend B] [--tag T] [--db F]\n"
 	"       [--trace FILE] [--trace-events N] [--wide] [--config table|auto]\n"
+	"       [--auto-trials N]\n"
 	"\n"
 	"Runs one configuration under MPI (mpirun -np W), stores it as a sweep of one\n"
 	"run (tag \"run\" unless --tag) and prints its result: the configuration,\n"
@@ -30,14 +31,16 @@ const char cmd_run_usage[] =
 	"with neither, both are done. Unset tunables take the defaults below; with\n"
 	"no tile given (BLK_M, BLK_N, BLK_K, stages, warps) the tile, split and\n"
 	"gather chunk come from the core's defaults table, or with --config auto\n"
-	"from this machine's cost model; the run says which.\n"
+	"from this machine's cost model; the run says which. Auto times the first\n"
+	"three of its ranking and the table's pick, stores each and shows the fastest\n"
+	"(--auto-trials 1: the ranking's first alone).\n"
 	"--trace FILE runs it once more with the per-CTA trace compiled in and writes\n"
 	"the timeline as Chrome/Perfetto trace-event JSON (`fgobench plot timeline\n"
 	"FILE` draws it); its summary is stored with the run and `show` prints it.\n"
 	"\n";
 
 static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_session *s,
-		     const char **db, int *iterations, int *warmup, int *wide, int *pick)
+		     const char **db, int *iterations, int *warmup, int *wide, int *pick, int *trials)
 {
 	struct fgo_config_mask set;
 	memset(&set, 0, sizeof set);
@@ -67,6 +70,8 @@ static int parse_run(int argc, char **argv, struct fgo_config *cfg, struct fgo_s
 			s->trace_file = argv[++i];
 		else if (!strcmp(a, "--config") && more)
 			rc = cmd_parse_pick("run", argv[++i], pick);
+		else if (!strcmp(a, "--auto-trials") && more)
+			rc = cmd_parse_int("run", a, argv[++i], 1, FGO_AUTO_TRIALS_MAX, trials);
 		else if (!strcmp(a, "--trace-events") && more)
 			rc = cmd_parse_int("run", a, argv[++i], 16, 1 << 20, &s->trace_events);
 		else if (!strcmp(a, "--iterations") && more)
@@ -109,14 +114,14 @@ int cmd_run_ranks(int argc, char **argv, int *np)
 	struct fgo_config cfg;
 	struct fgo_session s;
 	const char *db = NULL;
-	int iterations = 10, warmup = 2, wide = 0, pick = FGO_PICK_TABLE;
+	int iterations = 10, warmup = 2, wide = 0, pick = FGO_PICK_TABLE, trials = 0;
 	char why[FGO_REASON_MAX];
 	*np = 0;
 	if (cmd_wants_help(argc, argv))
 		return FGO_OK;
 	memset(&s, 0, sizeof s);
 	config_defaults(&cfg);
-	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide, &pick);
+	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide, &pick, &trials);
 	if (rc != FGO_OK)
 		return rc;
 	take_choice(&cfg);
@@ -151,6 +156,9 @@ int cmd_run(int argc, char **argv)
 			      "  --config C         the tile where none is given: table (the core's\n"
 			      "                     defaults table, the default) or auto (this\n"
 			      "                     machine's cost model; exit 2 without a fit)\n"
+			      "  --auto-trials N    config auto times the first N (1-16, default 3) of\n"
+			      "                     its ranking and the table's pick at the shape and\n"
+			      "                     shows the fastest; 1: the ranking's first alone\n"
 			      "  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n",
 			      stdout);
 		}
@@ -165,8 +173,8 @@ int cmd_run(int argc, char **argv)
 		.tag = "run",
 	};
 	const char *db = NULL;
-	int iterations = 10, warmup = 2, wide = 0, pick = FGO_PICK_TABLE;
-	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide, &pick);
+	int iterations = 10, warmup = 2, wide = 0, pick = FGO_PICK_TABLE, trials = 0;
+	int rc = parse_run(argc, argv, &cfg, &s, &db, &iterations, &warmup, &wide, &pick, &trials);
 	fgo_mute = 0;
 	if (rc != FGO_OK)
 		return rc;
@@ -175,24 +183,32 @@ int cmd_run(int argc, char **argv)
 	memset(&plan, 0, sizeof plan);
 	int choice = take_choice(&cfg);
 	kit_fit_tile(&cfg); /* a default tile side fitted to the shape, as a sweep's */
-	struct fgo_plan_item item = { .cfg = cfg, .valid = 1, .shot_choice = (unsigned char)choice };
+	/* on the heap: config auto's trials grow the plan (auto_pick_plan) */
+	struct fgo_plan_item *item = calloc(1, sizeof *item);
+	if (!item) {
+		error("out of memory");
+		return FGO_EFAIL;
+	}
+	*item = (struct fgo_plan_item){ .cfg = cfg, .valid = 1, .shot_choice = (unsigned char)choice };
 	/* a Stream-K form without its CTAs gets the device's (session_run) */
-	if (config_validate_planned(&cfg, item.reason, sizeof item.reason)) {
+	if (config_validate_planned(&cfg, item->reason, sizeof item->reason)) {
 		if (rank == 0)
-			error("invalid configuration: %s", item.reason);
+			error("invalid configuration: %s", item->reason);
+		free(item);
 		return FGO_EUSAGE;
 	}
 	char key[FGO_KEY_MAX], line[2048];
 	config_key(&cfg, key, sizeof key);
 	config_reproduce_line(&cfg, line, sizeof line);
-	plan.items = &item;
+	plan.items = item;
 	plan.count = 1;
+	plan.auto_trials = trials;
 	plan.max_world = cfg.world;
 	plan.iterations = iterations;
 	plan.warmup = warmup;
 	plan.validate = 1;
 	plan.pick = (enum fgo_pick)pick;
-	item.default_row = -1;
+	item->default_row = -1;
 	s.pick_model = auto_pick_plan;
 	s.pick_shot = shot_pick_plan;
 	snprintf(plan.name, sizeof plan.name, "run");
@@ -200,12 +216,16 @@ int cmd_run(int argc, char **argv)
 	snprintf(plan.hash, sizeof plan.hash, "%016llx",
 		 (unsigned long long)fnv1a64(key, strlen(key)));
 
-	int64_t run_id = 0;
+	int64_t run_id = 0, fastest_id = 0;
 	s.db_path = cmd_db_path(db);
 	s.spec_path = "fgobench run";
 	s.command_line = line;
 	s.last_run_id = &run_id;
+	s.fastest_run_id = &fastest_id;
 	rc = session_run(MPI_COMM_WORLD, &plan, &s);
+	if (plan.count > 1 && fastest_id > 0) /* config auto timed trials: its pick */
+		run_id = fastest_id;
+	free(plan.items);
 	if (rank == 0 && run_id > 0) {
 		int shown = cmd_finish_stdout(show_run(db, (long)run_id, FGO_FMT_TABLE, wide, !wide));
 		if (shown != FGO_OK && rc == FGO_OK)

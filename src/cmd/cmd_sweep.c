@@ -18,7 +18,7 @@
 
 const char cmd_sweep_usage[] =
 	"usage: fgobench sweep SPEC [--tag T] [--db F] [--resume [--retry-crashed]]\n"
-	"       [--dry-run] [--config table|auto] [--kernel MANIFEST]\n"
+	"       [--dry-run] [--config table|auto] [--auto-trials N] [--kernel MANIFEST]\n"
 	"       [--backend cpu|gpu|auto] [--timeout S] [--compile-timeout S]\n"
 	"       [--heap-size BYTES] [--ranks N] [--quiet]\n"
 	"       [--format table|md|csv|json] [--trace best [--trace-dir DIR]]\n"
@@ -46,7 +46,8 @@ const char cmd_sweep_usage[] =
 	"where the time went (load, inputs, validate, time, baseline, store).\n"
 	"\n"
 	"A sweep spec's keys (README \"Sweep specs\"; any case): name, description,\n"
-	"iterations, warmup, validate, baseline, config, kernel, blocks, shapes, and\n"
+	"iterations, warmup, validate, baseline, config, auto_trials, kernel, blocks,\n"
+	"shapes, and\n"
 	"the tunables, each a value, a list or a range {\"from\", \"to\", \"mul\" or\n"
 	"\"step\"}: algorithm, dtype, world, M, N, K, BLK_M, BLK_N, BLK_K, num_stages,\n"
 	"num_warps, mma, gsize_m, gemm_sms, comm_sms, comm_blk_m, comm_blk_n, split_k,\n"
@@ -79,6 +80,10 @@ const char cmd_sweep_usage[] =
 	"                     this host's runs and fit; the default where the store does\n"
 	"                     not cover the shape; exit 2 without a fit: run `fgobench\n"
 	"                     calibrate --fit`); overrides the spec's \"config\"\n"
+	"  --auto-trials N    config auto times the first N (1-16, default 3) of its\n"
+	"                     ranking and the table's pick at each shape, all stored,\n"
+	"                     the fastest its pick (1: the ranking's first alone);\n"
+	"                     overrides the spec's \"auto_trials\"\n"
 	"  --kernel MANIFEST  sweep your own kernel (README \"Your own kernel\"): the\n"
 	"                     manifest's tunables over SPEC's problems (dtype, world,\n"
 	"                     M, N, K, shapes; its algorithm and tunables are left\n"
@@ -196,7 +201,7 @@ struct sweep_cmd {
 	struct fgo_config base;
 	struct fgo_config_mask set;
 	const char *spec, *db, *trace_dir;
-	int dry_run, iterations, warmup, pick;
+	int dry_run, iterations, warmup, pick, auto_trials;
 	int ranks;                 /* --ranks: how many fgobench starts (0: the largest world) */
 	enum fgo_format fmt;
 	struct fgo_plan plan;
@@ -269,6 +274,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_cmd *c)
 			rc = cmd_parse_int("sweep", a, argv[++i], 16, 1 << 20, &s->trace_events);
 		} else if (!strcmp(a, "--config") && more) {
 			rc = cmd_parse_pick("sweep", argv[++i], &c->pick);
+		} else if (!strcmp(a, "--auto-trials") && more) {
+			rc = cmd_parse_int("sweep", a, argv[++i], 1, FGO_AUTO_TRIALS_MAX, &c->auto_trials);
 		} else if (!strcmp(a, "--kernel") && more) {
 			c->set.kernel = argv[++i];
 		} else if (!strcmp(a, "--resume")) {
@@ -362,6 +369,7 @@ int cmd_sweep(int argc, char **argv)
 	struct fgo_plan plan = c.plan;
 	const char *spec = c.spec, *db = c.db;
 	int iterations = c.iterations, warmup = c.warmup, pick = c.pick, dry_run = c.dry_run;
+	int auto_trials = c.auto_trials;
 	enum fgo_format fmt = c.fmt;
 	if (iterations)
 		plan.iterations = iterations;
@@ -369,6 +377,8 @@ int cmd_sweep(int argc, char **argv)
 		plan.warmup = warmup;
 	if (pick >= 0) /* the flag wins over the spec's "config" */
 		plan.pick = (enum fgo_pick)pick;
+	if (auto_trials > 0) /* and over its "auto_trials" */
+		plan.auto_trials = auto_trials;
 	if (dry_run) {
 		rc = rank == 0 ? print_plan(&plan, spec, fmt) : FGO_OK;
 		plan_free(&plan);

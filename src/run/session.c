@@ -328,6 +328,18 @@ static void where_the_time_went(const struct progress *p)
 /* Rank 0: closes the sweep and prints the summary; returns the exit status.
  * rc FGO_ERESTART (a rank's device lost): the sweep is left interrupted,
  * to go on in a fresh process. */
+/* The run id of the plan's fastest ok run (0: none): config auto's pick
+ * where `run` timed its trials. */
+static int64_t fastest_run(const struct fgo_plan *plan, const struct progress *p)
+{
+	size_t best = plan->count;
+	for (size_t i = 0; i < plan->count; i++)
+		if (p->fused_ms[i] > 0 && p->run_ids[i] > 0 &&
+		    (best == plan->count || p->fused_ms[i] < p->fused_ms[best]))
+			best = i;
+	return best < plan->count ? p->run_ids[best] : 0;
+}
+
 static int end(struct progress *p, const struct fgo_session *s, int rc)
 {
 	char err[512];
@@ -577,10 +589,14 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 		p.started = now_seconds();
 		rc = runner_run(comm, plan, todo, &o, &sink);
 		int restart = rc == FGO_ERESTART;
-		if (rank == 0)
+		if (rank == 0) {
 			rc = end(&p, s, rc);
-		else
+			session_auto_say(plan, p.fused_ms);
+			if (s->fastest_run_id)
+				*s->fastest_run_id = fastest_run(plan, &p);
+		} else {
 			interrupt_unwatch();
+		}
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 		flight_close();
 		if (rank == 0 && supervised)

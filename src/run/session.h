@@ -26,6 +26,8 @@ struct fgo_session {
 	int progress;              /* progress lines on stderr */
 	int64_t *sweep_id;         /* (optional) receives the sweep id on rank 0 */
 	int64_t *last_run_id;      /* (optional) receives the last run id on rank 0 */
+	int64_t *fastest_run_id;   /* (optional) receives the fastest ok run's id on rank 0
+				      (0: none): `run`'s result where config auto timed trials */
 	const char *resume_command; /* (optional) shown when SIGINT or SIGTERM stops the sweep */
 	const char *trace_file;    /* (optional) `run --trace FILE`: the plan's configuration traced
 				      into FILE once its run is stored */
@@ -53,6 +55,12 @@ struct fgo_session {
  * defaults_describe; a summary by row past 8). FGO_OK or FGO_EUSAGE. */
 int session_defaults(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s,
 		     const char *arch, const char *backend);
+
+/* session_defaults.c, rank 0, after the runs: for each group of config
+ * auto's trials (fgo_plan_item.auto_role), a note naming the fastest
+ * (auto's pick) with the ranking's first and the default beside it (the
+ * first 8), and a count of which won (fused_ms per item, 0: not ok). */
+void session_auto_say(const struct fgo_plan *plan, const double *fused_ms);
 
 /* Runs the plan's valid items on the backend s->backend picks, after fitting
  * them to its target (plan_fit_target: the best core where the spec and the

@@ -3,6 +3,7 @@
  * session's hook, rank 0, then every rank), and the notes that say which
  * default each run used (see session.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fgo.h"
@@ -41,14 +42,31 @@ static void note_defaults(const struct fgo_plan *plan, const char *arch)
 }
 
 /* Every rank takes rank 0's items: it read the store and changed them
- * (count may have shrunk: an item dropped). */
-static void send_items(MPI_Comm comm, struct fgo_plan *plan)
+ * (count may have shrunk: an item dropped; or grown: config auto's
+ * trials, where the other ranks make room). FGO_OK, or FGO_EFAIL on
+ * every rank when one ran out of memory. */
+static int send_items(MPI_Comm comm, struct fgo_plan *plan)
 {
 	unsigned long count = (unsigned long)plan->count;
+	int rank, ok = 1, all = 1;
+	MPI_Comm_rank(comm, &rank);
 	MPI_Bcast(&count, 1, MPI_UNSIGNED_LONG, 0, comm);
+	if (rank != 0 && count > plan->count) {
+		struct fgo_plan_item *more = realloc(plan->items, count * sizeof *more);
+		ok = more != NULL;
+		if (more)
+			plan->items = more;
+	}
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+	if (!all) {
+		if (rank == 0)
+			error("out of memory for the plan's %lu configurations on a rank", count);
+		return FGO_EFAIL;
+	}
 	plan->count = (size_t)count;
 	for (size_t i = 0; i < plan->count; i++)
 		MPI_Bcast(&plan->items[i], (int)sizeof plan->items[i], MPI_BYTE, 0, comm);
+	return FGO_OK;
 }
 
 /* The shots of the items that named all_reduce: rank 0 picks them
@@ -73,8 +91,7 @@ static int session_shots(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_
 	MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 	if (rc != FGO_OK)
 		return rc;
-	send_items(comm, plan);
-	return FGO_OK;
+	return send_items(comm, plan);
 }
 
 int session_defaults(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s,
@@ -95,10 +112,76 @@ int session_defaults(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_sess
 		MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
 		if (rc != FGO_OK)
 			return FGO_EUSAGE;
-		send_items(comm, plan); /* every rank runs what rank 0 picked */
-		return FGO_OK;
+		/* every rank runs what rank 0 picked */
+		return send_items(comm, plan) == FGO_OK ? FGO_OK : FGO_EUSAGE;
 	}
 	if (rank == 0)
 		note_defaults(plan, arch);
 	return FGO_OK;
+}
+
+/* One group's line: the fastest of the trials, and the ranking's first
+ * and the default beside it. */
+static void say_group(const struct fgo_plan *plan, const double *fused_ms, size_t first,
+		      size_t end, size_t fastest)
+{
+	const struct fgo_config *c = &plan->items[first].cfg;
+	const struct fgo_plan_item *win = &plan->items[fastest];
+	char tile[96], line[768], who[64];
+	size_t len;
+	defaults_tile_text(&win->cfg, tile, sizeof tile);
+	if (win->auto_role == FGO_AUTO_TABLE)
+		snprintf(who, sizeof who, "the default");
+	else
+		snprintf(who, sizeof who, "ranked %u", (unsigned)win->auto_place);
+	len = (size_t)snprintf(line, sizeof line, "config auto: %s %s W=%d M=%ld N=%ld K=%ld: %s"
+			       " (%s), %.1f us, the fastest of %zu timed", c->algorithm,
+			       dtype_name(c->dtype), c->world, c->m, c->n, c->k, tile, who,
+			       fused_ms[fastest] * 1e3, end - first);
+	for (size_t i = first; i < end && len < sizeof line; i++) {
+		const struct fgo_plan_item *it = &plan->items[i];
+		if (i == fastest || (it->auto_role == FGO_AUTO_RANKED && i != first))
+			continue;
+		const char *what = it->auto_role == FGO_AUTO_TABLE ? "the default" : "the ranking's first";
+		if (fused_ms[i] > 0)
+			len += (size_t)snprintf(line + len, sizeof line - len, "; %s %.1f us (x %.3f)",
+						what, fused_ms[i] * 1e3, fused_ms[i] / fused_ms[fastest]);
+		else
+			len += (size_t)snprintf(line + len, sizeof line - len, "; %s did not run ok",
+						what);
+	}
+	note("%s", line);
+}
+
+void session_auto_say(const struct fgo_plan *plan, const double *fused_ms)
+{
+	size_t groups = 0, shown = 0, first_won = 0, table_won = 0, none = 0;
+	for (size_t i = 0; i < plan->count;) {
+		if (plan->items[i].auto_role == FGO_AUTO_NONE) {
+			i++;
+			continue;
+		}
+		size_t end = i + 1, fastest = i;
+		while (end < plan->count && plan->items[end].auto_role != FGO_AUTO_NONE &&
+		       plan->items[end].auto_group == plan->items[i].auto_group)
+			end++;
+		for (size_t j = i; j < end; j++)
+			if (fused_ms[j] > 0 && (!(fused_ms[fastest] > 0) || fused_ms[j] < fused_ms[fastest]))
+				fastest = j;
+		groups++;
+		if (!(fused_ms[fastest] > 0)) {
+			none++;
+		} else {
+			first_won += plan->items[fastest].auto_role == FGO_AUTO_RANKED &&
+				     plan->items[fastest].auto_place == plan->items[i].auto_place;
+			table_won += plan->items[fastest].auto_role == FGO_AUTO_TABLE;
+			if (shown++ < 8)
+				say_group(plan, fused_ms, i, end, fastest);
+		}
+		i = end;
+	}
+	if (groups > 1)
+		note("config auto: of %zu shapes timed, the ranking's first the fastest at %zu, the"
+		     " default at %zu, another ranked one at %zu, no trial ok at %zu", groups,
+		     first_won, table_won, groups - none - first_won - table_won, none);
 }

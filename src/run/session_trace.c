@@ -13,7 +13,8 @@
 #include "store/store.h"
 
 /* Rank 0: the plan items to trace, into pick (returns how many): the one
- * configuration of `run`, or the fastest ok run of each problem. */
+ * configuration of `run` (the fastest of config auto's trials), or the
+ * fastest ok run of each problem. */
 static int choose(const struct fgo_plan *plan, const struct fgo_session *s,
 		  const int64_t *run_ids, const double *fused_ms, int *pick)
 {
@@ -22,8 +23,10 @@ static int choose(const struct fgo_plan *plan, const struct fgo_session *s,
 		if (!(fused_ms[i] > 0) || run_ids[i] <= 0)
 			continue;
 		if (s->trace_file) {
-			pick[n++] = (int)i;
-			break;
+			if (!n || fused_ms[i] < fused_ms[pick[0]])
+				pick[0] = (int)i;
+			n = 1;
+			continue;
 		}
 		int j = 0;
 		while (j < n && !runner_same_problem(&plan->items[pick[j]].cfg, &plan->items[i].cfg))

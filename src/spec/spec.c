@@ -24,7 +24,7 @@ const char *const spec_keys[] = {
 	"algorithm", "dtype", "world", "m", "n", "k", "shapes",
 	"blk_m", "blk_n", "blk_k", "num_stages", "num_warps", "mma", "gsize_m",
 	"gemm_sms", "comm_sms", "comm_blk_m", "comm_blk_n", "split_k", "deterministic", "config",
-	"cluster", "kernel", NULL,
+	"cluster", "kernel", "auto_trials", NULL,
 };
 
 int fgo_pick_parse(const char *s, enum fgo_pick *pick)

@@ -26,6 +26,21 @@ struct fgo_plan_item {
 	/* 1: the spec or flags named ALGO_CHOICE (algo.h): cfg is one-shot
 	 * until the session's pick_shot sets the shot */
 	unsigned char shot_choice;
+	/* config auto's trials (tune/auto_pick.h): 0 for an item auto did not
+	 * time beside others; else the role (enum fgo_auto_role) of this one of
+	 * the configurations timed for one item of the spec (auto_group, the
+	 * first's index in the plan), auto_place its place in best --predict's
+	 * ranking (0: the table's pick) */
+	unsigned char auto_role;
+	unsigned short auto_place;
+	int auto_group;
+};
+
+/* Which of auto's trials an item is (fgo_plan_item.auto_role). */
+enum fgo_auto_role {
+	FGO_AUTO_NONE = 0,   /* not one of auto's trials */
+	FGO_AUTO_RANKED = 1, /* a configuration best --predict ranked, timed at the shape */
+	FGO_AUTO_TABLE = 2,  /* the item's own default (the table's pick), timed beside them */
 };
 
 /* How a plan's configurations that give no tile get one ("config"). */
@@ -48,7 +63,12 @@ struct fgo_plan {
 	char *text;           /* the file's full text (stored with the sweep) */
 	char hash[17];        /* FNV-1a of the text, hex */
 	enum fgo_pick pick;   /* "config": the default's source ("table" unless given) */
+	int auto_trials;      /* "auto_trials": how many of best --predict's first auto times
+				 at the shape, the table's pick beside them where it is not one
+				 (0: FGO_AUTO_TRIALS_DEFAULT; 1: the ranking's first alone) */
 };
+#define FGO_AUTO_TRIALS_DEFAULT 3
+#define FGO_AUTO_TRIALS_MAX 16
 
 /* Reads path and expands it. The kind is chosen by content: a JSON object is
  * a sweep spec, a JSON array a dataset, anything else (or a .csv name) CSV.

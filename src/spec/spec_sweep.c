@@ -21,7 +21,7 @@
 /* Keys that are not tunables. */
 static const char *const setting_keys[] = {
 	"name", "description", "iterations", "warmup", "validate", "blocks", "shapes", "config",
-	"baseline", "kernel",
+	"baseline", "kernel", "auto_trials",
 };
 #define N_SETTINGS (sizeof setting_keys / sizeof setting_keys[0])
 
@@ -336,6 +336,14 @@ static int read_object(struct spec_ctx *c, const cJSON *obj, struct block *b, in
 						      cJSON_IsString(item) ? "\"" : spec_json_type(item),
 						      cJSON_IsString(item) ? item->valuestring : "",
 						      cJSON_IsString(item) ? "\"" : "");
+		} else if (strcmp(key, "auto_trials") == 0) {
+			/* how many of config auto's ranked configurations run at a shape */
+			double d = item->valuedouble;
+			if (!cJSON_IsNumber(item) || d < 1 || d > FGO_AUTO_TRIALS_MAX || d != (double)(long)d)
+				return spec_fail_node(c, item, 0,
+						      "\"auto_trials\" expects an integer from 1 (the ranking's"
+						      " first alone) to %d", FGO_AUTO_TRIALS_MAX);
+			c->plan->auto_trials = (int)d;
 		} else {
 			double d = item->valuedouble;
 			int min = strcmp(key, "warmup") == 0 ? 0 : 1;

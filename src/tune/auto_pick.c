@@ -52,9 +52,32 @@ static int fits_machine(const struct fgo_config *c, const struct model_machine *
 int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
 		  size_t n, const struct predict_model *pm, struct auto_pick *out)
 {
+	return auto_pick_some(cfg, arch, obs, n, pm, 1, out);
+}
+
+/* Whether c is one of the first n of trial (the same key). */
+static int among(const struct fgo_config *trial, int n, const struct fgo_config *c)
+{
+	char a[FGO_KEY_MAX], b[FGO_KEY_MAX];
+	config_key(c, a, sizeof a);
+	for (int i = 0; i < n; i++) {
+		config_key(&trial[i], b, sizeof b);
+		if (!strcmp(a, b))
+			return 1;
+	}
+	return 0;
+}
+
+int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
+		   size_t n, const struct predict_model *pm, int want, struct auto_pick *out)
+{
 	struct predict_result r;
 	char why[FGO_REASON_MAX];
 	size_t changed = 0, refused = 0;
+	if (want < 1)
+		want = 1;
+	if (want > FGO_AUTO_TRIALS_MAX)
+		want = FGO_AUTO_TRIALS_MAX;
 	memset(out, 0, sizeof *out);
 	out->source = AUTO_TABLE;
 	out->cfg = *cfg;
@@ -91,16 +114,27 @@ int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct p
 				refused++;
 				continue;
 			}
+			struct fgo_config pick = c->cfg;
+			pick.given = cfg->given;
+			if (among(out->trial, out->ntrials, &pick))
+				continue;
+			out->trial[out->ntrials] = pick;
+			out->trial_place[out->ntrials++] = i + 1;
+			if (out->source == AUTO_RANKED) {
+				if (out->ntrials >= want)
+					break;
+				continue;
+			}
 			out->source = AUTO_RANKED;
-			out->cfg = c->cfg;
-			out->cfg.given = cfg->given;
+			out->cfg = pick;
 			out->place = i + 1;
 			out->predicted_ms = c->predicted_ms;
 			out->model_ms = c->model_ms;
 			out->correction = c->correction;
 			out->coverage = c->coverage;
 			out->nsupport = c->nsupport;
-			break;
+			if (out->ntrials >= want)
+				break;
 		}
 		if (out->source == AUTO_TABLE)
 			snprintf(out->why, sizeof out->why,
@@ -265,11 +299,12 @@ static void cache_free(struct runs_cache *rc)
 
 /* The note of one item: which source, and why. */
 static void note_pick(const struct fgo_plan_item *it, const struct auto_pick *p,
-		      const char *host, const char *backend)
+		      int table_timed, const char *host, const char *backend)
 {
 	const struct fgo_config *c = &p->cfg;
-	char tile[96], how[160];
+	char tile[96], how[160], table_tile[96];
 	defaults_tile_text(c, tile, sizeof tile);
+	defaults_tile_text(&it->cfg, table_tile, sizeof table_tile);
 	if (p->source == AUTO_RANKED) {
 		char place[96] = "first";
 		if (p->place > 1)
@@ -281,12 +316,23 @@ static void note_pick(const struct fgo_plan_item *it, const struct auto_pick *p,
 		else
 			snprintf(how, sizeof how, "the runs at the %d nearest measured shapes, none of it",
 				 p->nnear);
+		char more[256] = "";
+		if (p->ntrials > 1 || table_timed) {
+			size_t len = (size_t)snprintf(more, sizeof more, "; timed beside it:");
+			for (int t = 1; t < p->ntrials && len < sizeof more; t++)
+				len += (size_t)snprintf(more + len, sizeof more - len, "%s number %zu",
+							t > 1 ? "," : "", p->trial_place[t]);
+			if (table_timed && len < sizeof more)
+				snprintf(more + len, sizeof more - len, "%s the item's default (%s)",
+					 p->ntrials > 1 ? " and" : "", table_tile);
+		}
 		note("config auto: %s %s W=%d M=%ld N=%ld K=%ld: %s, ranked %s of %zu as `best --predict`"
 		     " ranks them: predicted %.1f us (the %s fit of %s, %.1f us, x %.3f from %s; nearest"
-		     " measured shape %ldx%ldx%ld at %.2f)",
+		     " measured shape %ldx%ldx%ld at %.2f)%s",
 		     c->algorithm, dtype_name(c->dtype), c->world, c->m, c->n, c->k, tile, place,
 		     p->count, p->predicted_ms * 1e3, model_core(c), host, p->model_ms * 1e3,
-		     p->correction, how, p->nearest.m, p->nearest.n, p->nearest.k, p->nearest.distance);
+		     p->correction, how, p->nearest.m, p->nearest.n, p->nearest.k, p->nearest.distance,
+		     more);
 		return;
 	}
 	if (it->default_how == DEFAULTS_TABLE)
@@ -302,14 +348,68 @@ static void note_pick(const struct fgo_plan_item *it, const struct auto_pick *p,
 	     how, host, backend, p->why);
 }
 
+/* The plan being rebuilt with auto's trials: items appended in order. */
+struct grown {
+	struct fgo_plan_item *items;
+	size_t count, cap;
+};
+
+static int grow_push(struct grown *g, const struct fgo_plan_item *it)
+{
+	if (g->count == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		struct fgo_plan_item *more = realloc(g->items, cap * sizeof *more);
+		if (!more)
+			return FGO_EFAIL;
+		g->items = more;
+		g->cap = cap;
+	}
+	g->items[g->count++] = *it;
+	return FGO_OK;
+}
+
+/* The ranked item it (its default applied, unchanged yet) as auto runs it
+ * into g: each of pick's trials, then the default where it is none of
+ * them and trials were asked for; *table_timed says whether it was. */
+static int push_trials(struct grown *g, const struct fgo_plan_item *it, const struct auto_pick *p,
+		       int want, int *table_timed)
+{
+	int group = (int)g->count, timed = want > 1;
+	*table_timed = 0;
+	for (int t = 0; t < p->ntrials; t++) {
+		struct fgo_plan_item trial = *it;
+		trial.cfg = p->trial[t];
+		trial.valid = !config_validate(&trial.cfg, trial.reason, sizeof trial.reason);
+		if (trial.valid)
+			trial.reason[0] = 0;
+		trial.default_how = DEFAULTS_MODEL;
+		trial.default_row = -1;
+		trial.auto_role = timed ? FGO_AUTO_RANKED : FGO_AUTO_NONE;
+		trial.auto_place = (unsigned short)p->trial_place[t];
+		trial.auto_group = timed ? group : 0;
+		if (grow_push(g, &trial) != FGO_OK)
+			return FGO_EFAIL;
+	}
+	if (!timed || among(p->trial, p->ntrials, &it->cfg))
+		return FGO_OK;
+	struct fgo_plan_item table = *it;
+	table.auto_role = FGO_AUTO_TABLE;
+	table.auto_place = 0;
+	table.auto_group = group;
+	*table_timed = 1;
+	return grow_push(g, &table);
+}
+
 int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 		   const char *db_path)
 {
 	struct predict_model pm;
 	struct runs_cache cache = { 0 };
+	struct grown g = { 0 };
 	char host[128] = "", err[1024];
-	size_t shown = 0, ranked = 0, table = 0;
+	size_t shown = 0, ranked = 0, table = 0, timed = 0;
 	int rc = FGO_OK;
+	int want = plan->auto_trials > 0 ? plan->auto_trials : FGO_AUTO_TRIALS_DEFAULT;
 	gethostname(host, sizeof host - 1);
 	if (auto_pick_model(db_path, host, backend, &pm, err, sizeof err) != FGO_OK) {
 		error("config auto: %s", err);
@@ -320,8 +420,11 @@ int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 		const struct predict_obs *obs;
 		struct auto_pick pick;
 		size_t n;
-		if (it->cfg.given & FGO_GIVEN_TILE)
+		if (it->cfg.given & FGO_GIVEN_TILE) {
+			if (grow_push(&g, it) != FGO_OK)
+				rc = FGO_EFAIL;
 			continue;
+		}
 		if (!has_fit(&pm, &it->cfg)) {
 			error("config auto: no cost model of the %s core for %s (%s backend) in %s: run"
 			      " `fgobench calibrate` (or `fgobench calibrate --fit` after a sweep) first,"
@@ -336,30 +439,42 @@ int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 			rc = FGO_EFAIL;
 			break;
 		}
-		if (auto_pick_one(&it->cfg, arch, obs, n, &pm, &pick) != FGO_OK) {
+		if (auto_pick_some(&it->cfg, arch, obs, n, &pm, want, &pick) != FGO_OK) {
 			error("config auto: out of memory ranking the configurations of %s",
 			      it->cfg.algorithm);
 			rc = FGO_EFAIL;
 			break;
 		}
-		if (shown++ < 8)
-			note_pick(it, &pick, host, backend);
+		int table_timed = 0;
 		if (pick.source == AUTO_TABLE) {
 			table++; /* the item's own default stays, as without config auto */
-			continue;
+			rc = grow_push(&g, it);
+		} else {
+			ranked++;
+			rc = push_trials(&g, it, &pick, want, &table_timed);
+			if (pick.ntrials > 1 || table_timed)
+				timed++;
 		}
-		ranked++;
-		it->cfg = pick.cfg;
-		it->valid = !config_validate(&it->cfg, it->reason, sizeof it->reason);
-		if (it->valid)
-			it->reason[0] = 0;
-		it->default_how = DEFAULTS_MODEL;
-		it->default_row = -1;
+		if (rc != FGO_OK)
+			error("config auto: out of memory for the trials of %s", it->cfg.algorithm);
+		else if (shown++ < 8)
+			note_pick(it, &pick, table_timed, host, backend);
 	}
 	cache_free(&cache);
-	if (rc == FGO_OK && shown > 1)
+	if (rc != FGO_OK) {
+		free(g.items);
+		return rc;
+	}
+	free(plan->items);
+	plan->items = g.items;
+	plan->count = g.count;
+	if (shown > 1)
 		note("config auto: %zu configuration%s ranked as `best --predict` ranks them, %zu kept"
 		     " the default (the store does not cover their shapes)%s",
 		     ranked, ranked == 1 ? "" : "s", table, shown > 8 ? "; the first 8 shown" : "");
-	return rc;
+	if (timed)
+		note("config auto: at %zu shape%s the first %d of the ranking and the default timed"
+		     " (auto_trials %d; 1: the ranking's first alone); the fastest is auto's pick", timed,
+		     timed == 1 ? "" : "s", want, want);
+	return FGO_OK;
 }

@@ -34,6 +34,12 @@ struct auto_pick {
 	size_t place;
 	double predicted_ms, model_ms, correction, coverage;
 	int nsupport;          /* near shapes the pick itself was measured at */
+	/* AUTO_RANKED: the first ntrials of the ranking that keep what was
+	 * given and run here, distinct, in its order (trial[0] is cfg), each
+	 * with its place in it: what auto times at the shape (auto_pick_some) */
+	struct fgo_config trial[FGO_AUTO_TRIALS_MAX];
+	size_t trial_place[FGO_AUTO_TRIALS_MAX];
+	int ntrials;
 	/* AUTO_TABLE: why the store does not cover the shape */
 	char why[256];
 };
@@ -56,6 +62,12 @@ struct auto_pick {
 int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
 		  size_t n, const struct predict_model *pm, struct auto_pick *out);
 
+/* auto_pick_one, with up to want (1..FGO_AUTO_TRIALS_MAX) of the ranked
+ * configurations that keep what was given and run here in out->trial
+ * (the first is out->cfg); want 1 is auto_pick_one. */
+int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
+		   size_t n, const struct predict_model *pm, int want, struct auto_pick *out);
+
 /* The cost model of host and backend in the store at db_path: every
  * core's stored fit. FGO_OK (pm->ncores 0 when none or no store),
  * FGO_EFAIL with err. */
@@ -74,6 +86,13 @@ int auto_pick_runs(const char *db_path, const struct fgo_config *cfg, const char
  * auto_pick_one's pick (default_how DEFAULTS_MODEL where ranked; the
  * item's own default kept where the store does not cover it), with a
  * note per item saying which and why (the first 8) and a count of each.
+ * With plan->auto_trials above 1 (the default, FGO_AUTO_TRIALS_DEFAULT),
+ * a ranked item becomes that many of the ranking's first (auto_pick_some)
+ * and its own default beside them where it is none of them, one plan item
+ * each (auto_role, auto_place, auto_group; plan->items reallocated): all
+ * timed at the shape, the fastest auto's pick (session_auto_say). A trial
+ * that is another item of the plan already (the same configuration) is
+ * not added twice.
  * FGO_OK, or FGO_EUSAGE with the message printed (no fit of an item's
  * core for this host: run calibrate), FGO_EFAIL. */
 int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,

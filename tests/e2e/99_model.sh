@@ -85,9 +85,10 @@ expect_exit model-5.4 2 "$FGO" best --predict -m 256 -n 512 -k 512
 expect_err model-5.5 "or the shape and --world W > 1 for the fused families at W"
 
 # config auto ranks as best --predict does (issue 49): at two shapes
-# between the measured ones its run is best --predict's first, at the same
-# predicted time; at one 3.00 from any measured shape (best --predict
-# warns it is a guess) it keeps the default and says why
+# between the measured ones its run (--auto-trials 1: the ranking's first
+# alone) is best --predict's first, at the same predicted time; at one
+# 3.00 from any measured shape (best --predict warns it is a guess) it
+# keeps the default and says why
 expect_exit model-6.1 0 mpi 2 sweep tests/e2e/auto.json --quiet
 expect_exit model-6.2 0 "$FGO" calibrate --fit
 for q in "256 256 512" "128 512 512"; do
@@ -97,7 +98,7 @@ for q in "256 256 512" "128 512 512"; do
 	first=$(sed -n 2p "$T/out")
 	tile=$(echo "$first" | cut -d, -f2)
 	us=$(echo "$first" | cut -d, -f3)
-	expect_exit "$qid.2" 0 mpi 2 run -m "$1" -n "$2" -k "$3" --dtype bf16 --config auto
+	expect_exit "$qid.2" 0 mpi 2 run -m "$1" -n "$2" -k "$3" --dtype bf16 --config auto --auto-trials 1
 	check "$qid.3" "auto's note has best --predict's first ($tile, $us us): $(grep 'config auto' "$T/err")" \
 		grep -q "config auto: all_scatter bf16 W=2 M=$1 N=$2 K=$3: .*, ranked first of [0-9]* as \`best --predict\` ranks them: predicted $us us" "$T/err"
 	key=$(sql "select config_key from runs order by id desc limit 1")
@@ -111,3 +112,55 @@ expect_err model-6.6 "config auto: all_scatter bf16 W=2 M=2048 N=256 K=256: 64x6
 expect_err model-6.7 "the nearest measured shape, 256x256x256, is 3.00 away"
 expect_eq model-6.8 "all_scatter/bf16/w2/m2048n256k256/b64x64x32/s2/wp4/mma16/g8/sm0+0/c0x0" \
 	"$(sql "select config_key from runs order by id desc limit 1")"
+
+# auto times the first auto_trials (default 3) of the ranking at the shape,
+# and the default beside them where it is none of them: each stored in the
+# run's sweep, the fastest shown as the run and named in the note
+expect_exit model-7.1 0 "$FGO" best --predict --algorithm all_scatter --world 2 -m 512 -n 512 -k 512 --format csv
+to_key() { # a tile of best --predict's csv -> the part of a config_key it makes
+	sed 's/^\([0-9]*x[0-9]*x[0-9]*\) s\([0-9]*\) w\([0-9]*\) g\([0-9]*\) sm\([0-9+]*\)$/b\1\/s\2\/wp\3\/mma16\/g\4\/sm\5\//'
+}
+want=$(sed -n 2,4p "$T/out" | cut -d, -f2 | to_key | sort | tr '\n' ' ')
+expect_exit model-7.2 0 mpi 2 run -m 512 -n 512 -k 512 --dtype bf16 --config auto
+sid=$(sql "select max(sweep_id) from runs")
+got=$(sql "select config_key from runs where sweep_id = $sid" | sed 's/^.*\/\(b[0-9x]*\/s[0-9]*\/wp[0-9]*\/mma16\/g[0-9]*\/sm[0-9+]*\/\).*$/\1/' | sort | tr '\n' ' ')
+expect_eq model-7.3 "$want" "$got"
+fastest=$(sql "select config_key from runs where sweep_id = $sid and status = 'ok' order by t_fused_ms limit 1")
+check model-7.4 "run shows the fastest of the trials ($fastest): $(grep config_key "$T/out")" \
+	grep -q "^config_key *$fastest\$" "$T/out"
+check model-7.5 "the note names the fastest of 3: $(grep 'fastest of' "$T/err")" \
+	grep -q "config auto: all_scatter bf16 W=2 M=512 N=512 K=512: .* us, the fastest of 3 timed" "$T/err"
+# a store whose measured tiles leave out the core's default (64x64x32):
+# the default is timed beside the ranked ones, as a trial of its own
+export FGOBENCH_DB="$T/narrow.db"
+expect_exit model-7.6 0 mpi 2 sweep tests/e2e/auto_narrow.json --quiet
+expect_exit model-7.7 0 "$FGO" calibrate --fit
+cp "$T/narrow.db" "$T/narrow2.db" # the spec's checks below: a store of these runs alone
+expect_exit model-7.8 0 mpi 2 run -m 256 -n 256 -k 512 --dtype bf16 --config auto
+expect_err model-7.9 "timed beside it: number 2, number 3 and the item's default (64x64x32 s2 w4)"
+sid=$(sql "select max(sweep_id) from runs")
+expect_eq model-7.10 "4|1" "$(sql "select count(*), sum(config_key like '%/b64x64x32/%') from runs where sweep_id = $sid")"
+check model-7.11 "the note says where the fastest came from: $(grep 'fastest of' "$T/err")" \
+	grep -Eq "config auto: all_scatter bf16 W=2 M=256 N=256 K=512: .* \((ranked [123]|the default)\), [0-9.]* us, the fastest of 4 timed; " "$T/err"
+# --auto-trials and the spec's "auto_trials": 1 runs the ranking's first alone
+expect_exit model-7.12 0 mpi 2 run -m 128 -n 256 -k 512 --dtype bf16 --config auto --auto-trials 1
+sid=$(sql "select max(sweep_id) from runs")
+expect_eq model-7.13 1 "$(sql "select count(*) from runs where sweep_id = $sid")"
+cat >"$T/auto2.json" <<'EOF'
+{"name": "auto2", "algorithm": "all_scatter", "dtype": "bf16", "world": 2, "iterations": 2,
+ "warmup": 0, "config": "auto", "auto_trials": 2, "shapes": [[512, 512, 256]]}
+EOF
+export FGOBENCH_DB="$T/narrow2.db"
+expect_exit model-7.14 0 mpi 2 sweep "$T/auto2.json" --quiet
+sid=$(sql "select max(sweep_id) from runs")
+expect_eq model-7.15 "3|1" "$(sql "select count(*), sum(config_key like '%/b64x64x32/%') from runs where sweep_id = $sid")"
+expect_exit model-7.16 0 mpi 2 sweep "$T/auto2.json" --quiet --auto-trials 1
+sid=$(sql "select max(sweep_id) from runs")
+expect_eq model-7.17 1 "$(sql "select count(*) from runs where sweep_id = $sid")"
+# bad values: exit 2, where and what
+expect_exit model-7.18 2 "$FGO" sweep "$T/auto2.json" --auto-trials 0
+expect_err model-7.19 "--auto-trials expects"
+expect_exit model-7.20 2 "$FGO" run -m 128 -n 256 -k 512 --config auto --auto-trials 17
+sed 's/"auto_trials": 2/"auto_trials": 0/' "$T/auto2.json" >"$T/auto0.json"
+expect_exit model-7.21 2 "$FGO" sweep "$T/auto0.json" --dry-run
+expect_err model-7.22 "\"auto_trials\" expects an integer from 1 (the ranking's first alone) to 16"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""auto_replay.py FGOBENCH STORE GRID_TAG [TOP] [--no-model]: `--config auto`'s ranking replayed
+"""auto_replay.py FGOBENCH STORE GRID_TAG [TOP] [--no-model] [--table TAG]: `--config auto`'s ranking replayed
 on a stored grid, without a GPU. At each shape of the sweep tagged GRID_TAG
 (gemm, W=1), `best --predict` ranks the configurations from the other shapes'
 runs (the shape's own left out, as auto does); the first it ranks with
@@ -14,7 +14,11 @@ configuration, timed in the grid's sweep), so it differs from
 heldout_table.py's auto column by the run-to-run noise. With --no-model
 the ranking is `best --predict --no-model`'s (the nearest shapes'
 measurements alone), to set a ranking without the cost model beside
-auto's.
+auto's. With --table TAG the defaults' pick at the shape (the fastest
+run of the sweep tagged TAG there, a sweep with no tile given) is a
+candidate beside the TOP ranked: what auto's trials time (`auto_trials`
+TOP, the default 3: `auto_replay.py ... 3 --table heldout-defaults`); its
+time is the grid's where the grid measured it, else that sweep's.
   python3 tests/gpu/auto_replay.py ./fgobench heldout_own_h100_1207.db perrank
 """
 import csv
@@ -37,8 +41,16 @@ def csv_rows(argv):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--no-model"]
-    no_model = ["--no-model"] if len(args) < len(sys.argv) - 1 else []
+    argv = sys.argv[1:]
+    table_tag = None
+    if "--table" in argv:
+        i = argv.index("--table")
+        if i + 1 >= len(argv):
+            sys.exit(__doc__.strip().splitlines()[0])
+        table_tag = argv[i + 1]
+        del argv[i:i + 2]
+    args = [a for a in argv if a != "--no-model"]
+    no_model = ["--no-model"] if len(args) < len(argv) else []
     if len(args) not in (3, 4):
         sys.exit(__doc__.strip().splitlines()[0])
     fgo, db, tag = args[:3]
@@ -60,13 +72,20 @@ def main():
                            *no_model])
         firsts = [r for r in ranked
                   if float(r["coverage"].rstrip("%")) >= 50 and flags(r["reproduce"]) in grid][:top]
-        pick = min(firsts, key=lambda r: grid[flags(r["reproduce"])], default=None)
-        if pick is None:
+        times = {r["config"]: grid[flags(r["reproduce"])] for r in firsts}
+        if table_tag:
+            dflt = csv_rows([fgo, "best", "--db", db, "--tag", table_tag, *shape, "--top", "1",
+                             "--format", "csv"])
+            if dflt:
+                times.setdefault(dflt[0]["config"] + " (the default)",
+                                 grid.get(flags(dflt[0]["reproduce"]), float(dflt[0]["ms"])))
+        if not times:
             print(f"{m} x {n} x {k}: no ranked configuration the grid measured")
             continue
-        ratio = grid[flags(pick["reproduce"])] / min(grid.values())
+        pick = min(times, key=times.get)
+        ratio = times[pick] / min(grid.values())
         ratios.append(ratio)
-        print(f"{m} x {n} x {k}: {ratio:.3f} {pick['config']}")
+        print(f"{m} x {n} x {k}: {ratio:.3f} {pick}")
     if ratios:
         geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
         print(f"auto (replayed) / best: geomean {geo:.3f}, within 5% on "

@@ -244,11 +244,51 @@ static void check_runs_here(void)
 		p.cfg.blk_m, p.cfg.blk_n, p.cfg.num_stages);
 }
 
+/* auto_pick_some: the first want of the ranking that keep what was given
+ * and run here, in its order, each with its place; fewer where fewer are
+ * ranked; want 1 is auto_pick_one's pick alone. */
+static void check_trials(void)
+{
+	struct predict_obs obs[32];
+	struct predict_model pm;
+	struct auto_pick p;
+	struct fgo_config item = table_pick(), a = gemm(QM, QN, QK, 64, 128, 8, 2),
+			  b = gemm(QM, QN, QK, 128, 128, 5, 1), c = gemm(QM, QN, QK, 128, 64, 6, 1);
+	size_t n = 0;
+	b.num_warps = 8;
+	n = measure(obs, n, &a, 0.7);
+	n = measure(obs, n, &b, 0.8);
+	n = measure(obs, n, &c, 0.9);
+	n = measure(obs, n, &item, 1.0);
+	flat_model(&pm, 0.05);
+	T_EQ_INT("trials-rc", auto_pick_some(&item, "sm_90a", obs, n, &pm, 3, &p), FGO_OK);
+	T_CHECK("trials-three-in-order", p.source == AUTO_RANKED && p.ntrials == 3 &&
+		same_tile(&p.trial[0], &a) && same_tile(&p.trial[1], &b) && same_tile(&p.trial[2], &c) &&
+		same_tile(&p.cfg, &a) && p.trial_place[0] == 1 && p.trial_place[1] == 2 &&
+		p.trial_place[2] == 3, "%d trials: %dx%d, %dx%d, %dx%d", p.ntrials, p.trial[0].blk_m,
+		p.trial[0].blk_n, p.trial[1].blk_m, p.trial[1].blk_n, p.trial[2].blk_m, p.trial[2].blk_n);
+	T_CHECK("trials-at-the-shape", p.trial[2].m == QM && p.trial[2].n == QN && p.trial[2].k == QK,
+		"%ldx%ldx%ld", p.trial[2].m, p.trial[2].n, p.trial[2].k);
+	auto_pick_some(&item, "sm_90a", obs, n, &pm, 16, &p);
+	T_EQ_INT("trials-as-many-as-ranked", p.ntrials, 4);
+	auto_pick_some(&item, "sm_90a", obs, n, &pm, 1, &p);
+	T_CHECK("trials-one", p.ntrials == 1 && same_tile(&p.trial[0], &a), "%d trials", p.ntrials);
+	/* a given split: the ranked that change it are skipped, places kept */
+	item.split_k = 1;
+	item.given |= FGO_GIVEN_SPLIT_K;
+	auto_pick_some(&item, "sm_90a", obs, n, &pm, 3, &p);
+	T_CHECK("trials-keep-given", p.ntrials == 3 && same_tile(&p.trial[0], &b) &&
+		same_tile(&p.trial[1], &c) && p.trial_place[0] == 2 && p.trial_place[1] == 3 &&
+		p.trial_place[2] == 4 && p.trial[0].given == item.given, "%d trials, places %zu %zu %zu",
+		p.ntrials, p.trial_place[0], p.trial_place[1], p.trial_place[2]);
+}
+
 int main(void)
 {
 	check_within_error();
 	check_no_coverage();
 	check_given();
 	check_runs_here();
+	check_trials();
 	T_DONE();
 }

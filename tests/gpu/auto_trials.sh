@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/gpu/auto_trials.sh: issue 49's `--config auto` as it runs now (the
+# first auto_trials of best --predict's ranking, 3 by default, and the
+# defaults table's pick timed at the shape, the fastest its pick) beside
+# the ranking's first alone (--auto-trials 1, what auto ran before), on
+# the held-out sets of SEEDS (default "50 49"): 50 is a fresh draw by the
+# committed rule (tests/bench/heldout_shapes.py --seed 50, drawn here into
+# $WORK/s50, nothing committed changes), 49 the committed specs under
+# sweeps/. For each seed, into its own store ($WORK/heldout_sSEED.db): the
+# grid (compiled here, -j 16), the defaults, `calibrate --fit` on that
+# store, auto alone (tag heldout-auto-1) and auto with its trials (tag
+# heldout-auto); then the tables (tests/gpu/heldout_table.py: the grid's
+# best against cuBLAS, the defaults, auto; the same with auto alone).
+# Carry build/cuda/fgobench and build/cuda/lib. Each step runs under its
+# own limit and the stores and logs are packed into $OUT/auto_trials.tgz
+# after every step, so a device call stopped at its limit brings back the
+# steps that finished; the tables are copied beside it. One seed is about
+# 5 minutes on an H100: one call a seed.
+#   OUT=/some/dir SEEDS=50 sh tests/gpu/auto_trials.sh
+set -u
+final=${OUT:-$PWD/gpu-out}
+work=${WORK:-/tmp/auto-trials}
+here=$(dirname "$0")
+mkdir -p "$final" "$work"
+nvidia-smi -L
+pack() {
+	tar czf "$final/auto_trials.tgz.part" -C "$work" . &&
+		mv "$final/auto_trials.tgz.part" "$final/auto_trials.tgz"
+}
+step() { # NAME SECONDS ARGS...: run.sh ARGS under a limit, its output in $work/NAME.txt
+	name=$1 lim=$2
+	shift 2
+	start=$(date +%s)
+	NP=1 timeout "$lim" sh "$here/run.sh" "$@" >"$work/$name.txt" 2>&1
+	echo "$name: exit $? in $(($(date +%s) - start)) s" | tee -a "$work/steps.txt"
+	tail -n 3 "$work/$name.txt"
+	pack
+}
+for seed in ${SEEDS:-50 49}; do
+	case $seed in
+	49) dir=sweeps ;;
+	*)
+		dir=$work/s$seed
+		mkdir -p "$dir"
+		python3 tests/bench/heldout_shapes.py --seed "$seed" --out "$dir" >"$work/draw_s$seed.txt" 2>&1 || {
+			echo "auto_trials.sh: drawing seed $seed failed (see $work/draw_s$seed.txt)" >&2
+			exit 2
+		}
+		;;
+	esac
+	export FGOBENCH_DB="$work/heldout_s$seed.db"
+	OUT=$work/logs_s$seed
+	export OUT
+	step "s${seed}_compile" "${LIMIT_COMPILE:-300}" compile "$dir/heldout_perrank.json" -j 16 --quiet --format csv
+	step "s${seed}_grid" "${LIMIT_GRID:-200}" sweep "$dir/heldout_perrank.json" --tag heldout-perrank --quiet --timeout 10
+	step "s${seed}_defaults" 60 sweep "$dir/heldout_defaults.json" --tag heldout-defaults --quiet
+	step "s${seed}_fit" 60 calibrate --fit
+	step "s${seed}_auto1" 60 sweep "$dir/heldout_auto.json" --tag heldout-auto-1 --auto-trials 1
+	step "s${seed}_auto" 120 sweep "$dir/heldout_auto.json" --tag heldout-auto
+	python3 "$here/heldout_table.py" "$FGOBENCH_DB" >"$work/table_s$seed.txt" 2>&1
+	python3 "$here/heldout_table.py" "$FGOBENCH_DB" heldout-perrank heldout-defaults heldout-auto-1 \
+		>"$work/table_s${seed}_auto1.txt" 2>&1
+	cp "$work/table_s$seed.txt" "$work/table_s${seed}_auto1.txt" "$final/"
+	tail -n 5 "$work/table_s$seed.txt" "$work/table_s${seed}_auto1.txt"
+	pack
+done
