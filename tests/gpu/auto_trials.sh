@@ -6,7 +6,9 @@
 # the held-out sets of SEEDS (default "50 49"): 50 is a fresh draw by the
 # committed rule (tests/bench/heldout_shapes.py --seed 50, drawn here into
 # $WORK/s50, nothing committed changes), 49 the committed specs under
-# sweeps/. For each seed, into its own store ($WORK/heldout_sSEED.db): the
+# sweeps/, own the project's per-rank set (sweeps/perrank.json and its
+# perrank_defaults.json, perrank_auto.json; tags perrank, perrank-*).
+# For each, into its own store ($WORK/heldout_sSEED.db): the
 # grid (compiled here, -j 16), the defaults, `calibrate --fit` on that
 # store, auto alone (tag heldout-auto-1) and auto with its trials (tag
 # heldout-auto); then the tables (tests/gpu/heldout_table.py: the grid's
@@ -37,8 +39,15 @@ step() { # NAME SECONDS ARGS...: run.sh ARGS under a limit, its output in $work/
 	pack
 }
 for seed in ${SEEDS:-50 49}; do
+	# the specs and tags of the set
+	pre=heldout
 	case $seed in
 	49) dir=sweeps ;;
+	own) dir=sweeps pre=perrank ;;
+	*[!0-9]* | '')
+		echo "auto_trials.sh: SEEDS holds seeds (numbers) and own, not \"$seed\"" >&2
+		exit 2
+		;;
 	*)
 		dir=$work/s$seed
 		mkdir -p "$dir"
@@ -48,17 +57,22 @@ for seed in ${SEEDS:-50 49}; do
 		}
 		;;
 	esac
-	export FGOBENCH_DB="$work/heldout_s$seed.db"
+	grid=$dir/${pre}_perrank.json
+	[ "$pre" = perrank ] && grid=sweeps/perrank.json
+	gtag=$pre-perrank
+	[ "$pre" = perrank ] && gtag=perrank
+	export FGOBENCH_DB="$work/${pre}_s$seed.db"
 	OUT=$work/logs_s$seed
 	export OUT
-	step "s${seed}_compile" "${LIMIT_COMPILE:-300}" compile "$dir/heldout_perrank.json" -j 16 --quiet --format csv
-	step "s${seed}_grid" "${LIMIT_GRID:-200}" sweep "$dir/heldout_perrank.json" --tag heldout-perrank --quiet --timeout 10
-	step "s${seed}_defaults" 60 sweep "$dir/heldout_defaults.json" --tag heldout-defaults --quiet
+	step "s${seed}_compile" "${LIMIT_COMPILE:-300}" compile "$grid" -j 16 --quiet --format csv
+	step "s${seed}_grid" "${LIMIT_GRID:-200}" sweep "$grid" --tag "$gtag" --quiet --timeout 10
+	step "s${seed}_defaults" 60 sweep "$dir/${pre}_defaults.json" --tag "$pre-defaults" --quiet
 	step "s${seed}_fit" 60 calibrate --fit
-	step "s${seed}_auto1" 60 sweep "$dir/heldout_auto.json" --tag heldout-auto-1 --auto-trials 1
-	step "s${seed}_auto" 120 sweep "$dir/heldout_auto.json" --tag heldout-auto
-	python3 "$here/heldout_table.py" "$FGOBENCH_DB" >"$work/table_s$seed.txt" 2>&1
-	python3 "$here/heldout_table.py" "$FGOBENCH_DB" heldout-perrank heldout-defaults heldout-auto-1 \
+	step "s${seed}_auto1" 60 sweep "$dir/${pre}_auto.json" --tag "$pre-auto-1" --auto-trials 1
+	step "s${seed}_auto" 120 sweep "$dir/${pre}_auto.json" --tag "$pre-auto"
+	python3 "$here/heldout_table.py" "$FGOBENCH_DB" "$gtag" "$pre-defaults" "$pre-auto" \
+		>"$work/table_s$seed.txt" 2>&1
+	python3 "$here/heldout_table.py" "$FGOBENCH_DB" "$gtag" "$pre-defaults" "$pre-auto-1" \
 		>"$work/table_s${seed}_auto1.txt" 2>&1
 	cp "$work/table_s$seed.txt" "$work/table_s${seed}_auto1.txt" "$final/"
 	tail -n 5 "$work/table_s$seed.txt" "$work/table_s${seed}_auto1.txt"
