@@ -134,10 +134,13 @@ static void say_group(const struct fgo_plan *plan, const double *fused_ms, size_
 		snprintf(who, sizeof who, "the default");
 	else
 		snprintf(who, sizeof who, "ranked %u", (unsigned)win->auto_place);
+	size_t timed = 0;
+	for (size_t i = first; i < end; i++)
+		timed += fused_ms[i] > 0;
 	len = (size_t)snprintf(line, sizeof line, "config auto: %s %s W=%d M=%ld N=%ld K=%ld: %s"
 			       " (%s), %.1f us, the fastest of %zu timed", c->algorithm,
 			       dtype_name(c->dtype), c->world, c->m, c->n, c->k, tile, who,
-			       fused_ms[fastest] * 1e3, end - first);
+			       fused_ms[fastest] * 1e3, timed);
 	for (size_t i = first; i < end && len < sizeof line; i++) {
 		const struct fgo_plan_item *it = &plan->items[i];
 		if (i == fastest || (it->auto_role == FGO_AUTO_RANKED && i != first))
@@ -146,10 +149,12 @@ static void say_group(const struct fgo_plan *plan, const double *fused_ms, size_
 		if (fused_ms[i] > 0)
 			len += (size_t)snprintf(line + len, sizeof line - len, "; %s %.1f us (x %.3f)",
 						what, fused_ms[i] * 1e3, fused_ms[i] / fused_ms[fastest]);
-		else
-			len += (size_t)snprintf(line + len, sizeof line - len, "; %s did not run ok",
-						what);
 	}
+	/* a trial that failed, or that an earlier job of a resumed sweep ran
+	 * (`fgobench best` over the whole sweep has them) */
+	if (timed < end - first && len < sizeof line)
+		snprintf(line + len, sizeof line - len, "; %zu more not timed in this job (not ok, or run"
+			 " before a resume)", end - first - timed);
 	note("%s", line);
 }
 
