@@ -255,6 +255,37 @@ expect_eq heldout-12.8 "40.7 35.1" "$(probe_best 768 1536 8192)"
 expect_eq heldout-12.9 "35.6 21.8" "$(probe_best 200 768 14336)"
 expect_eq heldout-12.10 "216 216 1140 1140" "$(sql "select sum(s.tag = 'pairs-probe' and r.status = 'ok'), sum(s.tag = 'pairs-probe' and r.validated), sum(s.tag = 'perrank-pairs' and r.status = 'ok'), sum(s.tag = 'perrank-pairs' and r.validated) from runs r join sweeps s on s.id = r.sweep_id" "$T/pp.db" | tr '|' ' ')"
 
+# auto's trials measured (docs/heldout.md, "What auto does now"): the
+# summary lines of heldout_table.py on each stored set, auto with its
+# trials and alone, and the shapes drawn for seed 50 are the rule's
+summary() { # STORE GRID DEFAULTS AUTO: the geomeans and counts quoted
+	python3 tests/gpu/heldout_table.py "$1" "$2" "$3" "$4" | sed -n \
+		-e 's/^best \/ cuBLAS.*geomean \([0-9.]*\), min \([0-9.]*\) at .*, \([0-9]*\) of.*/best \1 \2 \3/p' \
+		-e 's/^defaults \/ best: geomean \([0-9.]*\), max \([0-9.]*\) .*within 15% on \([0-9]*\) of.*/defaults \1 \2 \3/p' \
+		-e 's/^auto \/ best: geomean \([0-9.]*\), max \([0-9.]*\) .*within 5% on \([0-9]*\) of.*/auto \1 \2 \3/p' | tr '\n' ' '
+}
+for set in s50 s49 own; do
+	unxz_to "db/evidence/auto_trials_${set}_h100_1207.db.xz" "$T/at_$set.db"
+done
+expect_eq heldout-13.1 "best 0.972 0.767 14 defaults 1.107 1.394 24 auto 1.027 1.259 24 " \
+	"$(summary "$T/at_s50.db" heldout-perrank heldout-defaults heldout-auto)"
+expect_eq heldout-13.2 "best 0.972 0.767 14 defaults 1.107 1.394 24 auto 1.057 1.377 19 " \
+	"$(summary "$T/at_s50.db" heldout-perrank heldout-defaults heldout-auto-1)"
+expect_eq heldout-13.3 "best 0.963 0.723 14 defaults 1.111 1.435 22 auto 1.032 1.201 22 " \
+	"$(summary "$T/at_s49.db" heldout-perrank heldout-defaults heldout-auto)"
+expect_eq heldout-13.4 "best 0.963 0.723 14 defaults 1.111 1.435 22 auto 1.053 1.409 21 " \
+	"$(summary "$T/at_s49.db" heldout-perrank heldout-defaults heldout-auto-1)"
+expect_eq heldout-13.5 "best 1.005 0.928 24 defaults 1.095 1.794 34 auto 1.008 1.152 39 " \
+	"$(summary "$T/at_own.db" perrank perrank-defaults perrank-auto)"
+expect_eq heldout-13.6 "best 1.005 0.928 24 defaults 1.095 1.794 34 auto 1.022 1.224 34 " \
+	"$(summary "$T/at_own.db" perrank perrank-defaults perrank-auto-1)"
+# the trials are what auto ran: up to four runs a shape, one at most with --auto-trials 1
+expect_eq heldout-13.7 "4 1" "$(sql "select max(c) from (select count(*) c from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-auto' group by r.m, r.n, r.k)" "$T/at_s50.db") $(sql "select max(c) from (select count(*) c from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-auto-1' group by r.m, r.n, r.k)" "$T/at_s50.db")"
+# seed 50's shapes in the store are the rule's draw
+mkdir -p "$T/s50" && python3 tests/bench/heldout_shapes.py --seed 50 --out "$T/s50" >/dev/null 2>&1
+expect_eq heldout-13.8 "$(python3 -c "import json; print(' '.join('%dx%dx%d' % tuple(s) for s in sorted(json.load(open('$T/s50/heldout_defaults.json'))['shapes'])))")" \
+	"$(sql "select distinct r.m || 'x' || r.n || 'x' || r.k from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-defaults' order by r.m, r.n, r.k" "$T/at_s50.db" | tr '\n' ' ' | sed 's/ $//')"
+
 # the fused set (issue 51): global shapes, M, N, K multiples of 4 (N and
 # K of 32), decode and prefill; none in another spec as fgobench plans it,
 # nor in the per-rank set, nor its per-rank GEMMs at W = 2, 4
