@@ -19,7 +19,9 @@
  *     the sum and zeroes it. The sum's order of addition is not fixed (the
  *     CPU backend adds per-CTA slots in CTA order); a tile cut into 33
  *     pieces read one slot after another by the CTA that ends it took
- *     twice as long on one H100.
+ *     twice as long on one H100. Where the host finds a tile cut into few
+ *     pieces (WG_SK_SLOTS: src/algos/kit.h, kit_sk_slots) the walk takes
+ *     the slots below instead, the code DETERMINISTIC compiles;
  *   DETERMINISTIC (1: the configuration asks for bitwise repeatable sums):
  *     no atomics; each piece stores its accumulators in a slot of its own
  *     (split-K: one per tile, slice before the last and consumer; Stream-K:
@@ -67,6 +69,14 @@
  * 128 x 4096 x 4096, 64x128 k2, was 7.5 of 25 us with the sum. The slots
  * and the sum take the same room at split 2 (kit_xchg_place). */
 #define WG_SPLIT_SLOTS (DETERMINISTIC || SPLIT_K == 2)
+/* Stream-K through the slots too where the host found a tile cut into few
+ * pieces (src/algos/kit.h, kit_sk_slots: WG_SK_SLOTS 1): a take-over reads
+ * a few slots in order, cheaper than every piece's atomics into the sum
+ * and its zeroing (on one H100, 6091 x 1520 x 2416 at 5 pieces a tile:
+ * 80.7 us against 86.0); with many pieces the reads in turn cost more. */
+#ifndef WG_SK_SLOTS
+#define WG_SK_SLOTS 0
+#endif
 
 /* The first row (of the consumer's WG_ROWS part) of this thread's float4
  * e of its accumulators (acc[4e .. 4e + 3]: two columns of that row and of
@@ -303,7 +313,7 @@ struct wg_walk {
 		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, 0, s.slice, -1, -1);
 	}
 #endif
-#elif STREAM_K && DETERMINISTIC
+#elif STREAM_K && (DETERMINISTIC || WG_SK_SLOTS)
 	/* consumer c's slot of CTA cta (a CTA hands over at most once) */
 	__device__ float4 *slot_of(int from, int c) const
 	{
@@ -312,8 +322,11 @@ struct wg_walk {
 	}
 	__device__ void hand_over(const struct sched_seg &s, int c, const float (&acc)[WG_ACC]) const
 	{
+		const bool tr = c == 0 && threadIdx.x % 128 == 0; /* traced by lane 0, as the sum's */
+		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER, s.tile, s.k0, s.k1, -1, -1);
 		wg_slot_store(slot_of(cta, c), acc, rows_in(s.tile, c));
 		team_publish_gpu(wg_consumer_team(), L, XCHG_FLAG0 + cta);
+		FGO_TRACE_IF(tr, 0, FGO_TR_HANDOVER | FGO_TR_END, s.tile, s.k0, s.k1, -1, -1);
 	}
 	__device__ void take_over(const struct sched_seg &s, int c, float (&acc)[WG_ACC]) const
 	{
@@ -321,11 +334,14 @@ struct wg_walk {
 			return;
 		struct wg_one_consumer_team team;
 		team.c = c;
+		const bool tr = c == 0 && threadIdx.x % 128 == 0;
+		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER, s.tile, s.take_first, s.take_last, -1, -1);
 		/* gave up: the launch is lost (the status words say why); go on */
 		team_wait_gpu(team, L, XCHG_FLAG0 + s.take_first, s.take_last - s.take_first + 1);
 		const long rows = rows_in(s.tile, c);
 		for (int from = s.take_first; from <= s.take_last; from++) /* the fixed order */
 			wg_slot_add(slot_of(from, c), acc, rows);
+		FGO_TRACE_IF(tr, 0, FGO_TR_TAKEOVER | FGO_TR_END, s.tile, s.take_first, s.take_last, -1, -1);
 	}
 #elif STREAM_K
 	/* consumer c's sum of Stream-K tile v (v - dp_tiles of them), as this

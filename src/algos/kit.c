@@ -267,6 +267,12 @@ void kit_fail(const struct fgo_exec *ex, const char *fmt, ...)
 	va_end(ap);
 }
 
+int kit_sk_slots(const struct fgo_config *cfg, const struct sched_walk *w)
+{
+	return cfg->mma == FGO_MMA_WGMMA && kit_walk_streamk(cfg) && !cfg->deterministic &&
+	       w->sk_tiles > 0 && w->sk_pieces >= 1 && w->sk_pieces <= KIT_SK_SLOTS_PIECES;
+}
+
 struct sched_walk kit_walk_of(const struct fgo_config *cfg, const struct sched_grid *g, long blocks)
 {
 	int streamk = kit_walk_streamk(cfg);

@@ -122,6 +122,23 @@ int kit_flag_wait_at(const struct fgo_exec *ex, int rank, long flag_index);
  * tile order; kit_walk_run skips its ghost segments), in the GPU's order. */
 struct sched_walk kit_walk_of(const struct fgo_config *cfg, const struct sched_grid *g, long blocks);
 
+/* Whether the wgmma core hands a Stream-K walk's pieces over through slots
+ * (each piece's fp32 partial stored in its CTA's slot, the CTA that ends
+ * the tile adding them in order: the code deterministic runs) rather than
+ * one sum a tile (16-byte atomics in L2, read back and zeroed): where a
+ * tile is cut into at most KIT_SK_SLOTS_PIECES pieces (w->sk_pieces, the
+ * hybrid walk's last partial wave spread over the CTAs), the take-over's
+ * few reads cost less than the atomics and the zeroing (docs/heldout.md:
+ * 6091 x 1520 x 2416 128x256 over 132 CTAs, 24 Stream-K tiles of 5 pieces,
+ * 80.7 and 81.1 us against 86.0 and 86.5 on one H100). The bound is that
+ * measured point: with 33 pieces the reads in turn took twice the sum's
+ * time (wgmma_walk.h), and between them nothing is measured yet
+ * (tests/gpu/sk_pieces.json measures 1 to 33). The kernel is compiled so
+ * (gpu_jit_defines: WG_SK_SLOTS); the layout has room for either
+ * (kit_xchg_place). */
+#define KIT_SK_SLOTS_PIECES 5
+int kit_sk_slots(const struct fgo_config *cfg, const struct sched_walk *w);
+
 /* Tracing (kernels/trace.h), a no-op when ex->trace is NULL: one event of
  * the virtual CTA recording now, timestamped CLOCK_MONOTONIC. The walk
  * records each segment's GEMM, hand-over and take-over; the families

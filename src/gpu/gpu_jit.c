@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "algos/kit.h"
 #include "atomic_file.h"
 #include "embed.h"
 #include "fgo.h"
@@ -74,6 +75,12 @@ void gpu_jit_defines(const struct fgo_algo *algo, const struct fgo_config *cfg, 
 		/* only when asked: every kernel cached before keeps its key */
 		if (cfg->deterministic && at > 0 && (size_t)at < len)
 			at += snprintf(out + at, len - (size_t)at, " -DDETERMINISTIC=1");
+		/* a Stream-K walk whose tiles are cut into few pieces hands
+		 * them over through slots (kit_sk_slots) */
+		struct sched_grid g = sched_grid_make(d.m, d.n, d.k, cfg->blk_m, cfg->blk_n, cfg->blk_k);
+		struct sched_walk w = kit_walk_of(cfg, &g, d.blocks);
+		if (kit_sk_slots(cfg, &w) && at > 0 && (size_t)at < len)
+			at += snprintf(out + at, len - (size_t)at, " -DWG_SK_SLOTS=1");
 	}
 	/* only when asked, as DETERMINISTIC */
 	if (cfg->cluster > 1 && at > 0 && (size_t)at < len)

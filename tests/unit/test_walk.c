@@ -368,6 +368,59 @@ static void check_walk_of(void)
 		"ctas %d cluster_k %d split %d tiles %ld", w.ctas, w.cluster_k, w.split, w.tiles);
 }
 
+/* The wgmma core's Stream-K exchange through slots where a tile is cut
+ * into at most KIT_SK_SLOTS_PIECES (5) pieces: 6091 x 1520 x 2416 with
+ * 128x256 over 132 CTAs (288 tiles: 24 Stream-K tiles of 5 pieces, where
+ * the slots were measured faster) takes them; 22 Stream-K tiles (6
+ * pieces) and 4 (32) keep the sum; so do deterministic (its own slots),
+ * the mma.sync core, split-K, data-parallel and whole waves. */
+static void check_sk_slots(void)
+{
+	struct fgo_config c;
+	config_defaults(&c);
+	c.mma = FGO_MMA_WGMMA;
+	c.blk_m = 128;
+	c.blk_n = 256;
+	c.blk_k = 64;
+	c.gemm_sms = 132;
+	struct sched_grid g = sched_grid_make(6091, 1520, 2416, 128, 256, 64);
+	struct sched_walk w = kit_walk_of(&c, &g, 1);
+	T_CHECK("sk-slots-5-pieces", w.sk_tiles == 24 && w.sk_pieces == 5 && kit_sk_slots(&c, &w),
+		"sk_tiles %ld pieces %ld slots %d", w.sk_tiles, w.sk_pieces, kit_sk_slots(&c, &w));
+	g = sched_grid_make(128 * 22, 1536, 2048, 128, 256, 64); /* 132 tiles + 0: whole waves */
+	w = kit_walk_of(&c, &g, 1);
+	T_CHECK("sk-slots-whole-waves", w.sk_tiles == 0 && !kit_sk_slots(&c, &w), "sk_tiles %ld",
+		w.sk_tiles);
+	g = sched_grid_make(128 * 59, 1024, 2048, 128, 256, 64); /* 236 tiles: 104 Stream-K */
+	w = kit_walk_of(&c, &g, 1);
+	T_CHECK("sk-slots-1-piece", w.sk_pieces == 1 && kit_sk_slots(&c, &w), "pieces %ld",
+		w.sk_pieces);
+	g = sched_grid_make(128 * 77, 512, 2048, 128, 256, 64); /* 154 tiles: 22 Stream-K */
+	w = kit_walk_of(&c, &g, 1);
+	T_CHECK("sk-slots-6-pieces-sum", w.sk_pieces == 6 && !kit_sk_slots(&c, &w), "pieces %ld",
+		w.sk_pieces);
+	/* 136 tiles: 4 Stream-K, 33 pieces capped at the 32 K steps */
+	g = sched_grid_make(128 * 34, 1024, 2048, 128, 256, 64);
+	w = kit_walk_of(&c, &g, 1);
+	T_CHECK("sk-slots-33-pieces-sum", w.sk_pieces == 32 && !kit_sk_slots(&c, &w),
+		"pieces %ld", w.sk_pieces);
+	g = sched_grid_make(6091, 1520, 2416, 128, 256, 64);
+	w = kit_walk_of(&c, &g, 1);
+	c.deterministic = 1;
+	T_CHECK("sk-slots-not-deterministic", !kit_sk_slots(&c, &w), "slots");
+	c.deterministic = 0;
+	c.mma = FGO_MMA_SYNC;
+	T_CHECK("sk-slots-wgmma-only", !kit_sk_slots(&c, &w), "slots");
+	c.mma = FGO_MMA_WGMMA;
+	c.gemm_sms = 0;
+	w = kit_walk_of(&c, &g, 1);
+	T_CHECK("sk-slots-data-parallel", !kit_sk_slots(&c, &w), "slots");
+	c.gemm_sms = 132;
+	c.split_k = 2;
+	w = kit_walk_of(&c, &g, 1);
+	T_CHECK("sk-slots-split-k", !kit_sk_slots(&c, &w), "slots");
+}
+
 /* flag-1: a wait on a flag gives up at the launch's deadline (--timeout:
  * a peer that never signals is a timeout naming the flag, not a run that
  * reads what was never written); a flag published in this launch's epoch
@@ -404,6 +457,7 @@ int main(void)
 	check_no_progress();
 	check_walk_of();
 	check_deterministic();
+	check_sk_slots();
 	check_flag_wait();
 	T_DONE();
 }
