@@ -255,6 +255,19 @@ expect_eq heldout-12.8 "40.7 35.1" "$(probe_best 768 1536 8192)"
 expect_eq heldout-12.9 "35.6 21.8" "$(probe_best 200 768 14336)"
 expect_eq heldout-12.10 "216 216 1140 1140" "$(sql "select sum(s.tag = 'pairs-probe' and r.status = 'ok'), sum(s.tag = 'pairs-probe' and r.validated), sum(s.tag = 'perrank-pairs' and r.status = 'ok'), sum(s.tag = 'perrank-pairs' and r.validated) from runs r join sweeps s on s.id = r.sweep_id" "$T/pp.db" | tr '|' ' ')"
 
+# the Stream-K exchange at 6091 x 1520 x 2416 (docs/heldout.md): data-parallel,
+# the sum and the slots, two rounds, every run validated; the traced spans
+unxz_to db/evidence/sk_exchange_h100_1207.db.xz "$T/ex.db"
+expect_eq heldout-14.1 "sk-exchange-1 0 0 85.4 1
+sk-exchange-1 132 0 86.0 1
+sk-exchange-1 132 1 80.7 1
+sk-exchange-2 0 0 85.9 1
+sk-exchange-2 132 0 86.5 1
+sk-exchange-2 132 1 81.1 1" "$(sql "select s.tag, r.gemm_sms, r.deterministic, round(r.t_fused_ms * 1000, 1), r.validated from runs r join sweeps s on s.id = r.sweep_id where s.tag like 'sk-exchange%' order by s.tag, r.id" "$T/ex.db" | tr '|' ' ')"
+mkdir -p "$T/ex" && tar xJf db/evidence/sk_exchange_traces_h100_1207.tar.xz -C "$T/ex"
+expect_exit heldout-14.2 0 python3 tests/gpu/trace_phases.py "$T/ex/trace_exchange_d0.json" "$T/ex/trace_exchange_d1.json"
+check heldout-14.3 "the sum's launch 83.71 us, the slots' 78.08" sh -c "grep -q 'd0.json: 132 CTAs, launch span 83.71 us' '$T/out' && grep -q 'd1.json: 132 CTAs, launch span 78.08 us' '$T/out'"
+
 # auto's trials measured (docs/heldout.md, "What auto does now"): the
 # summary lines of heldout_table.py on each stored set, auto with its
 # trials and alone, and the shapes drawn for seed 50 are the rule's
