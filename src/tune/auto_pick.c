@@ -421,8 +421,11 @@ int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 		struct auto_pick pick;
 		size_t n;
 		if (it->cfg.given & FGO_GIVEN_TILE) {
-			if (grow_push(&g, it) != FGO_OK)
+			if (grow_push(&g, it) != FGO_OK) {
+				error("config auto: out of memory for the plan's %zu configurations",
+				      plan->count);
 				rc = FGO_EFAIL;
+			}
 			continue;
 		}
 		if (!has_fit(&pm, &it->cfg)) {
@@ -473,8 +476,8 @@ int auto_pick_plan(struct fgo_plan *plan, const char *arch, const char *backend,
 		     " the default (the store does not cover their shapes)%s",
 		     ranked, ranked == 1 ? "" : "s", table, shown > 8 ? "; the first 8 shown" : "");
 	if (timed)
-		note("config auto: at %zu shape%s the first %d of the ranking and the default timed"
-		     " (auto_trials %d; 1: the ranking's first alone); the fastest is auto's pick", timed,
-		     timed == 1 ? "" : "s", want, want);
+		note("config auto: at %zu shape%s the first %d of the ranking timed, and the default"
+		     " where it is none of them (auto_trials %d; 1: the ranking's first alone); the"
+		     " fastest is auto's pick", timed, timed == 1 ? "" : "s", want, want);
 	return FGO_OK;
 }
