@@ -325,21 +325,18 @@ static void where_the_time_went(const struct progress *p)
 	note("where the time went: %s", line);
 }
 
+size_t session_fastest(size_t count, const int64_t *run_ids, const double *fused_ms)
+{
+	size_t best = count;
+	for (size_t i = 0; i < count; i++)
+		if (fused_ms[i] > 0 && run_ids[i] > 0 && (best == count || fused_ms[i] < fused_ms[best]))
+			best = i;
+	return best;
+}
+
 /* Rank 0: closes the sweep and prints the summary; returns the exit status.
  * rc FGO_ERESTART (a rank's device lost): the sweep is left interrupted,
  * to go on in a fresh process. */
-/* The run id of the plan's fastest ok run (0: none): config auto's pick
- * where `run` timed its trials. */
-static int64_t fastest_run(const struct fgo_plan *plan, const struct progress *p)
-{
-	size_t best = plan->count;
-	for (size_t i = 0; i < plan->count; i++)
-		if (p->fused_ms[i] > 0 && p->run_ids[i] > 0 &&
-		    (best == plan->count || p->fused_ms[i] < p->fused_ms[best]))
-			best = i;
-	return best < plan->count ? p->run_ids[best] : 0;
-}
-
 static int end(struct progress *p, const struct fgo_session *s, int rc)
 {
 	char err[512];
@@ -592,8 +589,10 @@ int session_run(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *
 		if (rank == 0) {
 			rc = end(&p, s, rc);
 			session_auto_say(plan, p.fused_ms);
-			if (s->fastest_run_id)
-				*s->fastest_run_id = fastest_run(plan, &p);
+			if (s->fastest_run_id) {
+				size_t f = session_fastest(plan->count, p.run_ids, p.fused_ms);
+				*s->fastest_run_id = f < plan->count ? p.run_ids[f] : 0;
+			}
 		} else {
 			interrupt_unwatch();
 		}

@@ -56,6 +56,11 @@ struct fgo_session {
 int session_defaults(MPI_Comm comm, struct fgo_plan *plan, const struct fgo_session *s,
 		     const char *arch, const char *backend);
 
+/* The plan item (of count) with the fastest ok run (run_ids[i] > 0,
+ * fused_ms[i] > 0), or count when none: `run`'s result and the run it
+ * traces where config auto timed trials. */
+size_t session_fastest(size_t count, const int64_t *run_ids, const double *fused_ms);
+
 /* session_defaults.c, rank 0, after the runs: for each group of config
  * auto's trials (fgo_plan_item.auto_role), a note naming the fastest
  * (auto's pick) with the ranking's first and the default beside it (the

@@ -19,15 +19,15 @@ static int choose(const struct fgo_plan *plan, const struct fgo_session *s,
 		  const int64_t *run_ids, const double *fused_ms, int *pick)
 {
 	int n = 0;
+	if (s->trace_file) {
+		size_t f = session_fastest(plan->count, run_ids, fused_ms);
+		if (f < plan->count)
+			pick[n++] = (int)f;
+		return n;
+	}
 	for (size_t i = 0; i < plan->count; i++) {
 		if (!(fused_ms[i] > 0) || run_ids[i] <= 0)
 			continue;
-		if (s->trace_file) {
-			if (!n || fused_ms[i] < fused_ms[pick[0]])
-				pick[0] = (int)i;
-			n = 1;
-			continue;
-		}
 		int j = 0;
 		while (j < n && !runner_same_problem(&plan->items[pick[j]].cfg, &plan->items[i].cfg))
 			j++;

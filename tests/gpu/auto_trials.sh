@@ -8,7 +8,8 @@
 # $WORK/s50, nothing committed changes), 49 the committed specs under
 # sweeps/, own the project's per-rank set (sweeps/perrank.json and its
 # perrank_defaults.json, perrank_auto.json; tags perrank, perrank-*).
-# For each, into its own store ($WORK/heldout_sSEED.db): the
+# For each, into its own store ($WORK/heldout_sSEED.db; the own set's
+# $WORK/perrank_sown.db): the
 # grid (compiled here, -j 16), the defaults, `calibrate --fit` on that
 # store, auto alone (tag heldout-auto-1) and auto with its trials (tag
 # heldout-auto); then the tables (tests/gpu/heldout_table.py: the grid's
