@@ -156,9 +156,10 @@ int cmd_run(int argc, char **argv)
 			      "  --config C         the tile where none is given: table (the core's\n"
 			      "                     defaults table, the default) or auto (this\n"
 			      "                     machine's cost model; exit 2 without a fit)\n"
-			      "  --auto-trials N    config auto times the first N (1-16, default 3) of\n"
-			      "                     its ranking and the table's pick at the shape and\n"
-			      "                     shows the fastest; 1: the ranking's first alone\n"
+			      "  --auto-trials N    config auto times N (1-16, default 6) of its ranking\n"
+			      "                     (the first half, then other tiles) and the table's\n"
+			      "                     pick at the shape and shows the fastest; 1: the\n"
+			      "                     ranking's first alone\n"
 			      "  --db F             the store (default $FGOBENCH_DB or ./fgobench.db)\n",
 			      stdout);
 		}

@@ -63,11 +63,12 @@ struct fgo_plan {
 	char *text;           /* the file's full text (stored with the sweep) */
 	char hash[17];        /* FNV-1a of the text, hex */
 	enum fgo_pick pick;   /* "config": the default's source ("table" unless given) */
-	int auto_trials;      /* "auto_trials": how many of best --predict's first auto times
-				 at the shape, the table's pick beside them where it is not one
-				 (0: FGO_AUTO_TRIALS_DEFAULT; 1: the ranking's first alone) */
+	int auto_trials;      /* "auto_trials": how many of best --predict's ranked auto times
+				 at the shape (auto_pick_some), the table's pick beside them
+				 where it is not one (0: FGO_AUTO_TRIALS_DEFAULT; 1: the
+				 ranking's first alone) */
 };
-#define FGO_AUTO_TRIALS_DEFAULT 3
+#define FGO_AUTO_TRIALS_DEFAULT 6
 #define FGO_AUTO_TRIALS_MAX 16
 
 /* Reads path and expands it. The kind is chosen by content: a JSON object is

@@ -68,6 +68,38 @@ static int among(const struct fgo_config *trial, int n, const struct fgo_config 
 	return 0;
 }
 
+/* Whether a and b are one tile: the same block, split, walk (Stream-K
+ * or data-parallel) and core, whatever their stages, warps, tile order or
+ * cluster. */
+static int same_tile(const struct fgo_config *a, const struct fgo_config *b)
+{
+	return a->blk_m == b->blk_m && a->blk_n == b->blk_n && a->blk_k == b->blk_k &&
+	       a->split_k == b->split_k && (a->gemm_sms > 0) == (b->gemm_sms > 0) && a->mma == b->mma;
+}
+
+/* Whether c's tile is the tile of one of the first n of trial. */
+static int tile_among(const struct fgo_config *trial, int n, const struct fgo_config *c)
+{
+	for (int i = 0; i < n; i++)
+		if (same_tile(&trial[i], c))
+			return 1;
+	return 0;
+}
+
+/* Trial i of want may be candidate c: the first half of the trials are
+ * the ranking's first as they come; the rest each another tile, since
+ * the ranking's next places are mostly the first's tile at another stage
+ * count or tile order, and where the ranking's tile is the wrong one
+ * (a wave count it mispredicts) none of those finds the right one. The
+ * pass that fills what is left once the ranking holds too few tiles
+ * takes any (spread 0). */
+static int may_trial(const struct auto_pick *out, int want, int spread, const struct fgo_config *c)
+{
+	if (among(out->trial, out->ntrials, c))
+		return 0;
+	return !spread || out->ntrials < (want + 1) / 2 || !tile_among(out->trial, out->ntrials, c);
+}
+
 int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
 		   size_t n, const struct predict_model *pm, int want, struct auto_pick *out)
 {
@@ -103,28 +135,30 @@ int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct 
 			 " over %.0f best --predict calls its ranking a guess)",
 			 r.near[0].m, r.near[0].n, r.near[0].k, r.near[0].distance, PREDICT_FAR);
 	} else {
-		for (size_t i = 0; i < r.count; i++) {
+		/* spread 1: the ranking's first, then other tiles; spread 0
+		 * fills the trials that pass left with any of the rest */
+		for (int spread = 1; spread >= 0 && out->ntrials < want; spread--) {
+		for (size_t i = 0; i < r.count && out->ntrials < want; i++) {
 			const struct predict_candidate *c = &r.cand[i];
 			if (!keeps_given(cfg, &c->cfg)) {
-				changed++;
+				if (spread)
+					changed++;
 				continue;
 			}
 			if (defaults_check(&c->cfg, arch, why, sizeof why) ||
 			    !fits_machine(&c->cfg, &pm->machine)) {
-				refused++;
+				if (spread)
+					refused++;
 				continue;
 			}
 			struct fgo_config pick = c->cfg;
 			pick.given = cfg->given;
-			if (among(out->trial, out->ntrials, &pick))
+			if (!may_trial(out, want, spread, &pick))
 				continue;
 			out->trial[out->ntrials] = pick;
 			out->trial_place[out->ntrials++] = i + 1;
-			if (out->source == AUTO_RANKED) {
-				if (out->ntrials >= want)
-					break;
+			if (out->source == AUTO_RANKED)
 				continue;
-			}
 			out->source = AUTO_RANKED;
 			out->cfg = pick;
 			out->place = i + 1;
@@ -133,8 +167,7 @@ int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct 
 			out->correction = c->correction;
 			out->coverage = c->coverage;
 			out->nsupport = c->nsupport;
-			if (out->ntrials >= want)
-				break;
+		}
 		}
 		if (out->source == AUTO_TABLE)
 			snprintf(out->why, sizeof out->why,

@@ -34,9 +34,10 @@ struct auto_pick {
 	size_t place;
 	double predicted_ms, model_ms, correction, coverage;
 	int nsupport;          /* near shapes the pick itself was measured at */
-	/* AUTO_RANKED: the first ntrials of the ranking that keep what was
-	 * given and run here, distinct, in its order (trial[0] is cfg), each
-	 * with its place in it: what auto times at the shape (auto_pick_some) */
+	/* AUTO_RANKED: ntrials of the ranking's configurations that keep
+	 * what was given and run here, distinct (trial[0] is cfg, its
+	 * first), each with its place in it: what auto times at the shape
+	 * (auto_pick_some) */
 	struct fgo_config trial[FGO_AUTO_TRIALS_MAX];
 	size_t trial_place[FGO_AUTO_TRIALS_MAX];
 	int ntrials;
@@ -64,7 +65,10 @@ int auto_pick_one(const struct fgo_config *cfg, const char *arch, const struct p
 
 /* auto_pick_one, with up to want (1..FGO_AUTO_TRIALS_MAX) of the ranked
  * configurations that keep what was given and run here in out->trial
- * (the first is out->cfg); want 1 is auto_pick_one. */
+ * (the first is out->cfg); want 1 is auto_pick_one. The first half
+ * (rounded up) are the ranking's first; each of the rest the first
+ * ranked of a tile (block, split, walk, core) none before it has, and
+ * where the ranking has too few tiles, its next places. */
 int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
 		   size_t n, const struct predict_model *pm, int want, struct auto_pick *out);
 

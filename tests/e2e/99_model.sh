@@ -113,14 +113,28 @@ expect_err model-6.7 "the nearest measured shape, 256x256x256, is 3.00 away"
 expect_eq model-6.8 "all_scatter/bf16/w2/m2048n256k256/b64x64x32/s2/wp4/mma16/g8/sm0+0/c0x0" \
 	"$(sql "select config_key from runs order by id desc limit 1")"
 
-# auto times the first auto_trials (default 3) of the ranking at the shape,
-# and the default beside them where it is none of them: each stored in the
-# run's sweep, the fastest shown as the run and named in the note
-expect_exit model-7.1 0 "$FGO" best --predict --algorithm all_scatter --world 2 -m 512 -n 512 -k 512 --format csv
+# auto times auto_trials (default 6) of the ranking at the shape: its
+# first three, then the first ranked of each tile (block, walk) none
+# before it has, then its next places; the default beside them where it is
+# none of them: each stored in the run's sweep, the fastest shown as the
+# run and named in the note
+expect_exit model-7.1 0 "$FGO" best --predict --algorithm all_scatter --world 2 -m 512 -n 512 -k 512 --format csv --top 200
 to_key() { # a tile of best --predict's csv -> the part of a config_key it makes
 	sed 's/^\([0-9]*x[0-9]*x[0-9]*\) s\([0-9]*\) w\([0-9]*\) g\([0-9]*\) sm\([0-9+]*\)$/b\1\/s\2\/wp\3\/mma16\/g\4\/sm\5\//'
 }
-want=$(sed -n 2,4p "$T/out" | cut -d, -f2 | to_key | sort | tr '\n' ' ')
+spread() { # N: the trials of N from the ranking's configurations, one a line
+	awk -v n="$1" '{ split($0, w, " "); row[NR] = $0; tile[NR] = w[1] (w[5] ~ /^sm0[+]/ ? "" : " sk") }
+	END {
+		h = int((n + 1) / 2)
+		for (i = 1; i <= NR && got < h; i++) { print row[i]; seen[tile[i]] = 1; took[i] = 1; got++ }
+		for (; i <= NR && got < n; i++)
+			if (!(tile[i] in seen)) { print row[i]; seen[tile[i]] = 1; took[i] = 1; got++ }
+		for (i = 1; i <= NR && got < n; i++)
+			if (!(i in took)) { print row[i]; got++ }
+	}'
+}
+ntrials=$(sed 1d "$T/out" | cut -d, -f2 | spread 6 | wc -l)
+want=$(sed 1d "$T/out" | cut -d, -f2 | spread 6 | to_key | sort | tr '\n' ' ')
 expect_exit model-7.2 0 mpi 2 run -m 512 -n 512 -k 512 --dtype bf16 --config auto
 sid=$(sql "select max(sweep_id) from runs")
 got=$(sql "select config_key from runs where sweep_id = $sid" | sed 's/^.*\/\(b[0-9x]*\/s[0-9]*\/wp[0-9]*\/mma16\/g[0-9]*\/sm[0-9+]*\/\).*$/\1/' | sort | tr '\n' ' ')
@@ -128,15 +142,15 @@ expect_eq model-7.3 "$want" "$got"
 fastest=$(sql "select config_key from runs where sweep_id = $sid and status = 'ok' order by t_fused_ms limit 1")
 check model-7.4 "run shows the fastest of the trials ($fastest): $(grep config_key "$T/out")" \
 	grep -q "^config_key *$fastest\$" "$T/out"
-check model-7.5 "the note names the fastest of 3: $(grep 'fastest of' "$T/err")" \
-	grep -q "config auto: all_scatter bf16 W=2 M=512 N=512 K=512: .* us, the fastest of 3 timed" "$T/err"
+check model-7.5 "the note names the fastest of $ntrials: $(grep 'fastest of' "$T/err")" \
+	grep -q "config auto: all_scatter bf16 W=2 M=512 N=512 K=512: .* us, the fastest of $ntrials timed" "$T/err"
 # a store whose measured tiles leave out the core's default (64x64x32):
 # the default is timed beside the ranked ones, as a trial of its own
 export FGOBENCH_DB="$T/narrow.db"
 expect_exit model-7.6 0 mpi 2 sweep tests/e2e/auto_narrow.json --quiet
 expect_exit model-7.7 0 "$FGO" calibrate --fit
 cp "$T/narrow.db" "$T/narrow2.db" # the spec's checks below: a store of these runs alone
-expect_exit model-7.8 0 mpi 2 run -m 256 -n 256 -k 512 --dtype bf16 --config auto
+expect_exit model-7.8 0 mpi 2 run -m 256 -n 256 -k 512 --dtype bf16 --config auto --auto-trials 3
 expect_err model-7.9 "timed beside it: number 2, number 3 and the item's default (64x64x32 s2 w4)"
 sid=$(sql "select max(sweep_id) from runs")
 expect_eq model-7.10 "4|1" "$(sql "select count(*), sum(config_key like '%/b64x64x32/%') from runs where sweep_id = $sid")"

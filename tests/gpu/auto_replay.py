@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""auto_replay.py FGOBENCH STORE GRID_TAG [TOP] [--no-model] [--table TAG]: `--config auto`'s ranking replayed
+"""auto_replay.py FGOBENCH STORE GRID_TAG [TOP] [--spread] [--no-model] [--table TAG]: `--config auto`'s ranking replayed
 on a stored grid, without a GPU. At each shape of the sweep tagged GRID_TAG
 (gemm, W=1), `best --predict` ranks the configurations from the other shapes'
 runs (the shape's own left out, as auto does); the first it ranks with
@@ -17,13 +17,17 @@ measurements alone), to set a ranking without the cost model beside
 auto's. With --table TAG the defaults' pick at the shape (the fastest
 run of the sweep tagged TAG there, a sweep with no tile given) is a
 candidate beside the TOP ranked: what auto's trials time (`auto_trials`
-TOP, the default 3: `auto_replay.py ... 3 --table heldout-defaults`); its
-time is the grid's where the grid measured it, else that sweep's.
+TOP: `auto_replay.py ... 6 --spread --table heldout-defaults`); its
+time is the grid's where the grid measured it, else that sweep's. With
+--spread the TOP are auto's trials since the tiles rule (auto_pick_some:
+the first half as ranked, then the first ranked of each tile none before
+it has, then the next places) instead of the first TOP.
   python3 tests/gpu/auto_replay.py ./fgobench heldout_own_h100_1207.db perrank
 """
 import csv
 import io
 import math
+import re
 import sqlite3
 import subprocess
 import sys
@@ -33,6 +37,30 @@ def flags(reproduce):
     """The tunables of a reproduce command: what follows -k K."""
     words = reproduce.split()
     return " ".join(words[words.index("-k") + 2:])
+
+
+def tile_of(config):
+    """The tile of a configuration's name: its block, split, walk and core
+    (auto_pick.c's same_tile), whatever its stages, warps or tile order."""
+    words = config.split()
+    return (words[0], tuple(w for w in words if re.fullmatch(r"k\d+", w)),
+            any(w.startswith("sm") and w != "sm0+0" for w in words),
+            tuple(w for w in words if w in ("wgmma", "mma16", "mma32", "simt")))
+
+
+def spread_tiles(ranked, top):
+    """auto_pick_some's trials: the first half (rounded up) as ranked,
+    then the first ranked of each tile none before it has, then the
+    ranking's next places where it holds too few tiles."""
+    head = ranked[:(top + 1) // 2]
+    tiles = {tile_of(r["config"]) for r in head}
+    others = []
+    for r in ranked[len(head):]:
+        if len(head) + len(others) < top and tile_of(r["config"]) not in tiles:
+            others.append(r)
+            tiles.add(tile_of(r["config"]))
+    rest = [r for r in ranked[len(head):] if r not in others]
+    return head + others + rest
 
 
 def csv_rows(argv):
@@ -49,6 +77,8 @@ def main():
             sys.exit(__doc__.strip().splitlines()[0])
         table_tag = argv[i + 1]
         del argv[i:i + 2]
+    spread = "--spread" in argv
+    argv = [a for a in argv if a != "--spread"]
     args = [a for a in argv if a != "--no-model"]
     no_model = ["--no-model"] if len(args) < len(argv) else []
     if len(args) not in (3, 4):
@@ -71,7 +101,10 @@ def main():
                            "--world", "1", "--dtype", "bf16", "--top", "1000", "--format", "csv",
                            *no_model])
         firsts = [r for r in ranked
-                  if float(r["coverage"].rstrip("%")) >= 50 and flags(r["reproduce"]) in grid][:top]
+                  if float(r["coverage"].rstrip("%")) >= 50 and flags(r["reproduce"]) in grid]
+        if spread:
+            firsts = spread_tiles(firsts, top)
+        firsts = firsts[:top]
         times = {r["config"]: grid[flags(r["reproduce"])] for r in firsts}
         if table_tag:
             dflt = csv_rows([fgo, "best", "--db", db, "--tag", table_tag, *shape, "--top", "1",

@@ -1,7 +1,8 @@
 #!/bin/sh
-# tests/gpu/auto_trials.sh: issue 49's `--config auto` as it runs now (the
-# first auto_trials of best --predict's ranking, 3 by default, and the
-# defaults table's pick timed at the shape, the fastest its pick) beside
+# tests/gpu/auto_trials.sh: issue 49's `--config auto` as it runs now
+# (auto_trials of best --predict's ranking, 6 by default: its first three,
+# then three more tiles; and the defaults table's pick, each timed at the
+# shape, the fastest its pick) beside
 # the ranking's first alone (--auto-trials 1, what auto ran before), on
 # the held-out sets of SEEDS (default "50 49"): 50 is a fresh draw by the
 # committed rule (tests/bench/heldout_shapes.py --seed 50, drawn here into
@@ -70,7 +71,7 @@ for seed in ${SEEDS:-50 49}; do
 	step "s${seed}_defaults" 60 sweep "$dir/${pre}_defaults.json" --tag "$pre-defaults" --quiet
 	step "s${seed}_fit" 60 calibrate --fit
 	step "s${seed}_auto1" 60 sweep "$dir/${pre}_auto.json" --tag "$pre-auto-1" --auto-trials 1
-	step "s${seed}_auto" 120 sweep "$dir/${pre}_auto.json" --tag "$pre-auto"
+	step "s${seed}_auto" 240 sweep "$dir/${pre}_auto.json" --tag "$pre-auto"
 	python3 "$here/heldout_table.py" "$FGOBENCH_DB" "$gtag" "$pre-defaults" "$pre-auto" \
 		>"$work/table_s$seed.txt" 2>&1
 	python3 "$here/heldout_table.py" "$FGOBENCH_DB" "$gtag" "$pre-defaults" "$pre-auto-1" \

@@ -283,6 +283,43 @@ static void check_trials(void)
 		p.ntrials, p.trial_place[0], p.trial_place[1], p.trial_place[2]);
 }
 
+/* Past the first half, each trial another tile: the ranking's second
+ * and third places are the first's tile at other stage counts, which
+ * the third trial skips for the next tile; where the ranking holds too
+ * few tiles, its skipped places fill the rest in order. */
+static void check_spread(void)
+{
+	struct predict_obs obs[32];
+	struct predict_model pm;
+	struct auto_pick p;
+	struct fgo_config item = table_pick(), a = gemm(QM, QN, QK, 64, 128, 8, 2), a6 = a, a4 = a,
+			  b = gemm(QM, QN, QK, 128, 128, 5, 1);
+	size_t n = 0;
+	a6.num_stages = 6;
+	a4.num_stages = 4;
+	b.num_warps = 8;
+	n = measure(obs, n, &a, 0.6);
+	n = measure(obs, n, &a6, 0.7);
+	n = measure(obs, n, &a4, 0.8);
+	n = measure(obs, n, &b, 0.9);
+	flat_model(&pm, 0.05);
+	/* 3 trials: 2 as ranked (a, a6), then the next tile (b, place 4) */
+	auto_pick_some(&item, "sm_90a", obs, n, &pm, 3, &p);
+	T_CHECK("spread-next-tile", p.ntrials == 3 && p.trial[1].num_stages == 6 &&
+		same_tile(&p.trial[2], &b) && p.trial_place[0] == 1 && p.trial_place[1] == 2 &&
+		p.trial_place[2] == 4, "%d trials, places %zu %zu %zu", p.ntrials, p.trial_place[0],
+		p.trial_place[1], p.trial_place[2]);
+	/* 4: a, a6, then b, the one other tile; a4 (place 3) fills the
+	 * fourth */
+	auto_pick_some(&item, "sm_90a", obs, n, &pm, 4, &p);
+	T_CHECK("spread-fills", p.ntrials == 4 && p.trial[3].num_stages == 4 && p.trial_place[3] == 3,
+		"%d trials, place %zu", p.ntrials, p.trial_place[3]);
+	/* 2 trials: the first half is 1, the second another tile */
+	auto_pick_some(&item, "sm_90a", obs, n, &pm, 2, &p);
+	T_CHECK("spread-two", p.ntrials == 2 && same_tile(&p.trial[1], &b), "%d trials, %dx%d",
+		p.ntrials, p.trial[1].blk_m, p.trial[1].blk_n);
+}
+
 int main(void)
 {
 	check_within_error();
@@ -290,5 +327,6 @@ int main(void)
 	check_given();
 	check_runs_here();
 	check_trials();
+	check_spread();
 	T_DONE();
 }
