@@ -294,6 +294,21 @@ expect_eq heldout-13.6 "best 1.005 0.928 24 defaults 1.095 1.794 34 auto 1.022 1
 	"$(summary "$T/at_own.db" perrank perrank-defaults perrank-auto-1)"
 # the trials are what auto ran: up to four runs a shape, one at most with --auto-trials 1
 expect_eq heldout-13.7 "4 1" "$(sql "select max(c) from (select count(*) c from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-auto' group by r.m, r.n, r.k)" "$T/at_s50.db") $(sql "select max(c) from (select count(*) c from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-auto-1' group by r.m, r.n, r.k)" "$T/at_s50.db")"
+# the derived-table study (docs/heldout.md, "A derived table"): trained on
+# the own set and one draw, scored on the other, beside the committed table
+tree() { # TRAIN TEST: the tree's and the table's lines on TEST
+	python3 tests/bench/defaults_tree.py "$1" "$2" --table-tag heldout-defaults |
+		sed -n 's/^.* \(tree\|table\)[ :].*32 shapes: geomean \([0-9.]*\), within 15% \([0-9]*\), worst \([0-9.]*\)$/\1 \2 \3 \4/p' | tr '\n' ' '
+}
+expect_eq heldout-15.1 "tree 1.072 27 1.366 table 1.110 24 1.387 " \
+	"$(tree "$T/at_own.db:perrank,$T/at_s49.db:heldout-perrank" "$T/at_s50.db:heldout-perrank")"
+expect_eq heldout-15.2 "tree 1.101 24 1.746 table 1.118 19 1.434 " \
+	"$(tree "$T/at_own.db:perrank,$T/at_s50.db:heldout-perrank" "$T/at_s49.db:heldout-perrank")"
+check heldout-15.3 "eight boxes, every pick one a row can hold" sh -c \
+	"python3 tests/bench/defaults_tree.py '$T/at_own.db:perrank,$T/at_s49.db:heldout-perrank' '$T/at_s50.db:heldout-perrank' >'$T/tree.txt' &&
+	 grep -q '^a tree of 8 boxes from 74 shapes' '$T/tree.txt' && [ \$(grep -c '/g8/sm0+0/c0x0' '$T/tree.txt') = 8 ]"
+expect_exit heldout-15.4 1 python3 tests/bench/defaults_tree.py "$T/at_s50.db:no-such-tag" "$T/at_s49.db:heldout-perrank"
+expect_err heldout-15.5 "defaults_tree: no ok gemm W=1 runs tagged no-such-tag"
 # seed 50's shapes in the store are the rule's draw
 mkdir -p "$T/s50" && python3 tests/bench/heldout_shapes.py --seed 50 --out "$T/s50" >/dev/null 2>&1
 expect_eq heldout-13.8 "$(python3 -c "import json; print(' '.join('%dx%dx%d' % tuple(s) for s in sorted(json.load(open('$T/s50/heldout_defaults.json'))['shapes'])))")" \
