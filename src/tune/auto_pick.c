@@ -100,11 +100,50 @@ static int may_trial(const struct auto_pick *out, int want, int spread, const st
 	return !spread || out->ntrials < (want + 1) / 2 || !tile_among(out->trial, out->ntrials, c);
 }
 
+/* One pass over the ranking r: each candidate that keeps what cfg gave,
+ * runs here and may_trial allows becomes a trial of out, up to want; the
+ * first one out's pick (AUTO_RANKED). changed and refused (where not
+ * NULL) count the candidates that change a given field or cannot run. */
+static void take_trials(const struct fgo_config *cfg, const char *arch,
+			const struct predict_model *pm, const struct predict_result *r, int want,
+			int spread, struct auto_pick *out, size_t *changed, size_t *refused)
+{
+	char why[FGO_REASON_MAX];
+	for (size_t i = 0; i < r->count && out->ntrials < want; i++) {
+		const struct predict_candidate *c = &r->cand[i];
+		if (!keeps_given(cfg, &c->cfg)) {
+			if (changed)
+				(*changed)++;
+			continue;
+		}
+		if (defaults_check(&c->cfg, arch, why, sizeof why) || !fits_machine(&c->cfg, &pm->machine)) {
+			if (refused)
+				(*refused)++;
+			continue;
+		}
+		struct fgo_config pick = c->cfg;
+		pick.given = cfg->given;
+		if (!may_trial(out, want, spread, &pick))
+			continue;
+		out->trial[out->ntrials] = pick;
+		out->trial_place[out->ntrials++] = i + 1;
+		if (out->source == AUTO_RANKED)
+			continue;
+		out->source = AUTO_RANKED;
+		out->cfg = pick;
+		out->place = i + 1;
+		out->predicted_ms = c->predicted_ms;
+		out->model_ms = c->model_ms;
+		out->correction = c->correction;
+		out->coverage = c->coverage;
+		out->nsupport = c->nsupport;
+	}
+}
+
 int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct predict_obs *obs,
 		   size_t n, const struct predict_model *pm, int want, struct auto_pick *out)
 {
 	struct predict_result r;
-	char why[FGO_REASON_MAX];
 	size_t changed = 0, refused = 0;
 	if (want < 1)
 		want = 1;
@@ -135,40 +174,10 @@ int auto_pick_some(const struct fgo_config *cfg, const char *arch, const struct 
 			 " over %.0f best --predict calls its ranking a guess)",
 			 r.near[0].m, r.near[0].n, r.near[0].k, r.near[0].distance, PREDICT_FAR);
 	} else {
-		/* spread 1: the ranking's first, then other tiles; spread 0
-		 * fills the trials that pass left with any of the rest */
-		for (int spread = 1; spread >= 0 && out->ntrials < want; spread--) {
-		for (size_t i = 0; i < r.count && out->ntrials < want; i++) {
-			const struct predict_candidate *c = &r.cand[i];
-			if (!keeps_given(cfg, &c->cfg)) {
-				if (spread)
-					changed++;
-				continue;
-			}
-			if (defaults_check(&c->cfg, arch, why, sizeof why) ||
-			    !fits_machine(&c->cfg, &pm->machine)) {
-				if (spread)
-					refused++;
-				continue;
-			}
-			struct fgo_config pick = c->cfg;
-			pick.given = cfg->given;
-			if (!may_trial(out, want, spread, &pick))
-				continue;
-			out->trial[out->ntrials] = pick;
-			out->trial_place[out->ntrials++] = i + 1;
-			if (out->source == AUTO_RANKED)
-				continue;
-			out->source = AUTO_RANKED;
-			out->cfg = pick;
-			out->place = i + 1;
-			out->predicted_ms = c->predicted_ms;
-			out->model_ms = c->model_ms;
-			out->correction = c->correction;
-			out->coverage = c->coverage;
-			out->nsupport = c->nsupport;
-		}
-		}
+		/* the ranking's first, then other tiles; then, where too few
+		 * tiles were ranked, any of the rest */
+		take_trials(cfg, arch, pm, &r, want, 1, out, &changed, &refused);
+		take_trials(cfg, arch, pm, &r, want, 0, out, NULL, NULL);
 		if (out->source == AUTO_TABLE)
 			snprintf(out->why, sizeof out->why,
 				 "none of the %zu configurations ranked keeps what the spec or flags gave"
