@@ -320,6 +320,36 @@ static void check_spread(void)
 		p.ntrials, p.trial[1].blk_m, p.trial[1].blk_n);
 }
 
+/* A tile is its block, split, walk and core: the same block at another
+ * split, or as a Stream-K walk, is another tile for the spread. */
+static void check_spread_tiles(void)
+{
+	struct predict_obs obs[32];
+	struct predict_model pm;
+	struct auto_pick p;
+	struct fgo_config item = table_pick(), a = gemm(QM, QN, QK, 64, 128, 8, 2), a6 = a, a4 = a,
+			  k4 = a, sk = a, b = gemm(QM, QN, QK, 128, 128, 5, 1);
+	size_t n = 0;
+	a6.num_stages = 6;
+	a4.num_stages = 4;
+	k4.split_k = 4;
+	sk.split_k = 1;
+	sk.gemm_sms = 128;
+	b.num_warps = 8;
+	n = measure(obs, n, &a, 0.6);
+	n = measure(obs, n, &a6, 0.65);
+	n = measure(obs, n, &a4, 0.7);
+	n = measure(obs, n, &k4, 0.75);
+	n = measure(obs, n, &sk, 0.8);
+	n = measure(obs, n, &b, 0.9);
+	flat_model(&pm, 0.05);
+	auto_pick_some(&item, "sm_90a", obs, n, &pm, 5, &p);
+	T_CHECK("spread-split-walk", p.ntrials == 5 && p.trial[3].split_k == 4 &&
+		p.trial[3].num_stages == 8 && p.trial[4].gemm_sms == 128 && p.trial_place[3] == 4 &&
+		p.trial_place[4] == 5, "%d trials, places %zu %zu", p.ntrials, p.trial_place[3],
+		p.trial_place[4]);
+}
+
 int main(void)
 {
 	check_within_error();
@@ -328,5 +358,6 @@ int main(void)
 	check_runs_here();
 	check_trials();
 	check_spread();
+	check_spread_tiles();
 	T_DONE();
 }
