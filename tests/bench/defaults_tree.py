@@ -16,7 +16,9 @@ times: at each TEST shape the pick's time in that grid / the grid's best,
 the geomean, how many within 15% (issue 49's target: every one) and the
 worst. With --table-tag TAG (the sweep of that store with no tile given,
 e.g. heldout-defaults) the committed table's picks there are scored the
-same way beside it. Prints the tree as the rows it would be: first
+same way beside it; with --knn K, a table with no boxes too: at each
+shape the pick over its K nearest training shapes. Prints the tree as
+the rows it would be: first
 match wins, the cut's far side written first where the table's fields
 cannot bound it (N from below, K from above).
 
@@ -91,6 +93,16 @@ def grow(shapes, data, depth, min_leaf):
     return node
 
 
+def distance(a, b):
+    """Between two shapes, in log2 units of M, N and K (best --predict's)."""
+    return math.sqrt(sum((math.log2(x) - math.log2(y)) ** 2 for x, y in zip(a, b)))
+
+
+def knn_pick(train, s, k):
+    """No boxes: the pick over the k measured shapes nearest to s."""
+    return best_pick(sorted(train, key=lambda t: distance(s, t))[:k], train)
+
+
 def pick_at(node, s):
     while "dim" in node:
         node = node["lo"] if s[node["dim"]] < node["at"] else node["hi"]
@@ -133,6 +145,8 @@ def main():
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--min-leaf", type=int, default=2)
     ap.add_argument("--table-tag")
+    ap.add_argument("--knn", type=int, metavar="K",
+                    help="also score the pick over the K nearest training shapes")
     a = ap.parse_args()
     train = {}
     for spec in a.train.split(","):
@@ -148,6 +162,8 @@ def main():
     for spec in a.test.split(","):
         data = grid(spec)
         print(f"{spec} tree: {score({s: pick_at(tree, s) for s in data}, data)}")
+        if a.knn:
+            print(f"{spec} {a.knn} nearest: {score({s: knn_pick(train, s, a.knn) for s in data}, data)}")
         if a.table_tag:
             picks = table_picks(spec, a.table_tag)
             print(f"{spec} table ({a.table_tag}): "

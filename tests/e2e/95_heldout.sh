@@ -307,6 +307,9 @@ expect_eq heldout-15.2 "tree 1.101 24 1.746 table 1.118 19 1.434 " \
 check heldout-15.3 "eight boxes, every pick one a row can hold" sh -c \
 	"python3 tests/bench/defaults_tree.py '$T/at_own.db:perrank,$T/at_s49.db:heldout-perrank' '$T/at_s50.db:heldout-perrank' >'$T/tree.txt' &&
 	 grep -q '^a tree of 8 boxes from 74 shapes' '$T/tree.txt' && [ \$(grep -c '/g8/sm0+0/c0x0' '$T/tree.txt') = 8 ]"
+check heldout-15.6 "the 2 nearest: 1.085, 27 on seed 50" sh -c \
+	"python3 tests/bench/defaults_tree.py '$T/at_own.db:perrank,$T/at_s49.db:heldout-perrank' '$T/at_s50.db:heldout-perrank' --knn 2 |
+	 grep -q '2 nearest: 32 shapes: geomean 1.085, within 15% 27, worst 1.574'"
 expect_exit heldout-15.4 1 python3 tests/bench/defaults_tree.py "$T/at_s50.db:no-such-tag" "$T/at_s49.db:heldout-perrank"
 expect_err heldout-15.5 "defaults_tree: no ok gemm W=1 runs tagged no-such-tag"
 # seed 50's shapes in the store are the rule's draw
