@@ -16,7 +16,9 @@ times: at each TEST shape the pick's time in that grid / the grid's best,
 the geomean, how many within 15% (issue 49's target: every one) and the
 worst. With --table-tag TAG (the sweep of that store with no tile given,
 e.g. heldout-defaults) the committed table's picks there are scored the
-same way beside it; with --knn K, a table with no boxes too: at each
+same way beside it; with --keep-hand, a box whose pick does worse than
+the table's on its training shapes keeps the table's (each TRAIN then
+STORE:GRID_TAG:DEFAULTS_TAG); with --knn K, a table with no boxes too: at each
 shape the pick over its K nearest training shapes. Prints the tree as
 the rows it would be: first
 match wins, the cut's far side written first where the table's fields
@@ -36,7 +38,7 @@ MISS = 0.5  # log of the penalty for a pick a training shape did not measure
 
 def grid(spec):
     """{(m, n, k): {configuration: time / the shape's best}} of STORE:TAG's ok gemm runs."""
-    db, tag = spec.rsplit(":", 1)
+    db, tag = spec.split(":")[:2]
     con = sqlite3.connect(db)
     times = {}
     for m, n, k, key, t in con.execute(
@@ -51,7 +53,7 @@ def grid(spec):
 
 def table_picks(spec, tag):
     """{(m, n, k): configuration} of the sweep tagged tag in STORE (no tile given)."""
-    db = spec.rsplit(":", 1)[0]
+    db = spec.split(":")[0]
     con = sqlite3.connect(db)
     return {(m, n, k): key.split("/", 4)[4] for m, n, k, key in con.execute(
         "select r.m, r.n, r.k, r.config_key from runs r join sweeps s on s.id = r.sweep_id"
@@ -103,10 +105,28 @@ def knn_pick(train, s, k):
     return best_pick(sorted(train, key=lambda t: distance(s, t))[:k], train)
 
 
-def pick_at(node, s):
+def leaf_at(node, s):
     while "dim" in node:
         node = node["lo"] if s[node["dim"]] < node["at"] else node["hi"]
-    return node["pick"]
+    return node
+
+
+def pick_at(node, s):
+    return leaf_at(node, s)["pick"]
+
+
+def mark_hand(node, train, hand):
+    """Each box keeps the table's own picks (node["hand"]) where they do
+    better than its pick on its training shapes (hand: the table's pick
+    at each training shape)."""
+    if "dim" in node:
+        mark_hand(node["lo"], train, hand)
+        mark_hand(node["hi"], train, hand)
+        return
+    mine = loss(node["shapes"], train, node["pick"])
+    theirs = sum(math.log(train[s][hand[s]]) if hand.get(s) in train[s] else MISS
+                 for s in node["shapes"])
+    node["hand"] = theirs <= mine
 
 
 def rows(node, bounds=None):
@@ -145,6 +165,9 @@ def main():
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--min-leaf", type=int, default=2)
     ap.add_argument("--table-tag")
+    ap.add_argument("--keep-hand", action="store_true",
+                    help="boxes whose pick loses to the table's on their training shapes keep the"
+                         " table's (each TRAIN as STORE:GRID_TAG:DEFAULTS_TAG; needs --table-tag)")
     ap.add_argument("--knn", type=int, metavar="K",
                     help="also score the pick over the K nearest training shapes")
     a = ap.parse_args()
@@ -152,6 +175,14 @@ def main():
     for spec in a.train.split(","):
         train.update(grid(spec))
     tree = grow(sorted(train), train, a.depth, a.min_leaf)
+    if a.keep_hand:
+        hand = {}
+        for spec in a.train.split(","):
+            if spec.count(":") != 2 or not a.table_tag:
+                raise SystemExit("defaults_tree: --keep-hand needs each TRAIN as"
+                                 " STORE:GRID_TAG:DEFAULTS_TAG and --table-tag")
+            hand.update(table_picks(spec, spec.split(":")[2]))
+        mark_hand(tree, train, hand)
     boxes = rows(tree)
     print(f"a tree of {len(boxes)} boxes from {len(train)} shapes (depth {a.depth}, at least"
           f" {a.min_leaf} a box); rows, first match wins:")
@@ -162,6 +193,12 @@ def main():
     for spec in a.test.split(","):
         data = grid(spec)
         print(f"{spec} tree: {score({s: pick_at(tree, s) for s in data}, data)}")
+        if a.keep_hand:
+            picks = table_picks(spec, a.table_tag)
+            mixed = {s: picks[s] if leaf_at(tree, s)["hand"] else pick_at(tree, s)
+                     for s in data if s in picks}
+            kept = sum(1 for _, leaf in boxes if leaf["hand"])
+            print(f"{spec} tree, the table's picks in {kept} of its boxes: {score(mixed, data)}")
         if a.knn:
             print(f"{spec} {a.knn} nearest: {score({s: knn_pick(train, s, a.knn) for s in data}, data)}")
         if a.table_tag:

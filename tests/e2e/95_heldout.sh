@@ -310,6 +310,11 @@ check heldout-15.3 "eight boxes, every pick one a row can hold" sh -c \
 check heldout-15.6 "the 2 nearest: 1.085, 27 on seed 50" sh -c \
 	"python3 tests/bench/defaults_tree.py '$T/at_own.db:perrank,$T/at_s49.db:heldout-perrank' '$T/at_s50.db:heldout-perrank' --knn 2 |
 	 grep -q '2 nearest: 32 shapes: geomean 1.085, within 15% 27, worst 1.574'"
+check heldout-15.7 "the hand rows kept in 3 boxes: 1.080, 25 on seed 49" sh -c \
+	"python3 tests/bench/defaults_tree.py '$T/at_own.db:perrank:perrank-defaults,$T/at_s50.db:heldout-perrank:heldout-defaults' '$T/at_s49.db:heldout-perrank' --table-tag heldout-defaults --keep-hand |
+	 grep -q \"tree, the table's picks in 3 of its boxes: 32 shapes: geomean 1.080, within 15% 25, worst 1.746\""
+expect_exit heldout-15.8 1 python3 tests/bench/defaults_tree.py "$T/at_own.db:perrank" "$T/at_s49.db:heldout-perrank" --keep-hand
+expect_err heldout-15.9 "--keep-hand needs each TRAIN as STORE:GRID_TAG:DEFAULTS_TAG and --table-tag"
 expect_exit heldout-15.4 1 python3 tests/bench/defaults_tree.py "$T/at_s50.db:no-such-tag" "$T/at_s49.db:heldout-perrank"
 expect_err heldout-15.5 "defaults_tree: no ok gemm W=1 runs tagged no-such-tag"
 # seed 50's shapes in the store are the rule's draw
