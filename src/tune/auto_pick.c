@@ -86,13 +86,13 @@ static int tile_among(const struct fgo_config *trial, int n, const struct fgo_co
 	return 0;
 }
 
-/* Trial i of want may be candidate c: the first half of the trials are
- * the ranking's first as they come; the rest each another tile, since
- * the ranking's next places are mostly the first's tile at another stage
- * count or tile order, and where the ranking's tile is the wrong one
- * (a wave count it mispredicts) none of those finds the right one. The
- * pass that fills what is left once the ranking holds too few tiles
- * takes any (spread 0). */
+/* Whether candidate c may be out's next trial of want: the first half of
+ * the trials are the ranking's first as they come; the rest each another
+ * tile, since the ranking's next places are mostly the first's tile at
+ * another stage count or tile order, and where the ranking's tile is the
+ * wrong one (a wave count it mispredicts) none of those finds the right
+ * one. The pass that fills what is left once the ranking holds too few
+ * tiles takes any (spread 0). */
 static int may_trial(const struct auto_pick *out, int want, int spread, const struct fgo_config *c)
 {
 	if (among(out->trial, out->ntrials, c))

@@ -60,8 +60,14 @@ def table_picks(spec, tag):
         " where s.tag = ? and r.status = 'ok'", (tag,))}
 
 
+def loss_of(shapes, data, pick_of):
+    """The sum over shapes of log(time / best) of pick_of(shape) there
+    (MISS where the grid did not measure it)."""
+    return sum(math.log(data[s][pick_of(s)]) if pick_of(s) in data[s] else MISS for s in shapes)
+
+
 def loss(shapes, data, cfg):
-    return sum(math.log(data[s][cfg]) if cfg in data[s] else MISS for s in shapes)
+    return loss_of(shapes, data, lambda s: cfg)
 
 
 def best_pick(shapes, data):
@@ -123,10 +129,8 @@ def mark_hand(node, train, hand):
         mark_hand(node["lo"], train, hand)
         mark_hand(node["hi"], train, hand)
         return
-    mine = loss(node["shapes"], train, node["pick"])
-    theirs = sum(math.log(train[s][hand[s]]) if hand.get(s) in train[s] else MISS
-                 for s in node["shapes"])
-    node["hand"] = theirs <= mine
+    node["hand"] = (loss_of(node["shapes"], train, hand.get) <=
+                    loss(node["shapes"], train, node["pick"]))
 
 
 def rows(node, bounds=None):

@@ -292,7 +292,8 @@ expect_eq heldout-13.5 "best 1.005 0.928 24 defaults 1.095 1.794 34 auto 1.008 1
 	"$(summary "$T/at_own.db" perrank perrank-defaults perrank-auto)"
 expect_eq heldout-13.6 "best 1.005 0.928 24 defaults 1.095 1.794 34 auto 1.022 1.224 34 " \
 	"$(summary "$T/at_own.db" perrank perrank-defaults perrank-auto-1)"
-# the trials are what auto ran: up to four runs a shape, one at most with --auto-trials 1
+# the trials are what auto ran (these stores: auto_trials 3, the default
+# then): up to four runs a shape, one at most with --auto-trials 1
 expect_eq heldout-13.7 "4 1" "$(sql "select max(c) from (select count(*) c from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-auto' group by r.m, r.n, r.k)" "$T/at_s50.db") $(sql "select max(c) from (select count(*) c from runs r join sweeps s on s.id = r.sweep_id where s.tag = 'heldout-auto-1' group by r.m, r.n, r.k)" "$T/at_s50.db")"
 # the derived-table study (docs/heldout.md, "A derived table"): trained on
 # the own set and one draw, scored on the other, beside the committed table

@@ -114,8 +114,9 @@ expect_eq model-6.8 "all_scatter/bf16/w2/m2048n256k256/b64x64x32/s2/wp4/mma16/g8
 	"$(sql "select config_key from runs order by id desc limit 1")"
 
 # auto times auto_trials (default 6) of the ranking at the shape: its
-# first three, then the first ranked of each tile (block, walk) none
-# before it has, then its next places; the default beside them where it is
+# first three, then the first ranked of each tile none before it has (a
+# tile: block, split, walk and core; all_scatter on the CPU has one core
+# and no split, so block and walk here), then its next places; the default beside them where it is
 # none of them: each stored in the run's sweep, the fastest shown as the
 # run and named in the note
 expect_exit model-7.1 0 "$FGO" best --predict --algorithm all_scatter --world 2 -m 512 -n 512 -k 512 --format csv --top 200
